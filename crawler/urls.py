@@ -1,0 +1,645 @@
+"""One canonical form per URL, its fingerprint, and the shapes of URL traps.
+
+Every link the crawler meets goes through :func:`canonicalize` before it is
+deduplicated, queued, put in the link graph or indexed, so "the same page" has
+one spelling everywhere, and :func:`fingerprint` (MD5 of that spelling) is the
+frontier's dedup key.  The canonical form is RFC 3986 syntax- and scheme-based
+normalization plus a few policy rules (session ids, tracking parameters, query
+order); it merges only what is equivalent by the RFC or by the policy, never
+path case, query values, schemes, ports or a trailing slash, because a wrong
+merge loses a page for good while a missed one costs one duplicate fetch that
+content fingerprints still catch.
+
+We do not use ``w3lib.url.canonicalize_url``: it keeps default ports, maps
+hosts with IDNA 2003 (``faß.de`` -> ``fass.de``), sorts the values of repeated
+names, rewrites the query as form data (``+`` -> ``%20``) and decodes reserved
+characters in paths.  Splitting with the RFC's own grammar is simpler, and
+about as fast, as correcting all of that.
+
+:func:`trap_reason` recognises the URL shapes that crawler traps produce
+(endless repetition, calendars, runaway length) from the URL alone.
+
+The module is pure: no Scrapy, Twisted or Redis, no I/O.
+
+>>> canonicalize("HTTP://Example.COM:80/a/./b/../c%7e?b=2&a=1#top")
+'http://example.com/a/c~?a=1&b=2'
+>>> canonicalize("../g?utm_source=x", base="http://a/b/c/d;p?q")
+'http://a/b/g'
+>>> trap_reason("http://example.com/a/b/a/b/a/b")
+'repeated_path'
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import hashlib
+import ipaddress
+import re
+from collections import Counter
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Protocol
+from urllib.parse import unquote
+
+import idna
+
+__all__ = [
+    "TrapRules",
+    "UrlPolicy",
+    "canonicalize",
+    "fingerprint",
+    "trap_reason",
+]
+
+
+class SettingsLike(Protocol):
+    """What ``from_settings`` needs: Scrapy's ``Settings`` or a plain dict."""
+
+    def get(self, name: str, default: Any = None) -> Any: ...
+
+
+# --- Splitting and resolving (RFC 3986 appendix B and section 5.2) ----------
+
+# The RFC's own regular expression, with the scheme restricted to its grammar
+# so that "a.com/x:y" stays a path.  Unlike urlsplit it tells "no query" (None)
+# from "empty query" (""), which reference resolution needs ("?" as a link).
+_URI_RE = re.compile(
+    r"(?:([A-Za-z][A-Za-z0-9+.\-]*):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?",
+    re.DOTALL,
+)
+# Leniency (WHATWG, as browsers and urlsplit do): C0 controls and spaces around
+# a link are junk from the HTML, and tabs and newlines inside it are line wraps.
+_C0_OR_SPACE = "".join(map(chr, range(0x21)))
+_TAB_NEWLINE = str.maketrans("", "", "\t\n\r")
+
+_Parts = tuple[str | None, str | None, str, str | None, str | None]
+
+
+def _split(url: str) -> _Parts:
+    """(scheme, authority, path, query, fragment); absent parts are None."""
+    url = url.strip(_C0_OR_SPACE)
+    if "\t" in url or "\n" in url or "\r" in url:
+        url = url.translate(_TAB_NEWLINE)
+    return _URI_RE.match(url).groups(default=None)  # type: ignore[union-attr,return-value]
+
+
+def _remove_dot_segments(path: str) -> str:
+    """RFC 3986 5.2.4, segment by segment.
+
+    >>> _remove_dot_segments("/a/b/c/./../../g")
+    '/a/g'
+    >>> _remove_dot_segments("mid/content=5/../6")
+    'mid/6'
+    """
+    absolute = path.startswith("/")
+    segments = path.split("/")
+    if absolute:
+        del segments[0]
+    kept: list[str] = []
+    for segment in segments:
+        if segment == "..":
+            if kept:
+                kept.pop()
+        elif segment != ".":
+            kept.append(segment)
+    if segments[-1] in (".", ".."):
+        kept.append("")  # "/a/b/.." names the directory "/a/"
+    return ("/" if absolute else "") + "/".join(kept)
+
+
+def _resolve(base: _Parts, ref: _Parts) -> _Parts:
+    """RFC 3986 5.2.2, strict: a reference with a scheme is absolute.
+
+    ``urllib.parse.urljoin`` differs on exactly one of the RFC's examples: it
+    reads ``http:g`` against an http base as the relative ``g`` (the RFC's
+    "backward compatibility" reading); the strict reading is ``http:g``, an
+    http URL without a host, which :func:`canonicalize` then refuses.  An
+    absolute reference is returned as it is: canonicalization removes its dot
+    segments when its scheme is http(s), and other schemes stay untouched.
+    """
+    r_scheme, r_authority, r_path, r_query, r_fragment = ref
+    if r_scheme is not None:
+        return ref
+    b_scheme, b_authority, b_path, b_query, _ = base
+    if r_authority is not None:
+        return b_scheme, r_authority, _remove_dot_segments(r_path), r_query, r_fragment
+    if not r_path:
+        return b_scheme, b_authority, b_path, b_query if r_query is None else r_query, r_fragment
+    if r_path.startswith("/"):
+        path = r_path
+    elif b_authority is not None and not b_path:
+        path = "/" + r_path
+    else:
+        path = b_path[: b_path.rfind("/") + 1] + r_path
+    return b_scheme, b_authority, _remove_dot_segments(path), r_query, r_fragment
+
+
+def _unsplit(scheme: str, authority: str | None, path: str, query: str | None) -> str:
+    return (
+        scheme
+        + ":"
+        + ("" if authority is None else "//" + authority)
+        + path
+        + ("" if query is None else "?" + query)
+    )
+
+
+# --- Percent-encoding (RFC 3986 6.2.2.2) -------------------------------------
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_SUB_DELIMS = r"!$&'()*+,;="
+# What may stay unescaped in each component.  "[" and "]" are not allowed in a
+# path or query by the RFC, but browsers send them raw (PHP's "a[]=1"), so we
+# keep them as written instead of inventing an escape the server never sees.
+_PATH_CHARS = r"A-Za-z0-9\-._~" + _SUB_DELIMS + r":@/\[\]"
+_QUERY_CHARS = _PATH_CHARS + "?"
+_USERINFO_CHARS = r"A-Za-z0-9\-._~" + _SUB_DELIMS + ":"
+
+
+def _escape_rules(allowed: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(is there work to do?, the tokens to rewrite) for one component."""
+    return re.compile(f"[^{allowed}]"), re.compile(f"%[0-9A-Fa-f]{{2}}|%|[^{allowed}%]+")
+
+
+_PATH_ESCAPES = _escape_rules(_PATH_CHARS)
+_QUERY_ESCAPES = _escape_rules(_QUERY_CHARS)
+_USERINFO_ESCAPES = _escape_rules(_USERINFO_CHARS)
+
+
+def _rewrite_token(match: re.Match[str]) -> str:
+    token = match.group()
+    if token[0] == "%":
+        if len(token) == 1:  # a bare "%" can only mean itself
+            return "%25"
+        char = chr(int(token[1:], 16))
+        return char if char in _UNRESERVED else token.upper()
+    # surrogatepass: a lone surrogate still gets a stable (if invalid) escape
+    return "".join(["%%%02X" % byte for byte in token.encode("utf-8", "surrogatepass")])
+
+
+def _normalize_escapes(text: str, rules: tuple[re.Pattern[str], re.Pattern[str]]) -> str:
+    """Decode escapes of unreserved characters, upper-case the others, and
+    escape what may not appear raw (as UTF-8); reserved escapes such as
+    ``%2F`` keep their meaning because they are never decoded.
+
+    >>> _normalize_escapes("/%7euser/a%2fb/%41 c/%zz/é", _PATH_ESCAPES)
+    '/~user/a%2Fb/A%20c/%25zz/%C3%A9'
+    """
+    dirty, tokens = rules
+    if dirty.search(text) is None:
+        return text
+    return tokens.sub(_rewrite_token, text)
+
+
+# --- Hosts ---------------------------------------------------------------------
+
+# A registered name is unreserved characters and sub-delims once its escapes
+# are decoded (RFC 3986 3.2.2).  Anything else (a space, "<", ":" ...) can
+# never be resolved, so such a URL is refused rather than queued.
+_BAD_ASCII_HOST = re.compile(r"[^a-z0-9\-._~" + _SUB_DELIMS + "]")
+_BAD_UNICODE_HOST = re.compile(r"[^a-z0-9\-._~" + _SUB_DELIMS + r"\x80-\U0010ffff]")
+_IPV_FUTURE = re.compile(r"v[0-9a-f]+\.[a-z0-9\-._~" + _SUB_DELIMS + ":]+")
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def _split_host_port(hostport: str, url: str) -> tuple[str, str]:
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        if end < 0:
+            raise ValueError(f"unterminated IPv6 literal in {_show(url)}")
+        host, rest = hostport[: end + 1], hostport[end + 1 :]
+        if rest and rest[0] != ":":
+            raise ValueError(f"junk after the IPv6 literal in {_show(url)}")
+        return host, rest[1:]
+    host, colon, port = hostport.rpartition(":")
+    return (host, port) if colon else (hostport, "")
+
+
+def _canonical_port(port: str, scheme: str, url: str) -> str:
+    if not port:
+        return ""
+    if not (port.isascii() and port.isdigit()) or int(port) > 65535:
+        raise ValueError(f"invalid port {port!r} in {_show(url)}")
+    port = str(int(port))  # "0080" is port 80
+    return "" if port == _DEFAULT_PORTS[scheme] else port
+
+
+def _canonical_host(host: str, url: str) -> str:
+    if host.startswith("["):
+        literal = host[1:-1].lower()
+        if not _IPV_FUTURE.fullmatch(literal):
+            try:
+                ipaddress.IPv6Address(literal)
+            except ValueError:
+                raise ValueError(f"invalid IPv6 literal {host!r} in {_show(url)}") from None
+        return "[" + literal + "]"
+    if "%" in host:
+        host = unquote(host)  # "%41.com" is "A.com"; bad UTF-8 becomes U+FFFD
+    host = host.rstrip(".")  # "a.com." is "a.com": the root label is implied
+    if host.isascii():
+        host = host.lower()
+        if not host or _BAD_ASCII_HOST.search(host):
+            raise ValueError(f"no valid host in {_show(url)}")
+        return host
+    encoded = _idna_host(host)
+    if encoded is None:
+        raise ValueError(f"no valid host in {_show(url)}")
+    return encoded
+
+
+@functools.lru_cache(maxsize=4096)
+def _idna_host(host: str) -> str | None:
+    """Punycode under UTS 46 non-transitional processing (IDNA 2008 as browsers
+    do it: ``faß.de`` -> ``xn--fa-hia.de``, full-width and upper case folded),
+    or None for a name that cannot be a host."""
+    try:
+        encoded = idna.encode(host, uts46=True, transitional=False).decode("ascii")
+    except UnicodeError:  # idna.IDNAError is a UnicodeError
+        # Leniency: a name IDNA refuses (an emoji, "_" beside non-ASCII) is
+        # still a name.  It is lower-cased and its non-ASCII characters escaped
+        # as UTF-8 (RFC 3986 3.2.2), which keeps the output ASCII and maps back
+        # to the same name, so canonicalization stays idempotent.
+        lowered = host.lower()
+        if _BAD_UNICODE_HOST.search(lowered):
+            return None
+        return _normalize_escapes(lowered, _USERINFO_ESCAPES)
+    return encoded.rstrip(".") or None  # "a.com。" maps to "a.com."
+
+
+# --- Policy ----------------------------------------------------------------------
+
+_SESSION_PARAMS = frozenset(
+    "jsessionid phpsessid sid sessionid session_id sessid cfid cftoken oscsid zenid".split()
+)
+_SESSION_PREFIXES = ("aspsessionid",)  # ASP names it ASPSESSIONIDxxxxxxxx
+_TRACKING_PARAMS = frozenset(
+    """gclid gclsrc dclid gbraid wbraid fbclid msclkid mc_eid mc_cid yclid igshid
+    twclid ttclid li_fat_id mkt_tok _hsenc _hsmi __hstc __hssc __hsfp _ga _gl
+    srsltid""".split()
+)
+_TRACKING_PREFIXES = ("utm_",)
+# Java servlets put the session in the path: "/cart;jsessionid=1A2B?x=1".
+_JSESSIONID_RE = re.compile(r";jsessionid=[^/;]*", re.IGNORECASE)
+_INDEX_PAGES = frozenset(
+    "index.html index.htm index.php default.aspx default.asp Default.aspx Default.asp".split()
+)
+
+
+@dataclass(frozen=True)
+class UrlPolicy:
+    """How aggressively aliases are merged; each flag is a Scrapy setting.
+
+    - ``strip_session_ids`` (``CANONICAL_STRIP_SESSION_IDS``, default True):
+      drop query parameters named like session ids (``jsessionid``,
+      ``phpsessid``, ``sid``, ``sessionid``, ``session_id``, ``cfid``,
+      ``cftoken``, ``aspsessionid*``..., any case) and ``;jsessionid=`` path
+      parameters.  A session id makes every visit a new URL space (a trap);
+      the cost is a site that really keys content on a parameter named ``sid``.
+    - ``strip_tracking`` (``CANONICAL_STRIP_TRACKING``, default True): drop
+      ``utm_*``, ``gclid``, ``fbclid``, ``msclkid``, ``mc_eid``, ``yclid``...
+      They never change the page, only the owner's analytics.
+    - ``sort_query`` (``CANONICAL_SORT_QUERY``, default True): sort parameters
+      by name, stably, so repeated names keep their order (``a=2&a=1`` is not
+      ``a=1&a=2`` to most servers).  Almost every server ignores the order of
+      distinct names.
+    - ``drop_www`` (``CANONICAL_DROP_WWW``, default False): ``www.a.com`` is
+      ``a.com``.  Usually true, but it is a server's choice, not syntax.
+    - ``drop_index`` (``CANONICAL_DROP_INDEX``, default False): ``/d/index.html``
+      (also ``index.htm``, ``index.php``, ``default.aspx``, ``default.asp``) is
+      ``/d/``.  Also a server's choice; content fingerprints catch it anyway.
+
+    Each instance memoizes its results (2**16 URLs): a page's links repeat
+    across pages, and most calls are then one dictionary lookup.
+
+    >>> UrlPolicy(drop_www=True).canonicalize("https://www.Example.com")
+    'https://example.com/'
+    """
+
+    strip_session_ids: bool = True
+    strip_tracking: bool = True
+    sort_query: bool = True
+    drop_www: bool = False
+    drop_index: bool = False
+
+    _SETTINGS: ClassVar[dict[str, str]] = {
+        "strip_session_ids": "CANONICAL_STRIP_SESSION_IDS",
+        "strip_tracking": "CANONICAL_STRIP_TRACKING",
+        "sort_query": "CANONICAL_SORT_QUERY",
+        "drop_www": "CANONICAL_DROP_WWW",
+        "drop_index": "CANONICAL_DROP_INDEX",
+    }
+
+    @classmethod
+    def from_settings(cls, settings: SettingsLike) -> UrlPolicy:
+        """Read the ``CANONICAL_*`` settings (strings such as "0" or "true" too).
+
+        >>> UrlPolicy.from_settings({"CANONICAL_DROP_WWW": "1"}).drop_www
+        True
+        """
+        return cls(
+            **{
+                f.name: _setting_bool(settings, cls._SETTINGS[f.name], f.default)
+                for f in fields(cls)
+            }
+        )
+
+    def __post_init__(self) -> None:
+        unwanted: frozenset[str] = frozenset()
+        prefixes: tuple[str, ...] = ()
+        if self.strip_session_ids:
+            unwanted, prefixes = unwanted | _SESSION_PARAMS, prefixes + _SESSION_PREFIXES
+        if self.strip_tracking:
+            unwanted, prefixes = unwanted | _TRACKING_PARAMS, prefixes + _TRACKING_PREFIXES
+        object.__setattr__(self, "_unwanted", unwanted)
+        object.__setattr__(self, "_unwanted_prefixes", prefixes)
+        object.__setattr__(self, "_cached", functools.lru_cache(maxsize=2**16)(self._canonicalize))
+
+    def canonicalize(self, url: str, base: str | None = None) -> str:
+        """The canonical form of ``url``, resolved against ``base`` if given.
+
+        Raises ValueError when the result is not a URL: no scheme, or an
+        http(s) URL without a valid host or port.  Schemes other than http(s)
+        come back with the scheme lower-cased and the fragment removed, and
+        are otherwise untouched: the spider drops them.
+
+        >>> UrlPolicy().canonicalize("g;x=1/../y", base="http://a/b/c/d;p?q")
+        'http://a/b/c/y'
+        >>> UrlPolicy().canonicalize("MAILTO:Joe@Example.com#x")
+        'mailto:Joe@Example.com'
+        """
+        return self._cached(url, base)  # type: ignore[attr-defined,no-any-return]
+
+    def _canonicalize(self, url: str, base: str | None = None) -> str:
+        """The uncached implementation behind :meth:`canonicalize`."""
+        parts = _split(url)
+        if base and parts[0] is None:
+            parts = _resolve(_split(base), parts)
+        scheme, authority, path, query, _ = parts
+        if scheme is None:
+            raise ValueError(f"not an absolute URL (no scheme): {_show(url)}")
+        scheme = scheme.lower()
+        if scheme not in _DEFAULT_PORTS:
+            return _unsplit(scheme, authority, path, query)
+        if not authority:
+            raise ValueError(f"{scheme} URL without a host: {_show(url)}")
+
+        userinfo, _, hostport = authority.rpartition("@")
+        host, port = _split_host_port(hostport, url)
+        host = _canonical_host(host, url)
+        if self.drop_www and host.startswith("www.") and "." in host[4:]:
+            host = host[4:]
+        port = _canonical_port(port, scheme, url)
+        netloc = host + ":" + port if port else host
+        if userinfo:  # kept, case and all; an empty "@" says nothing
+            netloc = _normalize_escapes(userinfo, _USERINFO_ESCAPES) + "@" + netloc
+
+        if path:
+            path = _normalize_escapes(path, _PATH_ESCAPES)  # before dots: %2E is "."
+            if self.strip_session_ids and ";" in path:
+                path = _JSESSIONID_RE.sub("", path)
+            if "/." in path:
+                path = _remove_dot_segments(path)
+            if self.drop_index:
+                head, _, last = path.rpartition("/")
+                if last in _INDEX_PAGES:
+                    path = head + "/"
+        else:
+            path = "/"
+
+        if query:
+            query = self._canonical_query(_normalize_escapes(query, _QUERY_ESCAPES))
+        return scheme + "://" + netloc + path + ("?" + query if query else "")
+
+    def _canonical_query(self, query: str) -> str:
+        """Split on "&" only (";" belongs to values), drop empty and unwanted
+        parameters, sort stably by name.  "+" and "%20" stay as they are: a
+        server may tell them apart, and "+" is only a space in form data."""
+        params = [param for param in query.split("&") if param]
+        unwanted: frozenset[str] = self._unwanted  # type: ignore[attr-defined]
+        prefixes: tuple[str, ...] = self._unwanted_prefixes  # type: ignore[attr-defined]
+        if unwanted:
+            params = [
+                param
+                for param in params
+                if not _is_unwanted(param.partition("=")[0].lower(), unwanted, prefixes)
+            ]
+        if self.sort_query and len(params) > 1:
+            params.sort(key=_param_name)
+        return "&".join(params)
+
+
+def _is_unwanted(name: str, unwanted: frozenset[str], prefixes: tuple[str, ...]) -> bool:
+    return name in unwanted or name.startswith(prefixes)
+
+
+def _param_name(param: str) -> str:
+    return param.partition("=")[0]
+
+
+# --- Traps ------------------------------------------------------------------------
+
+# A year and a zero-padded month, in a path ("/2026/11/", "/2026-11-05") or a
+# query value ("?date=1850-01-01").  Known false positive: numeric ids shaped
+# like "/1999/12" far from the current year.
+_DATE_RE = re.compile(r"(?<![0-9])([12][0-9]{3})[-/](?:0[1-9]|1[0-2])(?![0-9])")
+_YEAR_PARAMS = frozenset(["year", "yr", "y", "yyyy"])
+_MONTH_PARAMS = frozenset(["month", "mon", "mo", "m", "mm"])
+_YEAR_VALUE = re.compile(r"[0-9]{4,6}")
+
+
+@dataclass(frozen=True)
+class TrapRules:
+    """Shapes of URLs that a crawler trap generates; each limit is a setting.
+
+    Each rule can refuse a legitimate page, so the limits are generous and
+    :meth:`reason` names the rule, which the spider counts as
+    ``traps/<reason>`` and logs once per site.
+
+    - ``max_url_length`` (``TRAPS_MAX_URL_LENGTH``, default 1024): bytes of
+      the URL.  Nonsense URLs grow without bound; real ones rarely pass 1 KB.
+    - ``max_repeats`` (``TRAPS_MAX_REPEATS``, default 3) and ``max_period``
+      (``TRAPS_MAX_PERIOD``, default 5): a run of 1 to ``max_period`` path
+      segments repeated ``max_repeats`` times in a row (``/a/a/a``,
+      ``/a/b/a/b/a/b``) is a symbolic-link or relative-link loop.  Two in a
+      row (``/a/a``, ``/2024/01/01``) are common in real sites and pass.
+    - ``max_segments`` (``TRAPS_MAX_SEGMENTS``, default 20): non-empty path
+      segments.
+    - ``calendar_years_ahead`` (``TRAPS_CALENDAR_YEARS_AHEAD``, default 3) and
+      ``calendar_years_back`` (``TRAPS_CALENDAR_YEARS_BACK``, default 30): a
+      year-month date in the path or query ("/2199/05", "?year=2300&month=1",
+      "?date=1850-01-01") further from now than that is an endless "next
+      month" calendar.  Asymmetric because real pages are dated decades back
+      (news and blog archives) but rarely more than a year or two ahead
+      (scheduled events).  The cost: archives older than 30 years are refused.
+    - ``max_param_repeats`` (``TRAPS_MAX_PARAM_REPEATS``, default 5): one query
+      parameter name repeated more often than this (filters appended forever).
+
+    >>> TrapRules().reason("http://a.com/calendar/2199/05")
+    'calendar'
+    >>> TrapRules().reason("http://a.com/docs/2.0/docs/api") is None
+    True
+    """
+
+    max_url_length: int = 1024
+    max_repeats: int = 3
+    max_period: int = 5
+    max_segments: int = 20
+    calendar_years_ahead: int = 3
+    calendar_years_back: int = 30
+    max_param_repeats: int = 5
+
+    _SETTINGS: ClassVar[dict[str, str]] = {
+        "max_url_length": "TRAPS_MAX_URL_LENGTH",
+        "max_repeats": "TRAPS_MAX_REPEATS",
+        "max_period": "TRAPS_MAX_PERIOD",
+        "max_segments": "TRAPS_MAX_SEGMENTS",
+        "calendar_years_ahead": "TRAPS_CALENDAR_YEARS_AHEAD",
+        "calendar_years_back": "TRAPS_CALENDAR_YEARS_BACK",
+        "max_param_repeats": "TRAPS_MAX_PARAM_REPEATS",
+    }
+
+    @classmethod
+    def from_settings(cls, settings: SettingsLike) -> TrapRules:
+        """Read the ``TRAPS_*`` settings (strings such as "512" too).
+
+        >>> TrapRules.from_settings({"TRAPS_MAX_URL_LENGTH": "512"}).max_url_length
+        512
+        """
+        return cls(
+            **{
+                f.name: _setting_int(settings, cls._SETTINGS[f.name], f.default)
+                for f in fields(cls)
+            }
+        )
+
+    def __post_init__(self) -> None:
+        if self.max_repeats < 2:
+            raise ValueError(f"max_repeats must be at least 2, not {self.max_repeats}")
+        for f in fields(self):
+            if getattr(self, f.name) < 0:
+                raise ValueError(f"{f.name} must not be negative")
+
+    def reason(self, url: str, *, now: datetime.date | None = None) -> str | None:
+        """Why ``url`` looks like a trap, or None.  ``url`` should be canonical
+        (the length limit counts the canonical form); ``now`` (default today)
+        dates the calendar rule.  Cheap checks come first; the first hit wins.
+
+        >>> TrapRules().reason("http://a.com/?y=2300&m=1", now=datetime.date(2025, 1, 1))
+        'calendar'
+        """
+        size = len(url) if url.isascii() else len(url.encode("utf-8", "surrogatepass"))
+        if size > self.max_url_length:
+            return "url_too_long"
+        _, _, path, query, _ = _split(url)
+        segments = [segment for segment in path.split("/") if segment]
+        if len(segments) > self.max_segments:
+            return "too_many_segments"
+        params = [param.partition("=") for param in query.split("&") if param] if query else []
+        if params and max(Counter(name for name, _, _ in params).values()) > self.max_param_repeats:
+            return "repeated_param"
+        if self._has_far_date(path, query or "", params, now or datetime.date.today()):
+            return "calendar"
+        if len(segments) >= self.max_repeats and self._has_repeated_run(segments):
+            return "repeated_path"
+        return None
+
+    def _has_far_date(
+        self, path: str, query: str, params: list[tuple[str, str, str]], now: datetime.date
+    ) -> bool:
+        years = [int(year) for year in _DATE_RE.findall(path)]
+        years += [int(year) for year in _DATE_RE.findall(query)]
+        if params:
+            names = {name.lower() for name, _, _ in params}
+            if names & _MONTH_PARAMS:
+                years += [
+                    int(value)
+                    for name, _, value in params
+                    if name.lower() in _YEAR_PARAMS and _YEAR_VALUE.fullmatch(value)
+                ]
+        return any(
+            year - now.year > self.calendar_years_ahead
+            or now.year - year > self.calendar_years_back
+            for year in years
+        )
+
+    def _has_repeated_run(self, segments: list[str]) -> bool:
+        """A block of ``period`` segments repeated ``max_repeats`` times shows
+        up as ``period * (max_repeats - 1)`` consecutive positions where a
+        segment equals the one ``period`` places later."""
+        for period in range(1, self.max_period + 1):
+            needed = period * (self.max_repeats - 1)
+            run = 0
+            for i in range(len(segments) - period):
+                run = run + 1 if segments[i] == segments[i + period] else 0
+                if run >= needed:
+                    return True
+        return False
+
+
+# --- Settings ---------------------------------------------------------------------
+
+_TRUE = frozenset(["1", "true", "yes", "on"])
+_FALSE = frozenset(["0", "false", "no", "off", ""])
+
+
+def _setting_bool(settings: SettingsLike, name: str, default: bool) -> bool:
+    """Like ``Settings.getbool``, for any mapping: "-s NAME=0" arrives as a string."""
+    value = settings.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, (bool, int)):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise ValueError(f"setting {name}={value!r} is not a boolean")
+
+
+def _setting_int(settings: SettingsLike, name: str, default: int) -> int:
+    """Like ``Settings.getint``, for any mapping."""
+    value = settings.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ValueError(f"setting {name}={value!r} is not an integer")
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"setting {name}={value!r} is not an integer") from None
+
+
+def _show(url: str) -> str:
+    return repr(url if len(url) <= 200 else url[:200] + "...")
+
+
+# --- The defaults -------------------------------------------------------------------
+
+_DEFAULT_POLICY = UrlPolicy()
+_DEFAULT_TRAPS = TrapRules()
+
+
+def canonicalize(url: str, base: str | None = None) -> str:
+    """The canonical form of ``url`` under the default :class:`UrlPolicy`.
+
+    >>> canonicalize("http://faß.de/%7Ea/%2f?b=%20&a=+")
+    'http://xn--fa-hia.de/~a/%2F?a=+&b=%20'
+    """
+    return _DEFAULT_POLICY.canonicalize(url, base)
+
+
+def fingerprint(url: str) -> bytes:
+    """The frontier's dedup key: MD5 of the canonical URL (16 bytes).
+
+    >>> fingerprint("http://A.com:80/") == fingerprint("http://a.com")
+    True
+    """
+    return hashlib.md5(canonicalize(url).encode("utf-8"), usedforsecurity=False).digest()
+
+
+def trap_reason(url: str) -> str | None:
+    """Why ``url`` (canonicalized first) is a likely trap under the default
+    :class:`TrapRules`, or None.  Raises ValueError as :func:`canonicalize`.
+
+    >>> trap_reason("http://a.com/x/" + "y/" * 25)
+    'too_many_segments'
+    """
+    return _DEFAULT_TRAPS.reason(canonicalize(url))
