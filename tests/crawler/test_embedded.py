@@ -1,0 +1,130 @@
+"""The embedded Redis server: persistence, one owner per data directory, no orphans."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+
+from crawler.embedded import DataDirBusy, EmbeddedRedis, redis_server_binary, socket_url
+
+
+def _wait_until(condition, seconds: float = 20.0) -> None:
+    """Poll a real condition (a process exiting) with a bound, never a fixed sleep."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.02)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers kill(0); it is dead for our purposes.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_data_survives_a_restart(tmp_path: Path) -> None:
+    with EmbeddedRedis(tmp_path) as server:
+        redis.Redis.from_url(server.url).set("k", "v")
+    assert (tmp_path / "redis" / "appendonly.aof").exists()
+    with EmbeddedRedis(tmp_path) as server:
+        assert redis.Redis.from_url(server.url).get("k") == b"v"
+
+
+def test_listens_on_a_unix_socket_only(tmp_path: Path) -> None:
+    with EmbeddedRedis(tmp_path) as server:
+        client = redis.Redis.from_url(server.url)
+        assert client.config_get("port")["port"] == "0"
+        assert server.url == socket_url(tmp_path)
+
+
+def test_one_owner_per_data_directory(tmp_path: Path) -> None:
+    with EmbeddedRedis(tmp_path):
+        with pytest.raises(DataDirBusy, match="in use by another crawl"):
+            EmbeddedRedis(tmp_path).start()
+
+
+_OWNER = """
+import sys, redis
+from crawler.embedded import EmbeddedRedis
+server = EmbeddedRedis(sys.argv[1])
+client = redis.Redis.from_url(server.start())
+client.set("written", "before the crash")
+print(server._process.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_server_dies_with_its_owner_and_keeps_its_data(tmp_path: Path) -> None:
+    owner = subprocess.Popen(
+        [sys.executable, "-c", _OWNER, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=Path(__file__).parents[2],
+    )
+    try:
+        server_pid = int(owner.stdout.readline())
+        owner.kill()  # kill -9: no cleanup code runs in the owner
+        owner.wait()
+        _wait_until(lambda: not _alive(server_pid))
+    finally:
+        owner.kill()
+        owner.wait()
+    with EmbeddedRedis(tmp_path) as server:
+        assert redis.Redis.from_url(server.url).get("written") == b"before the crash"
+
+
+def test_an_orphaned_server_is_stopped_and_its_data_kept(tmp_path: Path) -> None:
+    with EmbeddedRedis(tmp_path) as server:
+        redis.Redis.from_url(server.url).set("k", "kept")
+        config = server.directory / "redis.conf"
+    # A server left running by an owner that is gone (no lock held).
+    orphan = subprocess.Popen([redis_server_binary(), str(config)], start_new_session=True)
+    try:
+        client = redis.Redis.from_url(socket_url(tmp_path))
+        _wait_until(lambda: _pings(client))
+        with EmbeddedRedis(tmp_path) as server:
+            assert orphan.poll() is not None, "the orphan should have been stopped"
+            assert redis.Redis.from_url(server.url).get("k") == b"kept"
+    finally:
+        if orphan.poll() is None:
+            orphan.kill()
+        orphan.wait()
+
+
+def test_a_stale_socket_file_does_not_block_a_start(tmp_path: Path) -> None:
+    socket_path = Path(socket_url(tmp_path).removeprefix("unix://").split("?")[0])
+    socket_path.parent.mkdir(parents=True)
+    socket_path.write_text("stale")
+    with EmbeddedRedis(tmp_path) as server:
+        assert redis.Redis.from_url(server.url).ping()
+
+
+def _pings(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except (redis.ConnectionError, OSError):
+        return False
+
+
+def test_stop_leaves_no_process(tmp_path: Path) -> None:
+    server = EmbeddedRedis(tmp_path)
+    server.start()
+    pid = server._process.pid
+    server.stop()
+    assert not _alive(pid)
+    server.stop()  # idempotent
+    assert signal.SIGTERM  # the stop path is SIGTERM, redis's clean shutdown

@@ -1,0 +1,133 @@
+"""The Redis frontier on a real (embedded) Redis: order, dedup, persistence, data format."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import redis
+from scrapy import Request, Spider
+
+from crawler.frontier import Frontier, Scheduler, decode_request, encode_request
+from crawler.urls import fingerprint
+
+
+class _Spider(Spider):
+    name = "web"
+
+    def other(self, response):  # a named callback that must survive the trip
+        pass
+
+    def failed(self, failure):
+        pass
+
+
+def _entry(url: str, depth: int) -> tuple[bytes, int, bytes]:
+    return fingerprint(url), depth, encode_request(Request(url, meta={"depth": depth}))
+
+
+def _urls(datas: list[bytes]) -> list[str]:
+    return [json.loads(data)["u"] for data in datas]
+
+
+def _scheduler(client: redis.Redis, **kwargs) -> Scheduler:
+    scheduler = Scheduler(Frontier(client), **kwargs)
+    scheduler.open(_Spider())
+    return scheduler
+
+
+def test_breadth_first_lowest_depth_first_then_fifo(redis_client: redis.Redis) -> None:
+    frontier = Frontier(redis_client)
+    frontier.push([_entry("http://a.test/deep1", 2), _entry("http://b.test/", 0)])
+    frontier.push([_entry("http://a.test/mid1", 1), _entry("http://a.test/deep2", 2)])
+    frontier.push([_entry("http://c.test/", 0), _entry("http://a.test/mid2", 1)])
+    assert len(frontier) == 6
+    popped = frontier.pop(2) + frontier.pop(3) + frontier.pop(10)
+    assert _urls(popped) == [
+        "http://b.test/", "http://c.test/",
+        "http://a.test/mid1", "http://a.test/mid2",
+        "http://a.test/deep1", "http://a.test/deep2",
+    ]
+    assert len(frontier) == 0 and frontier.pop(5) == []
+
+
+def test_a_url_is_queued_once_even_from_two_nodes(redis_client: redis.Redis) -> None:
+    node_a, node_b = Frontier(redis_client), Frontier(redis_client)
+    assert node_a.push([_entry("http://a.test/x", 1)]) == 1
+    assert node_b.push([_entry("http://a.test/x", 3), _entry("http://a.test/y", 1)]) == 1
+    assert node_a.push([_entry("HTTP://A.TEST:80/x#frag", 1)]) == 0  # an alias of x
+    assert _urls(node_b.pop(10)) == ["http://a.test/x", "http://a.test/y"]
+    assert node_a.seen_count() == 2
+
+
+def test_requests_are_stored_as_json_not_pickle(redis_client: redis.Redis) -> None:
+    frontier = Frontier(redis_client)
+    frontier.push([_entry("http://a.test/é?q=1", 0)])
+    (data,) = redis_client.lrange("web:requests:0", 0, -1)
+    assert json.loads(data) == {"u": "http://a.test/%C3%A9?q=1", "d": 0}
+    assert not data.startswith(b"\x80")  # pickle's opening byte
+    assert set(redis_client.smembers("web:dupefilter")) == {fingerprint("http://a.test/é?q=1")}
+
+
+def test_request_round_trip_keeps_what_the_crawl_needs() -> None:
+    spider = _Spider()
+    original = Request(
+        "http://a.test/x",
+        callback=spider.other,
+        errback=spider.failed,
+        headers={"Referer": "http://a.test/"},
+        meta={"depth": 3, "redirect_urls": ["http://a.test/old"], "download_slot": "local"},
+        dont_filter=True,
+    )
+    copy = decode_request(encode_request(original), spider)
+    assert copy.url == original.url
+    assert copy.callback == spider.other and copy.errback == spider.failed
+    assert copy.headers[b"Referer"] == b"http://a.test/"
+    assert copy.meta == {"depth": 3, "redirect_urls": ["http://a.test/old"]}
+    assert copy.dont_filter
+
+
+def test_scheduler_filters_repeats_locally_and_across_nodes(redis_client: redis.Redis) -> None:
+    node_a, node_b = _scheduler(redis_client), _scheduler(redis_client)
+    assert node_a.enqueue_request(Request("http://a.test/1"))
+    assert not node_a.enqueue_request(Request("http://a.test/1"))  # no round trip
+    node_a.next_request()  # flushes node A's batch to Redis
+    assert node_b.enqueue_request(Request("http://a.test/1"))  # B cannot know locally...
+    assert node_b.enqueue_request(Request("http://a.test/2"))
+    taken = [node_b.next_request(), node_b.next_request(), node_b.next_request()]
+    assert [r.url if r else None for r in taken] == ["http://a.test/2", None, None]
+    assert node_b.stats is None  # counting is optional outside a crawl
+
+
+def test_scheduler_state_survives_a_restart(redis_client: redis.Redis) -> None:
+    first = _scheduler(redis_client, pop_batch=4)
+    for n in range(6):
+        first.enqueue_request(Request(f"http://a.test/{n}", meta={"depth": 1}))
+    assert first.next_request().url == "http://a.test/0"
+    first.close("shutdown")  # three taken but never started go back to the front
+    second = _scheduler(redis_client)
+    assert second.has_pending_requests()
+    urls = []
+    while (request := second.next_request()) is not None:
+        urls.append(request.url)
+    assert urls == [f"http://a.test/{n}" for n in range(1, 6)]
+    second.enqueue_request(Request("http://a.test/0"))  # seen in the first run
+    assert second.next_request() is None
+
+
+def test_reset_forgets_only_this_crawl(redis_client: redis.Redis) -> None:
+    redis_client.set("other:key", "kept")
+    frontier = Frontier(redis_client)
+    frontier.push([_entry("http://a.test/", 0)])
+    frontier.add_scope(["a.test"])
+    assert frontier.reset() >= 3
+    assert len(frontier) == 0 and frontier.seen_count() == 0 and frontier.scope() == set()
+    assert redis_client.get("other:key") == b"kept"
+
+
+@pytest.mark.parametrize("digest", [b"\x00" * 16, b"\xff\x01" * 8])
+def test_content_seen_names_the_first_url(redis_client: redis.Redis, digest: bytes) -> None:
+    frontier = Frontier(redis_client)
+    assert frontier.content_seen(digest, "http://a.test/first") is None
+    assert frontier.content_seen(digest, "http://a.test/first") is None  # a refetch
+    assert frontier.content_seen(digest, "http://a.test/copy") == "http://a.test/first"
