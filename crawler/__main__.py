@@ -1,0 +1,131 @@
+"""``python -m crawler``: look after a crawl's frontier from outside the crawl.
+
+    python -m crawler seed   [--data DIR | --redis URL] URL...   add seeds (also to a running crawl)
+    python -m crawler status [--data DIR | --redis URL]          queue, seen URLs, items waiting
+    python -m crawler reset  [--data DIR | --redis URL] [--all]  forget the crawl (--all: the index too)
+
+Without ``--redis`` these act on the embedded Redis of ``DIR``: the running
+crawl's server if there is one, otherwise one started for the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import redis
+
+from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
+from crawler.frontier import Frontier, encode_request
+from crawler.urls import fingerprint, canonicalize
+from scrapy import Request
+
+
+@contextmanager
+def open_frontier(data_dir: str, redis_url: str | None) -> Iterator[tuple[Frontier, bool]]:
+    """The frontier, and whether a crawl is running on the embedded server."""
+    server = None
+    running = False
+    if redis_url:
+        client = redis.Redis.from_url(redis_url, socket_timeout=30, socket_connect_timeout=10)
+    else:
+        client = redis.Redis.from_url(socket_url(data_dir), socket_timeout=30)
+        try:
+            client.ping()
+            running = True
+        except (redis.ConnectionError, OSError):
+            client.close()
+            server = EmbeddedRedis(data_dir)
+            client = redis.Redis.from_url(server.start(), socket_timeout=30)
+    try:
+        client.ping()
+        yield Frontier(client), running
+    finally:
+        client.close()
+        if server is not None:
+            server.stop()
+
+
+def seed(frontier: Frontier, urls: list[str]) -> int:
+    entries = []
+    hosts = []
+    for url in urls:
+        canonical = canonicalize(url)
+        if not canonical.startswith(("http://", "https://")):
+            raise ValueError(f"only http and https URLs can be seeds: {url}")
+        request = Request(canonical, meta={"depth": 0, "seed": True})
+        entries.append((fingerprint(canonical), 0, encode_request(request)))
+        hosts.append(urlsplit(canonical).hostname or "")
+    frontier.add_scope(hosts)
+    return frontier.push(entries)
+
+
+def status(frontier: Frontier) -> str:
+    client = frontier.client
+    lines = [
+        f"queued requests   {len(frontier)}",
+        f"URLs seen         {frontier.seen_count()}",
+        f"items to index    {client.llen(frontier.items_key)}",
+        f"distinct contents {client.hlen(frontier.content_key)}",
+        f"hosts in scope    {', '.join(sorted(frontier.scope())) or '-'}",
+    ]
+    return "\n".join(lines)
+
+
+def reset(frontier: Frontier, data_dir: str, everything: bool) -> str:
+    deleted = frontier.reset()
+    message = f"Forgot the crawl: {deleted} Redis keys deleted."
+    if everything:
+        root = Path(data_dir)
+        for name in ("index", "graph"):
+            shutil.rmtree(root / name, ignore_errors=True)
+        for name in ("pages.sqlite", "pages.sqlite-wal", "pages.sqlite-shm"):
+            (root / name).unlink(missing_ok=True)
+        message += f" Removed the index, graph and page store in {root}."
+    else:
+        message += " The index was kept (--all removes it too)."
+    return message
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m crawler", description=__doc__.split("\n")[0])
+    parser.add_argument("--data", default="data", help="data directory (default: data)")
+    parser.add_argument("--redis", help="Redis URL of a shared frontier (default: the embedded one)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    seed_parser = commands.add_parser("seed", help="add seed URLs")
+    seed_parser.add_argument("urls", nargs="+")
+    commands.add_parser("status", help="show the frontier")
+    reset_parser = commands.add_parser("reset", help="forget the crawl")
+    reset_parser.add_argument("--all", action="store_true", help="also remove the index")
+    args = parser.parse_args(argv)
+    try:
+        with open_frontier(args.data, args.redis) as (frontier, running):
+            if args.command == "seed":
+                added = seed(frontier, args.urls)
+                where = "the running crawl" if running else "the frontier"
+                print(f"Added {added} new seed(s) to {where} ({len(args.urls) - added} already seen).")
+                if not running and not args.redis:
+                    print(f"Start the crawl with: scrapy crawl web -s DATA_DIR={args.data}")
+            elif args.command == "status":
+                print(status(frontier))
+            elif args.command == "reset":
+                if running:
+                    print(f"crawler: a crawl is running on {args.data}; stop it first", file=sys.stderr)
+                    return 2
+                print(reset(frontier, args.data, args.all))
+    except DataDirBusy as exc:
+        print(f"crawler: {exc}", file=sys.stderr)
+        return 2
+    except (redis.RedisError, OSError, ValueError, RuntimeError) as exc:
+        print(f"crawler: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+"""Downloader middlewares: who we are, and which site a request belongs to."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+
+__all__ = ["IdentityMiddleware", "SiteSlotMiddleware", "site_of"]
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def site_of(url: str) -> str:
+    """The politeness unit: scheme, host and port (SEEDS.md item 13).
+
+    >>> site_of("http://Example.com/a"), site_of("https://example.com:8443/")
+    ('http://example.com:80', 'https://example.com:8443')
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or _DEFAULT_PORTS.get(scheme, 0)
+    return f"{scheme}://{(parts.hostname or '').lower()}:{port}"
+
+
+class IdentityMiddleware:
+    """Sends ``User-Agent`` (name and a URL about the bot) and ``From``.
+
+    Every request carries them, robots.txt included (SEEDS.md items 8, 13).
+    Built from settings at crawl start, so ``-s CRAWLER_CONTACT=...`` works.
+    """
+
+    def __init__(self, user_agent: str, contact: str) -> None:
+        self.user_agent = user_agent.encode()
+        self.contact = contact.encode()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> IdentityMiddleware:
+        settings = crawler.settings
+        product = settings.get("CRAWLER_PRODUCT", "LanternBot/0.1")
+        info = settings.get("CRAWLER_INFO_URL", "")
+        user_agent = f"{product} (+{info})" if info else product
+        return cls(user_agent, settings.get("CRAWLER_CONTACT", ""))
+
+    def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        request.headers[b"User-Agent"] = self.user_agent
+        if self.contact:
+            request.headers.setdefault(b"From", self.contact)
+
+
+class SiteSlotMiddleware:
+    """One download slot per site: Scrapy keys slots by host name only.
+
+    Two sites on one host (different ports, or http and https) get their own
+    delay and concurrency limits.
+    """
+
+    def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        request.meta.setdefault("download_slot", site_of(request.url))

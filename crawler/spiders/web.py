@@ -1,0 +1,250 @@
+"""The ``web`` spider: fetch, extract, follow links breadth first.
+
+    scrapy crawl web -a seeds=URL[,URL...]      (or -a seeds_file=FILE)
+                     [-a scope=host|domain|any] [-s DATA_DIR=DIR] [-s REDIS_URL=...]
+
+The spider is thin: extraction, canonicalization, trap rules and scope are
+pure functions elsewhere in this package; the frontier (queue, dedup) is the
+scheduler's. What it decides is what a page yields: one item for the indexer
+and a request for each new in-scope link.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from scrapy import Request, Spider, signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import UsageError
+from scrapy.http import Response, TextResponse
+from scrapy.spidermiddlewares.httperror import HttpError
+from twisted.python.failure import Failure
+
+from crawler.extract import Page, extract_html
+from crawler.frontier import Frontier
+from crawler.middlewares import site_of
+from crawler.scope import Scope
+from crawler.urls import TrapRules, UrlPolicy
+
+logger = logging.getLogger(__name__)
+
+_HTML_TYPES = (b"text/html", b"application/xhtml+xml")
+_SCOPE_REFRESH = 30.0
+
+
+def read_seeds(seeds: str | None, seeds_file: str | None, policy: UrlPolicy) -> list[str]:
+    """Seed URLs from ``-a seeds=`` (comma-separated) and ``-a seeds_file=``.
+
+    A file has one URL a line; blank lines and ``#`` comments are skipped.
+    Raises UsageError naming the first URL that is not http(s).
+    """
+    raw: list[str] = []
+    if seeds:
+        raw.extend(part.strip() for part in seeds.split(","))
+    if seeds_file:
+        try:
+            lines = Path(seeds_file).read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise UsageError(f"cannot read seeds_file: {exc}") from exc
+        raw.extend(line.split("#", 1)[0].strip() for line in lines)
+    urls: list[str] = []
+    for url in filter(None, raw):
+        try:
+            canonical = policy.canonicalize(url)
+        except ValueError as exc:
+            raise UsageError(f"bad seed URL {url!r}: {exc}") from None
+        if not canonical.startswith(("http://", "https://")):
+            raise UsageError(f"bad seed URL {url!r}: only http and https can be crawled")
+        if canonical not in urls:
+            urls.append(canonical)
+    return urls
+
+
+class WebSpider(Spider):
+    name = "web"
+
+    def __init__(
+        self,
+        seeds: str | None = None,
+        seeds_file: str | None = None,
+        scope: str = "host",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._seeds_arg = seeds
+        self._seeds_file = seeds_file
+        try:
+            self.scope = Scope(scope)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        self.policy = UrlPolicy()
+        self.traps = TrapRules()
+        self.seeds: list[str] = []
+        self.frontier: Frontier | None = None
+        self._followed: set[str] = set()
+        self._followed_max = 2_000_000
+        self._logged: set[tuple[str, str]] = set()
+        self._scope_read = 0.0
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> WebSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        settings = crawler.settings
+        spider.policy = UrlPolicy.from_settings(settings)
+        spider.traps = TrapRules.from_settings(settings)
+        spider.seeds = read_seeds(spider._seeds_arg, spider._seeds_file, spider.policy)
+        spider._followed_max = settings.getint("FRONTIER_LOCAL_SEEN_MAX", 2_000_000)
+        crawler.signals.connect(spider._opened, signal=signals.spider_opened)
+        return spider
+
+    def _opened(self, spider: Spider) -> None:
+        self.frontier = Frontier.for_crawler(self.crawler)
+        self.frontier.add_scope(urlsplit(url).hostname or "" for url in self.seeds)
+        self.scope.add(self.frontier.scope())
+        self._scope_read = time.monotonic()
+        queued = len(self.frontier)
+        if not self.seeds and not queued:
+            logger.error(
+                "Nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE), "
+                "or resume a crawl that still has queued requests"
+            )
+
+    async def start(self) -> AsyncIterator[Request]:
+        for url in self.seeds:
+            yield Request(url, meta={"seed": True}, errback=self.failed)
+
+    def failed(self, failure: Failure) -> Iterator[dict[str, Any]]:
+        """404/410: the URL must not live on as an anchor-only result."""
+        if failure.check(HttpError) and failure.value.response.status in (404, 410):
+            response = failure.value.response
+            try:
+                url = self.policy.canonicalize(response.url)
+            except ValueError:
+                return
+            yield {"type": "gone", "url": url, "status": response.status}
+
+    def parse(self, response: Response) -> Iterator[dict[str, Any] | Request]:
+        stats = self.crawler.stats
+        if not isinstance(response, TextResponse) or not _is_html(response):
+            stats.inc_value("extract/skipped/content_type")
+            return
+        url = self.policy.canonicalize(response.url)
+        page = extract_html(response.text, url, self.policy.canonicalize)
+        aliases = self._aliases(response, url)
+        robots = page.robots
+        follow = not robots & {"nofollow", "none"}
+        if robots & {"noindex", "none"}:
+            stats.inc_value("meta/noindex")
+        else:
+            first = self._first_with_content(page)
+            if first is not None:
+                stats.inc_value("dupes/content")
+                yield {"type": "duplicate", "url": url, "of": first, "aliases": aliases}
+                return
+            yield self._item(response, page, aliases, follow)
+        if not follow:
+            stats.inc_value("meta/nofollow")
+            return
+        yield from self._follow(page, response)
+
+    def _first_with_content(self, page: Page) -> str | None:
+        """The URL that first had this page's text, when it is not this one."""
+        assert self.frontier is not None
+        digest = hashlib.md5(f"{page.title}\n{page.text}".encode()).digest()
+        return self.frontier.content_seen(digest, page.url)
+
+    def _aliases(self, response: Response, url: str) -> list[str]:
+        """URLs that led here through redirects: the index maps them to ``url``."""
+        aliases = []
+        for earlier in response.request.meta.get("redirect_urls", ()) if response.request else ():
+            try:
+                alias = self.policy.canonicalize(earlier)
+            except ValueError:
+                continue
+            if alias != url and alias not in aliases:
+                aliases.append(alias)
+        return aliases
+
+    def _item(
+        self, response: Response, page: Page, aliases: list[str], follow: bool
+    ) -> dict[str, Any]:
+        links = []
+        if follow:
+            links = [
+                [link.url, link.text]
+                for link in page.links
+                if not link.nofollow and self.traps.reason(link.url) is None
+            ]
+        return {
+            "type": "page",
+            "url": page.url,
+            "aliases": aliases,
+            "status": response.status,
+            "depth": response.meta.get("depth", 0),
+            "title": page.title,
+            "description": page.description,
+            "keywords": page.keywords,
+            "headings": page.headings,
+            "emphasis": page.emphasis,
+            "text": page.text,
+            "lang": page.lang,
+            "links": links,
+        }
+
+    def _follow(self, page: Page, response: Response) -> Iterator[Request]:
+        stats = self.crawler.stats
+        for link in page.links:
+            url = link.url
+            if url in self._followed:
+                continue
+            if link.nofollow:
+                stats.inc_value("links/nofollow")
+                continue
+            if url not in self.scope:
+                self._refresh_scope(url)
+                if url not in self.scope:
+                    stats.inc_value("links/out_of_scope")
+                    continue
+            reason = self.traps.reason(url)
+            if reason is not None:
+                self._refuse(url, reason)
+                continue
+            if len(self._followed) >= self._followed_max:
+                self._followed.clear()
+            self._followed.add(url)
+            yield Request(url, errback=self.failed)
+
+    def _refresh_scope(self, url: str) -> None:
+        """Seeds pushed into a running crawl widen the scope of every node.
+
+        The shared scope is reread at most every ``_SCOPE_REFRESH`` seconds,
+        so out-of-scope links cost no round trip each.
+        """
+        assert self.frontier is not None
+        now = time.monotonic()
+        if now - self._scope_read >= _SCOPE_REFRESH:
+            self._scope_read = now
+            self.scope.add(self.frontier.scope())
+
+    def _refuse(self, url: str, reason: str) -> None:
+        self.crawler.stats.inc_value(f"traps/{reason}")
+        site = site_of(url)
+        if (site, reason) not in self._logged:
+            self._logged.add((site, reason))
+            logger.info(
+                "Refusing a likely trap on %s (%s), first one: %s; further ones are counted only",
+                site,
+                reason,
+                url,
+            )
+
+
+def _is_html(response: TextResponse) -> bool:
+    content_type = response.headers.get(b"Content-Type", b"").lower()
+    return not content_type or content_type.startswith(_HTML_TYPES)
