@@ -1,0 +1,148 @@
+"""``python -m indexer``: drain the crawl's item queue into the index; finalize.
+
+    python -m indexer --data DIR [--redis URL]            drain what is queued, then exit
+    python -m indexer --data DIR [--redis URL] --follow   keep draining until Ctrl-C / SIGTERM
+    python -m indexer --data DIR [--redis URL] finalize   drain, then merge anchors and
+                                                           compute PageRank
+
+Without ``--redis`` the indexer attaches to the embedded Redis server of
+``DIR`` when a crawl is running there. Items leave the queue only after the
+index has committed them, so stopping the indexer at any moment loses nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+
+import redis
+
+from indexer.builder import IndexBuilder, IndexBusy
+from indexer.queue import ItemQueue, QueueBusy
+
+logger = logging.getLogger("indexer")
+
+# A batch is committed when it holds this many items, or is this old.
+_BATCH = 500
+_COMMIT_SECONDS = 5.0
+_POLL_SECONDS = 0.2
+_REPORT_SECONDS = 10.0
+
+
+class _Stop:
+    """Set by SIGINT/SIGTERM: finish the batch in hand, commit, exit."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        signal.signal(signal.SIGTERM, self._handle)
+        signal.signal(signal.SIGINT, self._handle)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.requested = True
+
+
+def _connect(data_dir: Path, url: str | None) -> redis.Redis | None:
+    if url is None:
+        # The embedded server of a crawl running on this data directory.
+        from crawler.embedded import socket_url
+
+        url = socket_url(data_dir)
+        client = redis.Redis.from_url(url, socket_timeout=30)
+        try:
+            client.ping()
+        except (redis.ConnectionError, OSError):
+            return None
+        return client
+    client = redis.Redis.from_url(url, socket_timeout=30, socket_connect_timeout=10)
+    client.ping()
+    return client
+
+
+def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) -> int:
+    """Index queued items; with ``follow``, wait for more until stopped."""
+    total = 0
+    since_report = started = time.monotonic()
+    reported = 0
+    last_commit = time.monotonic()
+    while True:
+        items = [] if stop.requested else queue.take(_BATCH - queue.pending)
+        if items:
+            builder.add(items)
+            total += len(items)
+        now = time.monotonic()
+        due = queue.pending >= _BATCH or now - last_commit >= _COMMIT_SECONDS
+        idle = not items
+        if queue.pending and (due or stop.requested or (idle and not follow)):
+            builder.commit()
+            queue.ack()
+            last_commit = now
+        elif idle and not queue.pending:
+            queue.renew()
+        if now - since_report >= _REPORT_SECONDS and total > reported:
+            rate = (total - reported) / (now - since_report)
+            logger.info("Indexed %d items (%.0f/s), %d queued", total, rate, len(queue))
+            since_report, reported = now, total
+        if stop.requested or (idle and not follow and not queue.pending):
+            break
+        if idle:
+            time.sleep(_POLL_SECONDS)
+    if total:
+        elapsed = time.monotonic() - started
+        logger.info("Indexed %d items in %.1f s (%.0f/s)", total, elapsed, total / max(elapsed, 1e-9))
+    return total
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m indexer", description=__doc__.split("\n")[0])
+    parser.add_argument("--data", default="data", help="data directory (default: data)")
+    parser.add_argument("--redis", help="Redis URL of the crawl (default: the embedded server of --data)")
+    parser.add_argument("--queue", default="web:items", help="item queue key (default: web:items)")
+    parser.add_argument("--follow", action="store_true", help="keep draining until stopped")
+    parser.add_argument("command", nargs="?", choices=["finalize"], help="finalize: anchors and PageRank")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
+
+    data_dir = Path(args.data)
+    stop = _Stop()
+    try:
+        client = _connect(data_dir, args.redis)
+    except (redis.RedisError, OSError, ValueError) as exc:
+        print(f"indexer: cannot reach Redis at {args.redis}: {exc}", file=sys.stderr)
+        return 2
+    if client is None and args.command != "finalize":
+        print(
+            f"indexer: no crawl is running on {data_dir} and no --redis was given: "
+            "nothing to drain",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        with IndexBuilder(data_dir) as builder:
+            if client is not None:
+                queue = ItemQueue(client, args.queue)
+                queue.acquire()
+                try:
+                    drain(builder, queue, args.follow and args.command is None, stop)
+                finally:
+                    queue.release()
+            if args.command == "finalize":
+                report = builder.finalize()
+                logger.info(
+                    "Index ready: %d documents (%d pages, %d known by anchor text only), "
+                    "%d links, PageRank over %d nodes; finalized in %.1f s",
+                    report.documents, report.pages, report.anchor_only, report.links,
+                    report.documents, report.seconds,
+                )
+    except (IndexBusy, QueueBusy) as exc:
+        print(f"indexer: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

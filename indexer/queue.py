@@ -1,0 +1,89 @@
+"""The Redis item queue, read by one indexer with acknowledgement.
+
+Items are read without being removed (``LRANGE`` from an offset) and removed
+only after the index has committed them (``LTRIM``): an indexer killed at any
+moment loses nothing and, restarted, indexes at most one batch again, which
+is harmless because documents are keyed by URL. One consumer at a time is
+enforced with a lease key, so a second indexer fails fast with a clear error
+instead of indexing the same items twice.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+from typing import Any
+
+import redis
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ItemQueue", "QueueBusy"]
+
+_LEASE_SECONDS = 30
+
+
+class QueueBusy(RuntimeError):
+    """Another indexer is draining this queue."""
+
+
+class ItemQueue:
+    def __init__(self, client: redis.Redis, key: str = "web:items") -> None:
+        self.client = client
+        self.key = key
+        self.lease_key = f"{key}:consumer"
+        self.me = f"{socket.gethostname()}:{os.getpid()}"
+        self._taken = 0
+
+    def acquire(self) -> None:
+        """Become the queue's only consumer, or raise QueueBusy."""
+        if not self.client.set(self.lease_key, self.me, nx=True, ex=_LEASE_SECONDS):
+            owner = self.client.get(self.lease_key)
+            if owner is not None and owner.decode() != self.me:
+                raise QueueBusy(
+                    f"another indexer ({owner.decode()}) is draining {self.key}; "
+                    "only one may run at a time"
+                )
+        self.renew()
+
+    def renew(self) -> None:
+        self.client.set(self.lease_key, self.me, ex=_LEASE_SECONDS)
+
+    def release(self) -> None:
+        if self.client.get(self.lease_key) == self.me.encode():
+            self.client.delete(self.lease_key)
+
+    def take(self, count: int) -> list[dict[str, Any]]:
+        """The next ``count`` items after those taken but not yet acknowledged."""
+        raw = self.client.lrange(self.key, self._taken, self._taken + count - 1)
+        self._taken += len(raw)
+        items = []
+        for data in raw:
+            try:
+                item = json.loads(data)
+            except ValueError:
+                logger.error("Skipping an item that is not JSON: %r", data[:200])
+                continue
+            if isinstance(item, dict) and isinstance(item.get("url"), str):
+                items.append(item)
+            else:
+                logger.error("Skipping an item without a url: %r", data[:200])
+        return items
+
+    def ack(self) -> None:
+        """Everything taken so far is committed: remove it from the queue."""
+        if self._taken:
+            self.client.ltrim(self.key, self._taken, -1)
+            self._taken = 0
+        self.renew()
+
+    @property
+    def pending(self) -> int:
+        """Items taken but not acknowledged."""
+        return self._taken
+
+    def __len__(self) -> int:
+        """Items in Redis not yet taken by this consumer."""
+        return max(0, int(self.client.llen(self.key)) - self._taken)

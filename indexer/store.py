@@ -1,0 +1,174 @@
+"""The page store: every extracted page, zlib-compressed, in SQLite.
+
+The index holds what ranking needs; the store holds the page itself (the
+Google paper's repository, SEEDS.md item 31), so that anchors can be merged
+into documents later, snippets can be cut from the full text, and the index
+can be rebuilt without recrawling. It also records URL aliases (redirects,
+duplicate content), which map onto the page that stands for them.
+
+One writer (the indexer) and any number of readers (search): the database
+runs in WAL mode so readers never wait for the writer.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = ["PageStore", "STORED_FIELDS"]
+
+# Page fields kept compressed in one blob; the rest are columns.
+STORED_FIELDS = ("description", "keywords", "headings", "emphasis", "text", "links")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS pages (
+    url TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    title TEXT NOT NULL,
+    lang TEXT NOT NULL DEFAULT '',
+    status INTEGER,
+    depth INTEGER,
+    fetched REAL,
+    data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS aliases (
+    alias TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    kind TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS gone (
+    url TEXT PRIMARY KEY,
+    status INTEGER
+);
+CREATE TABLE IF NOT EXISTS indexed (
+    url TEXT PRIMARY KEY,
+    anchor_hash TEXT NOT NULL
+);
+"""
+
+
+class PageStore:
+    def __init__(self, path: str | Path, readonly: bool = False) -> None:
+        self.path = Path(path)
+        if readonly:
+            uri = f"file:{self.path}?mode=ro"
+            self.db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> PageStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def commit(self) -> None:
+        self.db.commit()
+
+    def put(self, item: dict[str, Any], host: str) -> None:
+        """Store (or replace) a page item as the crawler produced it."""
+        data = {name: item.get(name) for name in STORED_FIELDS}
+        blob = zlib.compress(json.dumps(data, ensure_ascii=False).encode(), 6)
+        self.db.execute(
+            "INSERT OR REPLACE INTO pages (url, host, title, lang, status, depth, fetched, data)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                item["url"], host, item.get("title") or "", item.get("lang") or "",
+                item.get("status"), item.get("depth"), item.get("fetched"), blob,
+            ),
+        )
+        # A page fetched under its own URL is no longer anybody's alias.
+        self.db.execute("DELETE FROM aliases WHERE alias = ?", (item["url"],))
+        self.db.execute("DELETE FROM gone WHERE url = ?", (item["url"],))
+
+    def mark_gone(self, url: str, status: int | None) -> None:
+        """``url`` answered with an error: no document, not even from anchors."""
+        self.db.execute("DELETE FROM pages WHERE url = ?", (url,))
+        self.db.execute(
+            "INSERT OR REPLACE INTO gone (url, status) VALUES (?, ?)", (url, status)
+        )
+
+    def gone(self) -> set[str]:
+        return {url for (url,) in self.db.execute("SELECT url FROM gone")}
+
+    def get(self, url: str) -> dict[str, Any] | None:
+        row = self.db.execute(
+            "SELECT url, host, title, lang, status, depth, fetched, data FROM pages WHERE url = ?",
+            (url,),
+        ).fetchone()
+        return None if row is None else _page(row)
+
+    def pages(self) -> Iterator[dict[str, Any]]:
+        cursor = self.db.execute(
+            "SELECT url, host, title, lang, status, depth, fetched, data FROM pages ORDER BY url"
+        )
+        for row in cursor:
+            yield _page(row)
+
+    def texts(self, urls: Iterable[str]) -> dict[str, str]:
+        """Body text of each stored page among ``urls`` (for snippets)."""
+        urls = list(urls)
+        found: dict[str, str] = {}
+        for start in range(0, len(urls), 500):
+            chunk = urls[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(f"SELECT url, data FROM pages WHERE url IN ({marks})", chunk)
+            for url, blob in rows:
+                found[url] = json.loads(zlib.decompress(blob)).get("text") or ""
+        return found
+
+    def urls(self) -> set[str]:
+        return {url for (url,) in self.db.execute("SELECT url FROM pages")}
+
+    def __len__(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM pages").fetchone()[0])
+
+    def add_alias(self, alias: str, url: str, kind: str) -> None:
+        """``alias`` stands for ``url`` (kind: ``redirect`` or ``duplicate``)."""
+        if alias != url:
+            self.db.execute(
+                "INSERT OR REPLACE INTO aliases (alias, url, kind) VALUES (?, ?, ?)",
+                (alias, url, kind),
+            )
+
+    def aliases(self) -> dict[str, str]:
+        """Every alias mapped to the page it stands for, chains followed."""
+        direct = dict(self.db.execute("SELECT alias, url FROM aliases"))
+        resolved = {}
+        for alias in direct:
+            target, hops = direct[alias], 0
+            while target in direct and hops < 10:
+                target, hops = direct[target], hops + 1
+            resolved[alias] = target
+        return resolved
+
+    def indexed_hashes(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT url, anchor_hash FROM indexed"))
+
+    def set_indexed(self, rows: Iterable[tuple[str, str]]) -> None:
+        self.db.executemany(
+            "INSERT OR REPLACE INTO indexed (url, anchor_hash) VALUES (?, ?)", rows
+        )
+
+    def forget_indexed(self, urls: Iterable[str]) -> None:
+        self.db.executemany("DELETE FROM indexed WHERE url = ?", ((url,) for url in urls))
+
+
+def _page(row: tuple[Any, ...]) -> dict[str, Any]:
+    url, host, title, lang, status, depth, fetched, blob = row
+    page = json.loads(zlib.decompress(blob))
+    page.update(
+        url=url, host=host, title=title, lang=lang, status=status, depth=depth, fetched=fetched
+    )
+    return page
