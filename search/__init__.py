@@ -1,0 +1,1 @@
+"""Search: query parsing, ranking and snippets (engine), the CLI and the web page."""

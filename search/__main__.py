@@ -1,0 +1,71 @@
+"""``python -m search``: search a data directory from the command line.
+
+    python -m search --data DIR [--json] [-n 10] [--page P] [--explain] QUERY...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+
+from search.engine import Results, SearchEngine, SearchError
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def render(results: Results, explain: bool = False, color: bool = False) -> str:
+    """Results as a person reads them in a terminal."""
+    lines = []
+    first = (results.page - 1) * len(results.results) + 1 if results.results else 0
+    if not results.results:
+        lines.append(f"No results for {results.query!r}.")
+    else:
+        last = first + len(results.results) - 1
+        lines.append(
+            f"Results {first}-{last} of {results.total} for {results.query!r} "
+            f"({results.seconds * 1000:.0f} ms)"
+        )
+    for number, result in enumerate(results.results, start=first):
+        title = result.title if result.crawled else f"{result.title} [not fetched]"
+        snippet = result.snippet
+        if color:
+            title = f"\033[1m{title}\033[0m"
+            snippet = _BOLD.sub("\033[1m\\1\033[0m", snippet)
+        else:
+            snippet = _BOLD.sub(r"\1", snippet)
+        lines.append("")
+        lines.append(f"{number:2d}. {title}")
+        lines.append(f"    {result.url}")
+        if snippet:
+            lines.append(f"    {snippet}")
+        if explain:
+            lines.append(f"    score {result.score:.4f} = " + json.dumps(result.explain, ensure_ascii=False))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m search", description="Search a crawled data directory.")
+    parser.add_argument("--data", default="data", help="data directory (default: data)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("-n", type=int, default=10, help="results per page (default: 10)")
+    parser.add_argument("--page", type=int, default=1, help="page of results (default: 1)")
+    parser.add_argument("--explain", action="store_true", help="show the numbers behind each score")
+    parser.add_argument("query", nargs="*", help="words, \"phrases\", OR, -word, site:host, title:word")
+    args = parser.parse_args(argv)
+    try:
+        with SearchEngine(args.data) as engine:
+            results = engine.search(" ".join(args.query), n=args.n, page=args.page, explain=args.explain)
+    except SearchError as exc:
+        print(f"search: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(results.to_json(args.explain), ensure_ascii=False))
+    else:
+        print(render(results, args.explain, color=sys.stdout.isatty()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
