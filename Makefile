@@ -15,7 +15,7 @@ $(STAMP): requirements.txt
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	@$(BIN)/python -m tests.demoweb.demo
+	@$(BIN)/python -m tests.demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
