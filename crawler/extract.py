@@ -13,6 +13,7 @@ page with fewer fields, never an exception; the caller counts what it skips.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ import lxml.html
 
 from crawler.urls import canonicalize
 
-__all__ = ["Link", "Page", "extract_html", "cjk_ratio"]
+__all__ = ["Link", "Page", "extract_html", "cjk_ratio", "content_fingerprint"]
 
 # Their text is never body content. (Not "head": libxml2's HTML4 parser puts
 # HTML5 elements that come before any body element, <main> included, there.)
@@ -39,6 +40,8 @@ _BLOCK = frozenset(
      "tr", "ul", "caption", "tbody", "thead", "tfoot", "body", "head", "html"]
     + list(_CHROME)
 )
+# ARIA landmarks that mark the same chrome on sites that predate HTML5.
+_CHROME_ROLES = frozenset(["navigation", "banner", "contentinfo", "complementary", "search"])
 _HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 _EMPHASIS = frozenset(["b", "strong", "em", "i", "mark", "big"])
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
@@ -69,6 +72,37 @@ class Page:
     lang: str = ""
     links: list[Link] = field(default_factory=list)
     robots: frozenset[str] = frozenset()
+
+
+# Parts of a text that change without the page changing (SEEDS.md item 6):
+# numbers (dates, times, counters) and the names of months and days.
+_VOLATILE = re.compile(
+    r"\d+|\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
+    r"|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+    r"|mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?"
+    r"|sat(?:urday)?|sun(?:day)?)\b",
+    re.IGNORECASE,
+)
+
+
+def content_fingerprint(page: Page) -> bytes:
+    """MD5 of what a page says, markup, links and volatile parts left out.
+
+    Two URLs with this fingerprint show the same content: the later one is a
+    duplicate, not indexed, its links not followed. Leaving dates and
+    counters out catches pages that differ only by them, such as the empty
+    months of an endless archive calendar.
+
+    >>> def page(title, text): return Page("http://a.test/", title=title, text=text)
+    >>> a = page("Archive: March 2001", "Mon Tue 1 2 3 No stories in March 2001.")
+    >>> b = page("Archive: April 2001", "Mon Tue 1 2 3 4 No stories in April 2001.")
+    >>> content_fingerprint(a) == content_fingerprint(b)
+    True
+    >>> content_fingerprint(a) == content_fingerprint(page("Archive", "A story."))
+    False
+    """
+    text = _VOLATILE.sub(" ", f"{page.title}\n{page.text}").casefold()
+    return hashlib.md5(" ".join(text.split()).encode()).digest()
 
 
 def _clean(text: str) -> str:
@@ -194,7 +228,7 @@ def _walk(
                 page.emphasis.append(text)
         elif tag in ("a", "area"):
             _add_link(child, page, base, resolve)
-        chrome = in_chrome or tag in _CHROME
+        chrome = in_chrome or tag in _CHROME or child.get("role") in _CHROME_ROLES
         block = tag in _BLOCK
         if block and not chrome:
             body.append(" ")

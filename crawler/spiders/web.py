@@ -11,7 +11,6 @@ and a request for each new in-scope link.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -26,7 +25,7 @@ from scrapy.http import Response, TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
-from crawler.extract import Page, extract_html
+from crawler.extract import Page, content_fingerprint, extract_html
 from crawler.frontier import Frontier
 from crawler.middlewares import site_of
 from crawler.scope import Scope
@@ -156,8 +155,7 @@ class WebSpider(Spider):
     def _first_with_content(self, page: Page) -> str | None:
         """The URL that first had this page's text, when it is not this one."""
         assert self.frontier is not None
-        digest = hashlib.md5(f"{page.title}\n{page.text}".encode()).digest()
-        return self.frontier.content_seen(digest, page.url)
+        return self.frontier.content_seen(content_fingerprint(page), page.url)
 
     def _aliases(self, response: Response, url: str) -> list[str]:
         """URLs that led here through redirects: the index maps them to ``url``."""
