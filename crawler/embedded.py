@@ -113,9 +113,8 @@ def _is_redis_server(pid: int) -> bool:
 class EmbeddedRedis:
     """Start, own and stop the redis-server of ``DATA_DIR/redis``.
 
-    >>> server = EmbeddedRedis("data")   # doctest: +SKIP
-    >>> url = server.start()             # doctest: +SKIP
-    >>> server.stop()                    # doctest: +SKIP
+    ``start()`` returns the ``unix://`` URL to connect to; ``stop()`` shuts
+    the server down cleanly. Also a context manager.
     """
 
     def __init__(self, data_dir: str | os.PathLike[str]) -> None:

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import socket
+import uuid
 from typing import Any
 
 import redis
@@ -34,7 +35,7 @@ class ItemQueue:
         self.client = client
         self.key = key
         self.lease_key = f"{key}:consumer"
-        self.me = f"{socket.gethostname()}:{os.getpid()}"
+        self.me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._taken = 0
 
     def acquire(self) -> None:

@@ -29,7 +29,8 @@ __all__ = ["SearchEngine", "SearchError", "Result", "Results"]
 
 # Candidates re-ranked with PageRank: the best this many by text score.
 _RERANK_DEPTH = 200
-_SNIPPET_CHARS = 220
+_SNIPPET_CHARS = 300
+_FRAGMENT_CHARS = 150
 _SITE = re.compile(r"(^|\s)site:", re.IGNORECASE)
 
 
@@ -212,17 +213,20 @@ def _snippet(hit: Any, body: str) -> str:
     """Up to two fragments of the body around matched words, in plain text."""
     if not body:
         return ""
-    hit.results.fragmenter = highlight.ContextFragmenter(maxchars=_SNIPPET_CHARS, surround=60)
+    hit.results.fragmenter = highlight.ContextFragmenter(maxchars=_FRAGMENT_CHARS, surround=50)
     hit.results.formatter = _PlainFormatter()
     try:
         text = hit.highlights(fields.BODY, text=body, top=2)
     except (KeyError, ValueError):
         text = ""
     if not text:
-        text = body[:_SNIPPET_CHARS]
-        if len(body) > _SNIPPET_CHARS:
-            text = text.rsplit(" ", 1)[0] + " ..."
-    return " ".join(text.split())
+        text = body
+    text = " ".join(text.split())
+    if len(text) > _SNIPPET_CHARS:
+        text = text[:_SNIPPET_CHARS].rsplit(" ", 1)[0] + " ..."
+        if text.count("**") % 2:  # a mark cut in half
+            text = text.replace(" ...", "** ...")
+    return text
 
 
 class _PlainFormatter(highlight.Formatter):

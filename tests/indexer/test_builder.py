@@ -1,0 +1,126 @@
+"""The indexer on a real Whoosh index and SQLite stores in tmp_path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from whoosh import index as whoosh_index
+
+from indexer.builder import IndexBuilder, IndexBusy
+from indexer.graph import LinkGraph, pagerank
+from indexer.store import PageStore
+
+
+def page(url: str, title: str, text: str = "", links: list[tuple[str, str]] = (), **extra: Any) -> dict:
+    return {"type": "page", "url": url, "title": title, "text": text,
+            "links": [list(link) for link in links], **extra}
+
+
+def docs(data: Path) -> dict[str, dict]:
+    ix = whoosh_index.open_dir(str(data / "index"))
+    with ix.searcher() as searcher:
+        return {fields["url"]: fields for fields in searcher.all_stored_fields()}
+
+
+def test_pages_anchors_and_anchor_only_documents(tmp_path: Path) -> None:
+    with IndexBuilder(tmp_path) as builder:
+        builder.add([
+            page("http://a.test/", "Home", "Welcome", [
+                ("http://a.test/json.html", "JSON encoder"),
+                ("http://a.test/private/ledger.html", "quarterly lighthouse ledger"),
+            ]),
+            page("http://a.test/json.html", "json", "Encode objects.", [("http://a.test/", "Home")]),
+        ])
+        builder.commit()
+        report = builder.finalize()
+    assert (report.pages, report.anchor_only, report.documents) == (2, 1, 3)
+    stored = docs(tmp_path)
+    assert stored["http://a.test/json.html"]["anchor"] == "JSON encoder"
+    ledger = stored["http://a.test/private/ledger.html"]
+    assert ledger["title"] == "quarterly lighthouse ledger" and ledger["crawled"] is False
+    assert stored["http://a.test/"]["crawled"] is True
+
+
+def test_finalize_reindexes_only_documents_whose_anchors_changed(tmp_path: Path) -> None:
+    with IndexBuilder(tmp_path) as builder:
+        builder.add([page("http://a.test/b", "B")])  # indexed before anyone links to it
+        builder.add([page("http://a.test/a", "A", links=[("http://a.test/b", "bee page")])])
+        builder.commit()
+        first = builder.finalize()
+        second = builder.finalize()
+    assert first.reindexed == 1  # b got its anchor text
+    assert second.reindexed == 0
+    assert docs(tmp_path)["http://a.test/b"]["anchor"] == "bee page"
+
+
+def test_aliases_lend_their_anchors_and_are_not_documents(tmp_path: Path) -> None:
+    with IndexBuilder(tmp_path) as builder:
+        builder.add([
+            page("http://a.test/", "Home", links=[
+                ("http://a.test/print/x.html", "printable article"),
+                ("http://a.test/old", "old address"),
+                ("http://a.test/missing", "broken link"),
+            ]),
+            page("http://a.test/x.html", "Article", "Body", aliases=["http://a.test/old"]),
+            {"type": "duplicate", "url": "http://a.test/print/x.html", "of": "http://a.test/x.html"},
+            {"type": "gone", "url": "http://a.test/missing", "status": 404},
+        ])
+        builder.finalize()
+    stored = docs(tmp_path)
+    assert set(stored) == {"http://a.test/", "http://a.test/x.html"}
+    assert stored["http://a.test/x.html"]["anchor"].split("\n") == ["old address", "printable article"]
+
+
+def test_pagerank_is_stored_and_favours_linked_pages(tmp_path: Path) -> None:
+    hub = "http://a.test/hub"
+    items = [page(f"http://a.test/{n}", f"P{n}", links=[(hub, "hub")]) for n in range(5)]
+    items.append(page(hub, "Hub", links=[("http://a.test/0", "zero")]))
+    with IndexBuilder(tmp_path) as builder:
+        builder.add(items)
+        builder.finalize()
+    graph = LinkGraph(tmp_path / "graph", readonly=True)
+    ranks = graph.pagerank_of([hub, "http://a.test/0", "http://a.test/4"])
+    assert ranks[hub] > ranks["http://a.test/0"] > ranks["http://a.test/4"]
+    assert graph.node_count() == 6
+
+
+def test_pagerank_matches_the_paper_formula() -> None:
+    # A three-page cycle plus a page pointing in: solved by hand.
+    ranks = pagerank([("a", "b"), ("b", "c"), ("c", "a"), ("d", "a")])
+    n, d = 4, 0.85
+    pr = {k: v * n for k, v in ranks.items()}  # the paper's scale: mean 1
+    assert pr["d"] == pytest.approx(1 - d, rel=1e-6)
+    assert pr["a"] == pytest.approx((1 - d) + d * (pr["c"] + pr["d"]), rel=1e-6)
+    assert pr["b"] == pytest.approx((1 - d) + d * pr["a"], rel=1e-6)
+
+
+def test_a_page_store_keeps_the_full_page_compressed(tmp_path: Path) -> None:
+    text = "lighthouse " * 2000
+    with IndexBuilder(tmp_path) as builder:
+        builder.add([page("http://a.test/", "Home", text, headings=["H"])])
+        builder.commit()
+    with PageStore(tmp_path / "pages.sqlite", readonly=True) as store:
+        stored = store.get("http://a.test/")
+        assert stored["text"] == text and stored["headings"] == ["H"]
+        assert stored["host"] == "a.test"
+        (blob_size,) = store.db.execute("SELECT length(data) FROM pages").fetchone()
+    assert blob_size < len(text) / 20
+
+
+def test_one_writer_at_a_time(tmp_path: Path) -> None:
+    with IndexBuilder(tmp_path) as first:
+        first.add([page("http://a.test/", "Home")])  # holds the writer
+        with IndexBuilder(tmp_path) as second:
+            with pytest.raises(IndexBusy, match="only one indexer"):
+                second.add([page("http://a.test/x", "X")])
+        first.commit()
+
+
+def test_the_same_url_twice_in_one_batch_is_one_document(tmp_path: Path) -> None:
+    with IndexBuilder(tmp_path) as builder:
+        builder.add([page("http://a.test/", "First"), page("http://a.test/", "Second")])
+        builder.commit()
+    stored = docs(tmp_path)
+    assert len(stored) == 1 and stored["http://a.test/"]["title"] == "Second"

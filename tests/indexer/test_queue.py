@@ -1,0 +1,76 @@
+"""Draining the item queue: acknowledged after commit, one consumer, the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import redis
+
+from indexer.queue import ItemQueue, QueueBusy
+
+ROOT = Path(__file__).parents[2]
+
+
+def _push(client: redis.Redis, *items: dict) -> None:
+    client.rpush("web:items", *(json.dumps(item) for item in items))
+
+
+def _item(n: int) -> dict:
+    return {"type": "page", "url": f"http://a.test/{n}", "title": f"Page number {n}", "text": "words"}
+
+
+def test_items_stay_queued_until_acknowledged(redis_client: redis.Redis) -> None:
+    _push(redis_client, *(_item(n) for n in range(5)))
+    first = ItemQueue(redis_client)
+    assert [item["url"] for item in first.take(3)] == [f"http://a.test/{n}" for n in range(3)]
+    assert len(first) == 2 and first.pending == 3
+    # The consumer dies here, before its commit: a new one sees everything.
+    second = ItemQueue(redis_client)
+    assert len(second.take(10)) == 5
+    second.ack()
+    assert redis_client.llen("web:items") == 0
+
+
+def test_junk_items_are_skipped_not_fatal(redis_client: redis.Redis) -> None:
+    redis_client.rpush("web:items", b"\xff not json", json.dumps([1, 2]), json.dumps(_item(1)))
+    queue = ItemQueue(redis_client)
+    assert [item["url"] for item in queue.take(10)] == ["http://a.test/1"]
+    assert queue.pending == 3  # the junk is acknowledged with the batch, not retried forever
+
+
+def test_only_one_consumer(redis_client: redis.Redis) -> None:
+    ItemQueue(redis_client).acquire()
+    with pytest.raises(QueueBusy, match="only one may run"):
+        ItemQueue(redis_client).acquire()
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_indexer_cli_drains_finalizes_and_search_finds(redis_client: redis.Redis, tmp_path: Path) -> None:
+    url = "unix://{}?db=0".format(redis_client.connection_pool.connection_kwargs["path"])
+    _push(redis_client, *(_item(n) for n in range(3)))
+    _push(redis_client, {"type": "page", "url": "http://a.test/hub", "title": "Hub",
+                         "text": "", "links": [["http://a.test/elsewhere", "distant beacon"]]})
+    data = tmp_path / "out"
+    done = _run("indexer", "--data", str(data), "--redis", url, "finalize")
+    assert done.returncode == 0, done.stderr
+    assert "Index ready: 5 documents (4 pages, 1 known by anchor text only)" in done.stderr
+    assert redis_client.llen("web:items") == 0
+    found = _run("search", "--data", str(data), "--json", "distant", "beacon")
+    assert json.loads(found.stdout)["results"][0]["url"] == "http://a.test/elsewhere"
+
+
+def test_indexer_cli_without_a_crawl_says_so(tmp_path: Path) -> None:
+    done = _run("indexer", "--data", str(tmp_path))
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"indexer: no crawl is running on {tmp_path} and no --redis was given: nothing to drain"
+    )

@@ -1,0 +1,102 @@
+"""Search from the command line over a small literal index built in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from indexer.builder import IndexBuilder
+from search.engine import SearchEngine, SearchError
+
+ROOT = Path(__file__).parents[2]
+
+
+def page(url: str, title: str, text: str = "", links=()) -> dict:
+    return {"type": "page", "url": url, "title": title, "text": text, "links": [list(l) for l in links]}
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    with IndexBuilder(tmp_path) as builder:
+        builder.add([
+            page("http://docs.test/", "Library index", "All modules of the library.", [
+                ("http://docs.test/json.html", "json"),
+                ("http://docs.test/csv.html", "csv"),
+                ("http://zh.test/tea.html", "龙井茶"),
+            ]),
+            page("http://docs.test/json.html", "json — JSON encoder and decoder",
+                 "The json module encodes Python objects as JSON text."),
+            page("http://docs.test/csv.html", "csv — CSV files",
+                 "Read and write CSV files. Some CSV files carry JSON in a column."),
+            page("http://zh.test/tea.html", "西湖龙井茶", "西湖龙井是产于杭州西湖的绿茶。"),
+        ])
+        builder.finalize()
+    return tmp_path
+
+
+def _search(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "search", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_json_output_has_the_documented_shape(data: Path) -> None:
+    done = _search("--data", str(data), "--json", "-n", "5", "json", "encoder")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert set(out) == {"query", "total", "results"}
+    assert out["query"] == "json encoder" and out["total"] >= 1
+    first = out["results"][0]
+    assert set(first) == {"url", "title", "snippet", "score", "pagerank", "host", "crawled"}
+    assert first["url"] == "http://docs.test/json.html"
+    assert first["host"] == "docs.test"
+    assert "**json**" in first["snippet"]
+    assert isinstance(first["score"], float) and 0 < first["pagerank"] < 1
+
+
+def test_text_output_reads_like_a_result_list(data: Path) -> None:
+    done = _search("--data", str(data), "西湖龙井茶")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("Results 1-1 of 1 for '西湖龙井茶'")
+    assert lines[2:4] == [" 1. 西湖龙井茶", "    http://zh.test/tea.html"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--data", "{missing}", "json"], "search: no index in {missing}: crawl something first"),
+        (["--data", "{data}"], "search: empty query: type some words to search for"),
+        (["--data", "{data}", "-n", "0", "json"], "search: -n and --page must be at least 1"),
+    ],
+)
+def test_user_errors_are_one_line_not_a_traceback(data: Path, tmp_path: Path, args, message) -> None:
+    values = {"missing": str(tmp_path / "nothing"), "data": str(data)}
+    done = _search(*(arg.format(**values) for arg in args))
+    assert done.returncode == 2
+    assert done.stderr.startswith(message.format(**values))
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_an_index_still_being_created_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "index").mkdir()
+    with pytest.raises(SearchError, match="being built"):
+        SearchEngine(tmp_path)
+
+
+def test_all_words_are_required_then_relaxed(data: Path) -> None:
+    with SearchEngine(data) as engine:
+        both = engine.search("csv json")
+        assert [r.url for r in both.results] == ["http://docs.test/csv.html"]
+        relaxed = engine.search("json nonexistentword")
+        assert relaxed.results[0].url == "http://docs.test/json.html"
+
+
+def test_title_beats_body_and_anchor_only_pages_are_found(data: Path) -> None:
+    with SearchEngine(data) as engine:
+        assert engine.search("json").results[0].url == "http://docs.test/json.html"
+        assert engine.search("龙井").results[0].title == "西湖龙井茶"
+        assert engine.search("site:zh.test 龙井").total == 1
