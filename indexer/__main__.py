@@ -5,8 +5,9 @@
     python -m indexer --data DIR [--redis URL] finalize   drain, then merge anchors and
                                                            compute PageRank
 
-Without ``--redis`` the indexer attaches to the embedded Redis server of
-``DIR`` when a crawl is running there. Items leave the queue only after the
+Without ``--redis`` the indexer uses the embedded Redis server of ``DIR``:
+the running crawl's, or, when the crawl has stopped, one started for the
+time of the command. Items leave the queue only after the
 index has committed them, so stopping the indexer at any moment loses nothing.
 """
 
@@ -18,10 +19,13 @@ import signal
 import sys
 import time
 from pathlib import Path
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import FrameType
 
 import redis
 
+from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from indexer.builder import IndexBuilder, IndexBusy
 from indexer.queue import ItemQueue, QueueBusy
 
@@ -46,21 +50,33 @@ class _Stop:
         self.requested = True
 
 
-def _connect(data_dir: Path, url: str | None) -> redis.Redis | None:
-    if url is None:
-        # The embedded server of a crawl running on this data directory.
-        from crawler.embedded import socket_url
+@contextmanager
+def _connect(data_dir: Path, url: str | None) -> Iterator[redis.Redis | None]:
+    """The crawl's Redis: ``url``, or the embedded server of ``data_dir``.
 
-        url = socket_url(data_dir)
-        client = redis.Redis.from_url(url, socket_timeout=30)
-        try:
-            client.ping()
-        except (redis.ConnectionError, OSError):
-            return None
-        return client
-    client = redis.Redis.from_url(url, socket_timeout=30, socket_connect_timeout=10)
-    client.ping()
-    return client
+    The embedded server is used as it runs (a crawl is on) or started for the
+    time of this command (a stopped crawl may have left items to index); None
+    when ``data_dir`` has never had a crawl.
+    """
+    if url is not None:
+        client = redis.Redis.from_url(url, socket_timeout=30, socket_connect_timeout=10)
+        client.ping()
+        yield client
+        return
+    client = redis.Redis.from_url(socket_url(data_dir), socket_timeout=30)
+    try:
+        client.ping()
+    except (redis.ConnectionError, OSError):
+        client.close()
+        if not (data_dir / "redis" / "appendonly.aof").exists():
+            yield None
+            return
+        with EmbeddedRedis(data_dir) as server:
+            client = redis.Redis.from_url(server.url, socket_timeout=30)
+            yield client
+            client.close()
+        return
+    yield client
 
 
 def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) -> int:
@@ -110,37 +126,39 @@ def main(argv: list[str] | None = None) -> int:
     data_dir = Path(args.data)
     stop = _Stop()
     try:
-        client = _connect(data_dir, args.redis)
-    except (redis.RedisError, OSError, ValueError) as exc:
-        print(f"indexer: cannot reach Redis at {args.redis}: {exc}", file=sys.stderr)
-        return 2
-    if client is None and args.command != "finalize":
-        print(
-            f"indexer: no crawl is running on {data_dir} and no --redis was given: "
-            "nothing to drain",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        with IndexBuilder(data_dir) as builder:
-            if client is not None:
-                queue = ItemQueue(client, args.queue)
-                queue.acquire()
-                try:
-                    drain(builder, queue, args.follow and args.command is None, stop)
-                finally:
-                    queue.release()
-            if args.command == "finalize":
-                report = builder.finalize()
-                logger.info(
-                    "Index ready: %d documents (%d pages, %d known by anchor text only), "
-                    "%d links, PageRank over %d nodes; finalized in %.1f s",
-                    report.documents, report.pages, report.anchor_only, report.links,
-                    report.documents, report.seconds,
+        with _connect(data_dir, args.redis) as client:
+            if client is None and args.command != "finalize":
+                print(
+                    f"indexer: {data_dir} has no crawl and no --redis was given: nothing to index",
+                    file=sys.stderr,
                 )
-    except (IndexBusy, QueueBusy) as exc:
+                return 2
+            return _index(data_dir, client, args, stop)
+    except (redis.RedisError, OSError, ValueError) as exc:
+        print(f"indexer: cannot reach Redis at {args.redis or data_dir}: {exc}", file=sys.stderr)
+        return 2
+    except (IndexBusy, QueueBusy, DataDirBusy) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
+
+
+def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace, stop: _Stop) -> int:
+    with IndexBuilder(data_dir) as builder:
+        if client is not None:
+            queue = ItemQueue(client, args.queue)
+            queue.acquire()
+            try:
+                drain(builder, queue, args.follow and args.command is None, stop)
+            finally:
+                queue.release()
+        if args.command == "finalize":
+            report = builder.finalize()
+            logger.info(
+                "Index ready: %d documents (%d pages, %d known by anchor text only), "
+                "%d links, PageRank over %d nodes; finalized in %.1f s",
+                report.documents, report.pages, report.anchor_only, report.links,
+                report.documents, report.seconds,
+            )
     return 0
 
 

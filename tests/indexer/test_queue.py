@@ -72,5 +72,5 @@ def test_indexer_cli_without_a_crawl_says_so(tmp_path: Path) -> None:
     done = _run("indexer", "--data", str(tmp_path))
     assert done.returncode == 2
     assert done.stderr.strip() == (
-        f"indexer: no crawl is running on {tmp_path} and no --redis was given: nothing to drain"
+        f"indexer: {tmp_path} has no crawl and no --redis was given: nothing to index"
     )
