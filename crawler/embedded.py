@@ -28,6 +28,7 @@ import hashlib
 import importlib.util
 import logging
 import os
+import select
 import signal
 import subprocess
 import tempfile
@@ -39,7 +40,10 @@ import redis
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["EmbeddedRedis", "DataDirBusy", "socket_url", "redis_server_binary", "die_with_parent"]
+__all__ = [
+    "EmbeddedRedis", "DataDirBusy", "socket_url", "redis_server_binary", "die_with_parent",
+    "wait_for_exit",
+]
 
 _PR_SET_PDEATHSIG = 1
 # A unix socket path longer than this does not fit in sockaddr_un.
@@ -92,6 +96,24 @@ def die_with_parent() -> None:
     """
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def wait_for_exit(pid: int, timeout: float) -> bool:
+    """Wait until process ``pid`` (not necessarily a child) has exited.
+
+    Waits on a pidfd, which the kernel makes readable when the process
+    ends: no polling. Returns False if it is still running after ``timeout``.
+    """
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        return bool(poller.poll(timeout * 1000))
+    finally:
+        os.close(pidfd)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -254,8 +276,5 @@ class EmbeddedRedis:
 
     @staticmethod
     def _wait_gone(pid: int) -> None:
-        deadline = time.monotonic() + _STOP_TIMEOUT
-        while _pid_alive(pid) and _is_redis_server(pid):
-            if time.monotonic() > deadline:
-                raise TimeoutError(pid)
-            time.sleep(0.02)
+        if not wait_for_exit(pid, _STOP_TIMEOUT):
+            raise TimeoutError(pid)

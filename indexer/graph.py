@@ -9,11 +9,12 @@ computation; :func:`pagerank` itself is a pure function of an edge list.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import networkx as nx
+
+from indexer._sqlite import connect
 
 __all__ = ["LinkGraph", "pagerank", "DAMPING"]
 
@@ -60,14 +61,7 @@ class LinkGraph:
 
     def __init__(self, directory: str | Path, readonly: bool = False) -> None:
         self.path = Path(directory) / "links.sqlite"
-        if readonly:
-            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(_SCHEMA)
+        self.db = connect(self.path, _SCHEMA, readonly)
         self._ids: dict[str, int] = {}
 
     def close(self) -> None:

@@ -13,11 +13,12 @@ runs in WAL mode so readers never wait for the writer.
 from __future__ import annotations
 
 import json
-import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from indexer._sqlite import connect
 
 __all__ = ["PageStore", "STORED_FIELDS"]
 
@@ -54,15 +55,7 @@ CREATE TABLE IF NOT EXISTS indexed (
 class PageStore:
     def __init__(self, path: str | Path, readonly: bool = False) -> None:
         self.path = Path(path)
-        if readonly:
-            uri = f"file:{self.path}?mode=ro"
-            self.db = sqlite3.connect(uri, uri=True, check_same_thread=False)
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(_SCHEMA)
+        self.db = connect(self.path, _SCHEMA, readonly)
 
     def close(self) -> None:
         self.db.close()

@@ -6,22 +6,18 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import redis
 
-from crawler.embedded import DataDirBusy, EmbeddedRedis, redis_server_binary, socket_url
-
-
-def _wait_until(condition, seconds: float = 20.0) -> None:
-    """Poll a real condition (a process exiting) with a bound, never a fixed sleep."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.02)
+from crawler.embedded import (
+    DataDirBusy,
+    EmbeddedRedis,
+    redis_server_binary,
+    socket_url,
+    wait_for_exit,
+)
 
 
 def _alive(pid: int) -> bool:
@@ -79,7 +75,7 @@ def test_server_dies_with_its_owner_and_keeps_its_data(tmp_path: Path) -> None:
         server_pid = int(owner.stdout.readline())
         owner.kill()  # kill -9: no cleanup code runs in the owner
         owner.wait()
-        _wait_until(lambda: not _alive(server_pid))
+        assert wait_for_exit(server_pid, timeout=20), "the server outlived its owner"
     finally:
         owner.kill()
         owner.wait()
@@ -87,15 +83,20 @@ def test_server_dies_with_its_owner_and_keeps_its_data(tmp_path: Path) -> None:
         assert redis.Redis.from_url(server.url).get("written") == b"before the crash"
 
 
+@pytest.mark.timeout(60)
 def test_an_orphaned_server_is_stopped_and_its_data_kept(tmp_path: Path) -> None:
     with EmbeddedRedis(tmp_path) as server:
         redis.Redis.from_url(server.url).set("k", "kept")
         config = server.directory / "redis.conf"
     # A server left running by an owner that is gone (no lock held).
-    orphan = subprocess.Popen([redis_server_binary(), str(config)], start_new_session=True)
+    orphan = subprocess.Popen(
+        [redis_server_binary(), str(config), "--logfile", ""],  # log to stdout
+        stdout=subprocess.PIPE, text=True, start_new_session=True,
+    )
     try:
-        client = redis.Redis.from_url(socket_url(tmp_path))
-        _wait_until(lambda: _pings(client))
+        for line in orphan.stdout:  # wait for the server to say it is ready
+            if "ready to accept connections" in line:
+                break
         with EmbeddedRedis(tmp_path) as server:
             assert orphan.poll() is not None, "the orphan should have been stopped"
             assert redis.Redis.from_url(server.url).get("k") == b"kept"
@@ -111,13 +112,6 @@ def test_a_stale_socket_file_does_not_block_a_start(tmp_path: Path) -> None:
     socket_path.write_text("stale")
     with EmbeddedRedis(tmp_path) as server:
         assert redis.Redis.from_url(server.url).ping()
-
-
-def _pings(client: redis.Redis) -> bool:
-    try:
-        return bool(client.ping())
-    except (redis.ConnectionError, OSError):
-        return False
 
 
 def test_stop_leaves_no_process(tmp_path: Path) -> None:

@@ -11,11 +11,8 @@ from whoosh import index as whoosh_index
 from indexer.builder import IndexBuilder, IndexBusy
 from indexer.graph import LinkGraph, pagerank
 from indexer.store import PageStore
+from tests.items import page
 
-
-def page(url: str, title: str, text: str = "", links: list[tuple[str, str]] = (), **extra: Any) -> dict:
-    return {"type": "page", "url": url, "title": title, "text": text,
-            "links": [list(link) for link in links], **extra}
 
 
 def docs(data: Path) -> dict[str, dict]:

@@ -11,12 +11,10 @@ import pytest
 
 from indexer.builder import IndexBuilder
 from search.engine import SearchEngine, SearchError
+from tests.items import page
 
 ROOT = Path(__file__).parents[2]
 
-
-def page(url: str, title: str, text: str = "", links=()) -> dict:
-    return {"type": "page", "url": url, "title": title, "text": text, "links": [list(l) for l in links]}
 
 
 @pytest.fixture

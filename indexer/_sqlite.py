@@ -1,0 +1,22 @@
+"""Opening the indexer's SQLite databases: one writer, many readers."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+
+def connect(path: Path, schema: str, readonly: bool = False) -> sqlite3.Connection:
+    """A connection to ``path``: read-only for search, or the writer's.
+
+    The writer's database runs in WAL mode, so readers (search, while the
+    indexer works) never wait for it and never see half a commit.
+    """
+    if readonly:
+        return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.executescript(schema)
+    return db
