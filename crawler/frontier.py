@@ -41,7 +41,7 @@ from scrapy import Request, signals
 from scrapy_redis.scheduler import Scheduler as _RedisScheduler
 
 from crawler.embedded import EmbeddedRedis
-from crawler.urls import fingerprint
+from crawler.urls import UrlPolicy
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -102,11 +102,11 @@ _KEPT_META = (
 )
 
 
-def connect(settings: BaseSettings) -> tuple[redis.Redis, EmbeddedRedis | None]:
+def connect(settings: BaseSettings) -> tuple[redis.Redis, str, EmbeddedRedis | None]:
     """A client for ``REDIS_URL``, or for a freshly started embedded server.
 
-    The second value is the embedded server the caller now owns (and must
-    stop), or None for a shared server.
+    Also returns the URL, and the embedded server the caller now owns (and
+    must stop), or None for a shared server.
     """
     url = settings.get("REDIS_URL")
     server = None
@@ -120,7 +120,7 @@ def connect(settings: BaseSettings) -> tuple[redis.Redis, EmbeddedRedis | None]:
         if server is not None:
             server.stop()
         raise RuntimeError(f"cannot reach Redis at {url}: {exc}") from exc
-    return client, server
+    return client, url, server
 
 
 def encode_request(request: Request) -> bytes:
@@ -188,9 +188,11 @@ class Frontier:
         seen_key: str = "%(spider)s:dupefilter",
         items_key: str = "%(spider)s:items",
         embedded: EmbeddedRedis | None = None,
+        url: str = "",
     ) -> None:
         self.client = client
         self.embedded = embedded
+        self.url = url  # how other processes (the indexer) reach this Redis
         self.name = name
         self.queue_key = queue_key % {"spider": name}
         self.seen_key = seen_key % {"spider": name}
@@ -207,7 +209,7 @@ class Frontier:
         frontier = getattr(crawler, "_lantern_frontier", None)
         if frontier is None:
             settings = crawler.settings
-            client, server = connect(settings)
+            client, url, server = connect(settings)
             frontier = cls(
                 client,
                 name=name,
@@ -215,6 +217,7 @@ class Frontier:
                 seen_key=settings.get("SCHEDULER_DUPEFILTER_KEY", "%(spider)s:dupefilter"),
                 items_key=settings.get("REDIS_ITEMS_KEY", "%(spider)s:items"),
                 embedded=server,
+                url=url,
             )
             if server is not None:
                 # After every component has closed (pipelines still write
@@ -224,19 +227,6 @@ class Frontier:
                 atexit.register(server.stop)
             crawler._lantern_frontier = frontier  # type: ignore[attr-defined]
         return frontier
-
-    @property
-    def url(self) -> str:
-        """How other processes reach this frontier's Redis."""
-        if self.embedded is not None:
-            return self.embedded.url
-        kwargs = self.client.connection_pool.connection_kwargs
-        if "path" in kwargs:
-            return f"unix://{kwargs['path']}?db={kwargs.get('db', 0)}"
-        auth = ""
-        if kwargs.get("password"):
-            auth = f"{kwargs.get('username') or ''}:{kwargs['password']}@"
-        return f"redis://{auth}{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}/{kwargs.get('db', 0)}"
 
     def push(self, entries: Sequence[tuple[bytes, int, bytes]]) -> int:
         """Queue ``(fingerprint, depth, data)`` entries whose fingerprint is new.
@@ -317,6 +307,7 @@ class Scheduler(_RedisScheduler):
         pop_batch: int = 8,
         local_seen_max: int = 2_000_000,
         stats: Any = None,
+        policy: UrlPolicy | None = None,
     ) -> None:
         super().__init__(
             server=frontier.client,
@@ -327,6 +318,7 @@ class Scheduler(_RedisScheduler):
         )
         self.frontier = frontier
         self.stats = stats
+        self.policy = policy or UrlPolicy()
         self.pop_batch = max(1, pop_batch)
         self.local_seen_max = local_seen_max
         self._local_seen: set[bytes] = set()
@@ -343,6 +335,7 @@ class Scheduler(_RedisScheduler):
             pop_batch=settings.getint("FRONTIER_POP_BATCH", 8),
             local_seen_max=settings.getint("FRONTIER_LOCAL_SEEN_MAX", 2_000_000),
             stats=crawler.stats,
+            policy=UrlPolicy.from_settings(settings),
         )
 
     def __len__(self) -> int:
@@ -378,7 +371,7 @@ class Scheduler(_RedisScheduler):
     def enqueue_request(self, request: Request) -> bool:
         fp = b""
         if not request.dont_filter:
-            fp = fingerprint(request.url)
+            fp = self.policy.fingerprint(request.url)
             if fp in self._local_seen:
                 self._inc("frontier/duplicate/local")
                 return False

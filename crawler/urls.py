@@ -369,6 +369,15 @@ class UrlPolicy:
         """
         return self._cached(url, base)  # type: ignore[attr-defined,no-any-return]
 
+    def fingerprint(self, url: str) -> bytes:
+        """MD5 of the canonical form under this policy (16 bytes).
+
+        >>> UrlPolicy(strip_tracking=False).fingerprint("http://a.com/?utm_source=x") == (
+        ...     fingerprint("http://a.com/?utm_source=x"))
+        False
+        """
+        return hashlib.md5(self.canonicalize(url).encode("utf-8"), usedforsecurity=False).digest()
+
     def _canonicalize(self, url: str, base: str | None = None) -> str:
         """The uncached implementation behind :meth:`canonicalize`."""
         parts = _split(url)
@@ -632,7 +641,7 @@ def fingerprint(url: str) -> bytes:
     >>> fingerprint("http://A.com:80/") == fingerprint("http://a.com")
     True
     """
-    return hashlib.md5(canonicalize(url).encode("utf-8"), usedforsecurity=False).digest()
+    return _DEFAULT_POLICY.fingerprint(url)
 
 
 def trap_reason(url: str) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -84,6 +85,7 @@ class WebSpider(Spider):
             raise UsageError(str(exc)) from None
         self.policy = UrlPolicy()
         self.traps = TrapRules()
+        self._trap_reason = self.traps.reason
         self.seeds: list[str] = []
         self.frontier: Frontier | None = None
         self._followed: set[str] = set()
@@ -97,6 +99,8 @@ class WebSpider(Spider):
         settings = crawler.settings
         spider.policy = UrlPolicy.from_settings(settings)
         spider.traps = TrapRules.from_settings(settings)
+        # Navigation links repeat on every page of a site: check each once.
+        spider._trap_reason = lru_cache(maxsize=65536)(spider.traps.reason)
         spider.seeds = read_seeds(spider._seeds_arg, spider._seeds_file, spider.policy)
         spider._followed_max = settings.getint("FRONTIER_LOCAL_SEEN_MAX", 2_000_000)
         crawler.signals.connect(spider._opened, signal=signals.spider_opened)
@@ -177,7 +181,7 @@ class WebSpider(Spider):
             links = [
                 [link.url, link.text]
                 for link in page.links
-                if not link.nofollow and self.traps.reason(link.url) is None
+                if not link.nofollow and self._trap_reason(link.url) is None
             ]
         return {
             "type": "page",
@@ -209,7 +213,7 @@ class WebSpider(Spider):
                 if url not in self.scope:
                     stats.inc_value("links/out_of_scope")
                     continue
-            reason = self.traps.reason(url)
+            reason = self._trap_reason(url)
             if reason is not None:
                 self._refuse(url, reason)
                 continue
