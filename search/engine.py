@@ -47,6 +47,8 @@ class Result:
     pagerank: float
     host: str
     crawled: bool = True
+    # Results from the same host left off this page ("more from this site").
+    more_from_host: int = 0
     explain: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
@@ -63,13 +65,18 @@ class Results:
     results: list[Result]
     page: int = 1
     seconds: float = 0.0
+    # "Did you mean": a respelling of the query from the index's vocabulary.
+    suggestion: str | None = None
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "query": self.query,
             "total": self.total,
             "results": [result.to_json(explain) for result in self.results],
         }
+        if self.suggestion:
+            data["suggestion"] = self.suggestion
+        return data
 
 
 class SearchEngine:

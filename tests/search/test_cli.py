@@ -48,7 +48,8 @@ def test_json_output_has_the_documented_shape(data: Path) -> None:
     assert set(out) == {"query", "total", "results"}
     assert out["query"] == "json encoder" and out["total"] >= 1
     first = out["results"][0]
-    assert set(first) == {"url", "title", "snippet", "score", "pagerank", "host", "crawled"}
+    assert set(first) == {"url", "title", "snippet", "score", "pagerank", "host", "crawled",
+                          "more_from_host"}
     assert first["url"] == "http://docs.test/json.html"
     assert first["host"] == "docs.test"
     assert "**json**" in first["snippet"]
