@@ -21,7 +21,8 @@ from urllib.parse import urlsplit
 import redis
 
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
-from crawler.frontier import Frontier, encode_request
+from crawler.frontier import QUEUED, Frontier, encode_request
+from crawler.middlewares import site_of
 from crawler.urls import fingerprint, canonicalize
 from scrapy import Request
 
@@ -59,10 +60,10 @@ def seed(frontier: Frontier, urls: list[str]) -> int:
         if not canonical.startswith(("http://", "https://")):
             raise ValueError(f"only http and https URLs can be seeds: {url}")
         request = Request(canonical, meta={"depth": 0, "seed": True})
-        entries.append((fingerprint(canonical), 0, encode_request(request)))
+        entries.append((fingerprint(canonical), 0, encode_request(request), site_of(canonical)))
         hosts.append(urlsplit(canonical).hostname or "")
     frontier.add_scope(hosts)
-    return frontier.push(entries)
+    return frontier.push(entries).count(QUEUED)
 
 
 def status(frontier: Frontier) -> str:

@@ -225,6 +225,9 @@ class EmbeddedRedis:
             "appendonly yes\n"
             "appendfsync everysec\n"
             'save ""\n'
+            "# The exact seen-URL set keeps 64-bit integers in 65,536 sets: as\n"
+            "# packed arrays up to this size (8 bytes a URL, ~250M URLs).\n"
+            "set-max-intset-entries 4096\n"
         )
         self._process = subprocess.Popen(
             [redis_server_binary(), str(config)],

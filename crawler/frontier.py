@@ -41,6 +41,8 @@ from scrapy import Request, signals
 from scrapy_redis.scheduler import Scheduler as _RedisScheduler
 
 from crawler.embedded import EmbeddedRedis
+from crawler.middlewares import site_of
+from crawler.seen import BloomSeen, ExactSeen, SeenSet, seen_set
 from crawler.urls import UrlPolicy
 
 if TYPE_CHECKING:
@@ -52,18 +54,66 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["Frontier", "Scheduler", "encode_request", "decode_request", "connect"]
 
+# ARGV: seen-set key prefix, queue key prefix, depth index key, per-site
+# budget (0: none), budget hash key, seen counter key; then per request:
+# seen-set arguments a and b (a == '': do not filter), depth, data, site.
+# Returns a status per request: 1 queued, 0 seen before, 2 over its site's budget.
 _PUSH = """
-local added = 0
-for i = 2, #ARGV, 3 do
-  local fp = ARGV[i]
-  if fp == '' or redis.call('SADD', KEYS[1], fp) == 1 then
-    local depth = ARGV[i + 1]
-    redis.call('RPUSH', ARGV[1] .. depth, ARGV[i + 2])
-    redis.call('ZADD', KEYS[2], depth, depth)
-    added = added + 1
+local prefix, queue, depths = ARGV[1], ARGV[2], ARGV[3]
+local budget, budgets, counter = tonumber(ARGV[4]), ARGV[5], ARGV[6]
+local out = {}
+for i = 7, #ARGV, 5 do
+  local a, b = ARGV[i], ARGV[i + 1]
+  local status = 1
+  if a ~= '' then
+    if TEST_AND_SET then redis.call('INCR', counter) else status = 0 end
+  end
+  if status == 1 and budget > 0 and redis.call('HINCRBY', budgets, ARGV[i + 4], 1) > budget then
+    status = 2
+  end
+  if status == 1 then
+    local depth = ARGV[i + 2]
+    redis.call('RPUSH', queue .. depth, ARGV[i + 3])
+    redis.call('ZADD', depths, depth, depth)
+  end
+  out[#out + 1] = status
+end
+return out
+"""
+
+# KEYS: content hash (fingerprint -> first URL), simhash hash (simhash ->
+# URL); ARGV: fingerprint, URL, simhash (16 hex digits, or ''), largest
+# distance, block key prefix, then the simhash's block key suffixes.
+# Returns the first URL with the same or nearly the same content, or false.
+_CONTENT = """
+local first = redis.call('HGET', KEYS[1], ARGV[1])
+if first then
+  if first == ARGV[2] then return false end
+  return first
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local h = ARGV[3]
+if h == '' then return false end
+local limit = tonumber(ARGV[4])
+local hi, lo = tonumber(string.sub(h, 1, 8), 16), tonumber(string.sub(h, 9, 16), 16)
+local function ones(x)
+  local n = 0
+  while x ~= 0 do x = bit.band(x, x - 1); n = n + 1 end
+  return n
+end
+for i = 6, #ARGV do
+  for _, other in ipairs(redis.call('SMEMBERS', ARGV[5] .. ARGV[i])) do
+    local ohi = tonumber(string.sub(other, 1, 8), 16)
+    local olo = tonumber(string.sub(other, 9, 16), 16)
+    if ones(bit.bxor(hi, ohi)) + ones(bit.bxor(lo, olo)) <= limit then
+      local url = redis.call('HGET', KEYS[2], other)
+      if url and url ~= ARGV[2] then return url end
+    end
   end
 end
-return added
+for i = 6, #ARGV do redis.call('SADD', ARGV[5] .. ARGV[i], h) end
+redis.call('HSET', KEYS[2], h, ARGV[2])
+return false
 """
 
 _POP = """
@@ -189,6 +239,9 @@ class Frontier:
         items_key: str = "%(spider)s:items",
         embedded: EmbeddedRedis | None = None,
         url: str = "",
+        seen: SeenSet | None = None,
+        site_budget: int = 0,
+        near_distance: int = 3,
     ) -> None:
         self.client = client
         self.embedded = embedded
@@ -198,10 +251,47 @@ class Frontier:
         self.seen_key = seen_key % {"spider": name}
         self.items_key = items_key % {"spider": name}
         self.content_key = f"{name}:content"
+        self.simhash_key = f"{name}:simhash"
         self.scope_key = f"{name}:scope"
-        self._push = client.register_script(_PUSH)
+        self.budget_key = f"{name}:budget:sites"
+        self.site_budget = site_budget
+        self.near_distance = near_distance
+        self.seen = self._agree_on(seen or ExactSeen())
+        self._push = client.register_script(
+            _PUSH.replace("TEST_AND_SET", self.seen.lua_test_and_set)
+        )
         self._pop = client.register_script(_POP)
         self._count = client.register_script(_COUNT)
+        self._content = client.register_script(_CONTENT)
+
+    def _agree_on(self, seen: SeenSet) -> SeenSet:
+        """Every node of a crawl must encode the seen set the same way.
+
+        The first node records its encoding in Redis; later nodes (and later
+        runs) use the recorded one, and say so when their settings differ.
+        """
+        key = f"{self.seen_key}:encoding"
+        self.client.hsetnx(key, "mode", seen.mode)
+        for field, value in seen.describe().items():
+            self.client.hsetnx(key, field, value)
+        recorded = {k.decode(): v.decode() for k, v in self.client.hgetall(key).items()}
+        if recorded != seen.describe():
+            logger.warning(
+                "This crawl's seen-URL set was created as %s; keeping it (settings say %s)",
+                recorded, seen.describe(),
+            )
+            seen = seen_set(
+                recorded["mode"],
+                int(recorded.get("capacity", 0) or 1),
+                float(recorded.get("error_rate", 0.001)),
+            )
+        if isinstance(seen, BloomSeen):
+            # Allocate each bitmap in full once: growing one by SETBIT costs more.
+            for shard in range(seen.shards):
+                shard_key = f"{self.seen_key}:{shard}"
+                if not self.client.exists(shard_key):
+                    self.client.setbit(shard_key, seen.shard_bits - 1, 0)
+        return seen
 
     @classmethod
     def for_crawler(cls, crawler: Crawler, name: str = "web") -> Frontier:
@@ -218,6 +308,13 @@ class Frontier:
                 items_key=settings.get("REDIS_ITEMS_KEY", "%(spider)s:items"),
                 embedded=server,
                 url=url,
+                seen=seen_set(
+                    settings.get("FRONTIER_DEDUP", "exact"),
+                    settings.getint("FRONTIER_BLOOM_CAPACITY", 100_000_000),
+                    settings.getfloat("FRONTIER_BLOOM_ERROR_RATE", 0.001),
+                ),
+                site_budget=settings.getint("TRAPS_MAX_PAGES_PER_SITE", 0),
+                near_distance=settings.getint("TRAPS_NEAR_DUPLICATE_BITS", 3),
             )
             if server is not None:
                 # After every component has closed (pipelines still write
@@ -228,18 +325,22 @@ class Frontier:
             crawler._lantern_frontier = frontier  # type: ignore[attr-defined]
         return frontier
 
-    def push(self, entries: Sequence[tuple[bytes, int, bytes]]) -> int:
-        """Queue ``(fingerprint, depth, data)`` entries whose fingerprint is new.
+    def push(self, entries: Sequence[tuple[bytes, int, bytes, str]]) -> list[int]:
+        """Queue ``(fingerprint, depth, data, site)`` entries whose fingerprint is new.
 
         An empty fingerprint queues unconditionally (``dont_filter``). Returns
-        how many were queued.
+        a status per entry: :data:`QUEUED`, :data:`SEEN` or :data:`OVER_BUDGET`.
         """
         if not entries:
-            return 0
-        args: list[bytes | int | str] = [self.queue_key + ":"]
-        for fp, depth, data in entries:
-            args.extend((fp, depth, data))
-        return int(self._push(keys=[self.seen_key, self.queue_key], args=args))
+            return []
+        args: list[bytes | int | str] = [
+            self.seen_key + ":", self.queue_key + ":", self.queue_key,
+            self.site_budget, self.budget_key, f"{self.seen_key}:count",
+        ]
+        for fp, depth, data, site in entries:
+            a, b = self.seen.args(fp) if fp else ("", "")
+            args.extend((a, b, depth, data, site))
+        return [int(status) for status in self._push(args=args)]
 
     def pop(self, count: int) -> list[bytes]:
         """Take up to ``count`` requests, lowest depth first."""
@@ -258,18 +359,20 @@ class Frontier:
         return int(self._count(keys=[self.queue_key], args=[self.queue_key + ":"]))
 
     def seen_count(self) -> int:
-        return int(self.client.scard(self.seen_key))
+        """URLs ever queued (exactly so in exact mode; in bloom mode, less false positives)."""
+        return int(self.client.get(f"{self.seen_key}:count") or 0)
 
-    def content_seen(self, digest: bytes, url: str) -> str | None:
-        """Record that ``url`` has this content; return the first URL that had it."""
-        pipe = self.client.pipeline(transaction=True)
-        pipe.hsetnx(self.content_key, digest, url)
-        pipe.hget(self.content_key, digest)
-        created, first = pipe.execute()
-        if created or first is None:
-            return None
-        first_url = first.decode()
-        return None if first_url == url else first_url
+    def content_seen(self, digest: bytes, url: str, near: int | None = None) -> str | None:
+        """Record ``url``'s content; return the first other URL with the same,
+        or (given its SimHash ``near``) nearly the same content."""
+        args: list[bytes | str | int] = [digest, url]
+        if near is not None and self.near_distance > 0:
+            args += [f"{near:016x}", self.near_distance, f"{self.simhash_key}:"]
+            args += _simhash_blocks(near, self.near_distance)
+        else:
+            args += ["", 0, ""]
+        first = self._content(keys=[self.content_key, f"{self.simhash_key}:urls"], args=args)
+        return first.decode() if first else None
 
     def add_scope(self, hosts: Iterable[str]) -> None:
         hosts = list(hosts)
@@ -286,8 +389,30 @@ class Frontier:
         """Delete every key of this crawl; returns how many were deleted."""
         keys = self.keys()
         for start in range(0, len(keys), 1000):
-            self.client.delete(*keys[start : start + 1000])
+            self.client.unlink(*keys[start : start + 1000])
         return len(keys)
+
+
+QUEUED, SEEN, OVER_BUDGET = 1, 0, 2
+
+
+def _simhash_blocks(value: int, distance: int) -> list[str]:
+    """Key suffixes of the ``distance + 1`` bit blocks of a 64-bit SimHash.
+
+    Two hashes at most ``distance`` bits apart agree on at least one whole
+    block (pigeonhole), so looking up each block finds every candidate.
+
+    >>> _simhash_blocks(0xFFFF_0000_FFFF_0000, 3)
+    ['0:ffff', '1:0', '2:ffff', '3:0']
+    """
+    blocks = distance + 1
+    width = -(-64 // blocks)
+    suffixes = []
+    for index in range(blocks):
+        shift = max(0, 64 - width * (index + 1))
+        bits = min(width, 64 - width * index)
+        suffixes.append(f"{index}:{(value >> shift) & ((1 << bits) - 1):x}")
+    return suffixes
 
 
 class Scheduler(_RedisScheduler):
@@ -322,8 +447,9 @@ class Scheduler(_RedisScheduler):
         self.pop_batch = max(1, pop_batch)
         self.local_seen_max = local_seen_max
         self._local_seen: set[bytes] = set()
-        self._pending: list[tuple[bytes, int, bytes]] = []
+        self._pending: list[tuple[bytes, int, bytes, str]] = []
         self._taken: deque[bytes] = deque()
+        self._over_budget_logged: set[str] = set()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Scheduler:
@@ -363,10 +489,12 @@ class Scheduler(_RedisScheduler):
             self.flush()
 
     def flush(self) -> None:
+        """``SCHEDULER_FLUSH_ON_START``: forget the queue and the seen URLs."""
         self._local_seen.clear()
-        self.frontier.client.delete(self.frontier.seen_key)
-        for key in self.frontier.client.scan_iter(match=self.frontier.queue_key + "*"):
-            self.frontier.client.delete(key)
+        client = self.frontier.client
+        for prefix in (self.frontier.seen_key, self.frontier.queue_key):
+            for key in client.scan_iter(match=prefix + "*", count=1000):
+                client.unlink(key)
 
     def enqueue_request(self, request: Request) -> bool:
         fp = b""
@@ -378,7 +506,9 @@ class Scheduler(_RedisScheduler):
             if len(self._local_seen) >= self.local_seen_max:
                 self._local_seen.clear()
             self._local_seen.add(fp)
-        self._pending.append((fp, request.meta.get("depth", 0), encode_request(request)))
+        self._pending.append(
+            (fp, request.meta.get("depth", 0), encode_request(request), site_of(request.url))
+        )
         if len(self._pending) >= 256:
             self._flush_pending()
         return True
@@ -400,10 +530,19 @@ class Scheduler(_RedisScheduler):
         if not self._pending:
             return
         pending, self._pending = self._pending, []
-        added = self.frontier.push(pending)
-        self._inc("scheduler/enqueued/redis", added)
-        if len(pending) > added:
-            self._inc("frontier/duplicate/shared", len(pending) - added)
+        statuses = self.frontier.push(pending)
+        self._inc("scheduler/enqueued/redis", statuses.count(QUEUED))
+        self._inc("frontier/duplicate/shared", statuses.count(SEEN))
+        for (_, _, data, site), status in zip(pending, statuses):
+            if status == OVER_BUDGET:
+                self._inc("traps/site_budget")
+                if site not in self._over_budget_logged:
+                    self._over_budget_logged.add(site)
+                    logger.warning(
+                        "%s has used its budget of %d pages (TRAPS_MAX_PAGES_PER_SITE); "
+                        "its further URLs are counted and dropped, first one: %s",
+                        site, self.frontier.site_budget, json.loads(data)["u"],
+                    )
 
     def _inc(self, key: str, count: int = 1) -> None:
         if self.stats is not None and count:

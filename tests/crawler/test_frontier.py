@@ -8,7 +8,9 @@ import pytest
 import redis
 from scrapy import Request, Spider
 
-from crawler.frontier import Frontier, Scheduler, decode_request, encode_request
+from crawler.frontier import OVER_BUDGET, QUEUED, SEEN, Frontier, Scheduler, decode_request, encode_request
+from crawler.middlewares import site_of
+from crawler.seen import BloomSeen
 from crawler.urls import fingerprint
 
 
@@ -22,8 +24,8 @@ class _Spider(Spider):
         pass
 
 
-def _entry(url: str, depth: int) -> tuple[bytes, int, bytes]:
-    return fingerprint(url), depth, encode_request(Request(url, meta={"depth": depth}))
+def _entry(url: str, depth: int) -> tuple[bytes, int, bytes, str]:
+    return fingerprint(url), depth, encode_request(Request(url, meta={"depth": depth})), site_of(url)
 
 
 def _urls(datas: list[bytes]) -> list[str]:
@@ -53,9 +55,9 @@ def test_breadth_first_lowest_depth_first_then_fifo(redis_client: redis.Redis) -
 
 def test_a_url_is_queued_once_even_from_two_nodes(redis_client: redis.Redis) -> None:
     node_a, node_b = Frontier(redis_client), Frontier(redis_client)
-    assert node_a.push([_entry("http://a.test/x", 1)]) == 1
-    assert node_b.push([_entry("http://a.test/x", 3), _entry("http://a.test/y", 1)]) == 1
-    assert node_a.push([_entry("HTTP://A.TEST:80/x#frag", 1)]) == 0  # an alias of x
+    assert node_a.push([_entry("http://a.test/x", 1)]) == [QUEUED]
+    assert node_b.push([_entry("http://a.test/x", 3), _entry("http://a.test/y", 1)]) == [SEEN, QUEUED]
+    assert node_a.push([_entry("HTTP://A.TEST:80/x#frag", 1)]) == [SEEN]  # an alias of x
     assert _urls(node_b.pop(10)) == ["http://a.test/x", "http://a.test/y"]
     assert node_a.seen_count() == 2
 
@@ -66,7 +68,6 @@ def test_requests_are_stored_as_json_not_pickle(redis_client: redis.Redis) -> No
     (data,) = redis_client.lrange("web:requests:0", 0, -1)
     assert json.loads(data) == {"u": "http://a.test/%C3%A9?q=1", "d": 0}
     assert not data.startswith(b"\x80")  # pickle's opening byte
-    assert set(redis_client.smembers("web:dupefilter")) == {fingerprint("http://a.test/é?q=1")}
 
 
 def test_request_round_trip_keeps_what_the_crawl_needs() -> None:
@@ -131,3 +132,51 @@ def test_content_seen_names_the_first_url(redis_client: redis.Redis, digest: byt
     assert frontier.content_seen(digest, "http://a.test/first") is None
     assert frontier.content_seen(digest, "http://a.test/first") is None  # a refetch
     assert frontier.content_seen(digest, "http://a.test/copy") == "http://a.test/first"
+
+
+def test_exact_seen_set_is_stored_as_packed_integers(redis_client: redis.Redis) -> None:
+    frontier = Frontier(redis_client)
+    statuses = frontier.push([_entry(f"http://a.test/{n}", 1) for n in range(2000)])
+    assert statuses == [QUEUED] * 2000 and frontier.seen_count() == 2000
+    buckets = list(redis_client.scan_iter(match="web:dupefilter:????"))
+    assert len(buckets) > 1000  # spread over many small sets...
+    assert {redis_client.object("encoding", key) for key in buckets} == {b"intset"}  # ...of integers
+    assert frontier.push([_entry(f"http://a.test/{n}", 2) for n in range(2000)]) == [SEEN] * 2000
+
+
+def test_bloom_seen_set_has_its_false_positive_rate(redis_client: redis.Redis) -> None:
+    frontier = Frontier(redis_client, seen=BloomSeen(capacity=20_000, error_rate=0.01))
+    assert redis_client.strlen("web:dupefilter:0") == frontier.seen.shard_bits // 8  # allocated up front
+    batch = 2000
+    for start in range(0, 20_000, batch):
+        entries = [_entry(f"http://a.test/{n}", 1) for n in range(start, start + batch)]
+        assert frontier.push(entries).count(SEEN) < 0.03 * batch
+    again = frontier.push([_entry(f"http://a.test/{n}", 1) for n in range(0, 20_000, 10)])
+    assert again == [SEEN] * 2000  # no false negatives
+    fresh = frontier.push([_entry(f"http://b.test/{n}", 1) for n in range(2000)])
+    assert fresh.count(SEEN) / 2000 < 0.02  # about the configured 1%, once full
+
+
+def test_a_later_node_keeps_the_crawls_seen_set_encoding(redis_client: redis.Redis) -> None:
+    Frontier(redis_client).push([_entry("http://a.test/x", 1)])
+    later = Frontier(redis_client, seen=BloomSeen(capacity=1000))
+    assert later.seen.mode == "exact"
+    assert later.push([_entry("http://a.test/x", 1)]) == [SEEN]
+
+
+def test_a_site_over_its_page_budget_gets_no_more_requests(redis_client: redis.Redis) -> None:
+    frontier = Frontier(redis_client, site_budget=3)
+    statuses = frontier.push([_entry(f"http://a.test/{n}", 1) for n in range(5)])
+    assert statuses == [QUEUED, QUEUED, QUEUED, OVER_BUDGET, OVER_BUDGET]
+    assert frontier.push([_entry("http://b.test/", 1)]) == [QUEUED]  # budgets are per site
+    assert len(frontier) == 4
+
+
+def test_near_duplicate_content_names_the_first_page(redis_client: redis.Redis) -> None:
+    frontier = Frontier(redis_client, near_distance=3)
+    one, close, far = 0x0123_4567_89AB_CDEF, 0x0123_4567_89AB_CDEF ^ 0b101, 0xFEDC_BA98_7654_3210
+    assert frontier.content_seen(b"a" * 16, "http://a.test/1", near=one) is None
+    assert frontier.content_seen(b"b" * 16, "http://a.test/2", near=close) == "http://a.test/1"
+    assert frontier.content_seen(b"c" * 16, "http://a.test/3", near=far) is None
+    assert frontier.content_seen(b"a" * 16, "http://a.test/4", near=far) == "http://a.test/1"
+    assert frontier.content_seen(b"a" * 16, "http://a.test/1", near=one) is None  # a refetch
