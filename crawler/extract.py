@@ -13,7 +13,6 @@ page with fewer fields, never an exception; the caller counts what it skips.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ import lxml.html
 
 from crawler.urls import canonicalize
 
-__all__ = ["Link", "Page", "extract_html", "cjk_ratio", "content_fingerprint"]
+__all__ = ["Link", "Page", "extract_html", "cjk_ratio"]
 
 # Their text is never body content. (Not "head": libxml2's HTML4 parser puts
 # HTML5 elements that come before any body element, <main> included, there.)
@@ -72,37 +71,6 @@ class Page:
     lang: str = ""
     links: list[Link] = field(default_factory=list)
     robots: frozenset[str] = frozenset()
-
-
-# Parts of a text that change without the page changing (SEEDS.md item 6):
-# numbers (dates, times, counters) and the names of months and days.
-_VOLATILE = re.compile(
-    r"\d+|\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
-    r"|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
-    r"|mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?"
-    r"|sat(?:urday)?|sun(?:day)?)\b",
-    re.IGNORECASE,
-)
-
-
-def content_fingerprint(page: Page) -> bytes:
-    """MD5 of what a page says, markup, links and volatile parts left out.
-
-    Two URLs with this fingerprint show the same content: the later one is a
-    duplicate, not indexed, its links not followed. Leaving dates and
-    counters out catches pages that differ only by them, such as the empty
-    months of an endless archive calendar.
-
-    >>> def page(title, text): return Page("http://a.test/", title=title, text=text)
-    >>> a = page("Archive: March 2001", "Mon Tue 1 2 3 No stories in March 2001.")
-    >>> b = page("Archive: April 2001", "Mon Tue 1 2 3 4 No stories in April 2001.")
-    >>> content_fingerprint(a) == content_fingerprint(b)
-    True
-    >>> content_fingerprint(a) == content_fingerprint(page("Archive", "A story."))
-    False
-    """
-    text = _VOLATILE.sub(" ", f"{page.title}\n{page.text}").casefold()
-    return hashlib.md5(" ".join(text.split()).encode()).digest()
 
 
 def _clean(text: str) -> str:

@@ -11,6 +11,7 @@ politeness ones with ``-s``.
 BOT_NAME = "lantern"
 SPIDER_MODULES = ["crawler.spiders"]
 NEWSPIDER_MODULE = "crawler.spiders"
+COMMANDS_MODULE = "crawler.commands"
 
 # --- Where the crawl keeps its state ---------------------------------------
 
@@ -51,6 +52,12 @@ REDIS_ITEMS_KEY = "%(spider)s:items"
 # Requests taken from Redis per round trip. Larger saves round trips; smaller
 # keeps several nodes' breadth-first order closer.
 FRONTIER_POP_BATCH = 8
+# The visited-URL set: "exact" (about 9 bytes a URL at 10M URLs) or
+# "bloom" (about 1.8 bytes a URL, sized for FRONTIER_BLOOM_CAPACITY URLs,
+# with that share of new URLs mistaken for seen and never crawled).
+FRONTIER_DEDUP = "exact"
+FRONTIER_BLOOM_CAPACITY = 100_000_000
+FRONTIER_BLOOM_ERROR_RATE = 0.001
 # Fingerprints remembered by each process so that links it has already
 # queued cost no Redis round trip. About 100 bytes each; the set is cleared
 # (not the Redis one) when it reaches this size.
@@ -111,6 +118,20 @@ TRAPS_MAX_SEGMENTS = 20
 TRAPS_CALENDAR_YEARS_AHEAD = 3
 TRAPS_CALENDAR_YEARS_BACK = 30
 TRAPS_MAX_PARAM_REPEATS = 5  # one query parameter repeated more often
+# Requests per site (0: no limit), shared by all nodes of a crawl.
+TRAPS_MAX_PAGES_PER_SITE = 0
+# Requests per URL pattern (digits and query values masked), per crawl
+# process: bounds the traps no rule foresaw (page counters, filter
+# combinations). Large, because a news site's articles may share a pattern.
+TRAPS_MAX_PAGES_PER_PATTERN = 5000
+# Pages whose text SimHashes are at most this many bits apart (of 64) are
+# near duplicates: only the first is indexed and followed. 0: exact only.
+TRAPS_NEAR_DUPLICATE_BITS = 3
+# Never fetched: host names (with subdomains), URL regexes, and a file of
+# both (one a line: a host, or "re:" and a regex).
+TRAPS_BLACKLIST_HOSTS: list[str] = []
+TRAPS_BLACKLIST_URLS: list[str] = []
+TRAPS_BLACKLIST_FILE = None
 
 # --- Indexing during the crawl ---------------------------------------------------
 

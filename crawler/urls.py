@@ -49,6 +49,7 @@ __all__ = [
     "canonicalize",
     "fingerprint",
     "trap_reason",
+    "url_pattern",
 ]
 
 
@@ -652,3 +653,24 @@ def trap_reason(url: str) -> str | None:
     'too_many_segments'
     """
     return _DEFAULT_TRAPS.reason(canonicalize(url))
+
+
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def url_pattern(url: str) -> str:
+    """The shape of a (canonical) URL: digit runs in the path and every query
+    value masked, so that the pages a calendar or a page counter generates
+    share one pattern, which a budget can then bound.
+
+    >>> url_pattern("http://a.com/calendar/2024/06/?view=month&sid=3")
+    'http://a.com/calendar/N/N/?view=*&sid=*'
+    >>> url_pattern("http://a.com/docs/json.html")
+    'http://a.com/docs/json.html'
+    """
+    scheme, authority, path, query, _ = _split(url)
+    shape = f"{scheme}://{authority}{_DIGITS.sub('N', path)}"
+    if query:
+        shape += "?" + "&".join(param.partition("=")[0] + "=*" for param in query.split("&"))
+    return shape
+

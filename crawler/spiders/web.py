@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,10 +25,13 @@ from scrapy.http import Response, TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
-from crawler.extract import Page, content_fingerprint, extract_html
+from crawler.extract import Page, extract_html
+from crawler.fingerprints import content_fingerprint, simhash
 from crawler.frontier import Frontier
 from crawler.middlewares import site_of
+from crawler.linkfilter import ALREADY_FOLLOWED, NOFOLLOW, OUT_OF_SCOPE, LinkFilter
 from crawler.scope import Scope
+from crawler.traps import Blacklist, PatternBudget
 from crawler.urls import TrapRules, UrlPolicy
 
 logger = logging.getLogger(__name__)
@@ -66,6 +68,22 @@ def read_seeds(seeds: str | None, seeds_file: str | None, policy: UrlPolicy) -> 
     return urls
 
 
+def check_arguments(
+    settings: Any, seeds: str | None = None, seeds_file: str | None = None,
+    scope: str = "host", **others: Any,
+) -> None:
+    """Raise UsageError for spider arguments the crawl cannot run with."""
+    unknown = sorted(others)
+    if unknown:
+        raise UsageError(f"unknown spider argument(s): {', '.join(unknown)}; "
+                         "the web spider takes seeds, seeds_file and scope")
+    try:
+        Scope(scope)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    read_seeds(seeds, seeds_file, UrlPolicy.from_settings(settings))
+
+
 class WebSpider(Spider):
     name = "web"
 
@@ -84,12 +102,9 @@ class WebSpider(Spider):
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         self.policy = UrlPolicy()
-        self.traps = TrapRules()
-        self._trap_reason = self.traps.reason
+        self.links = LinkFilter(self.scope, TrapRules(), Blacklist(), PatternBudget(0))
         self.seeds: list[str] = []
         self.frontier: Frontier | None = None
-        self._followed: set[str] = set()
-        self._followed_max = 2_000_000
         self._logged: set[tuple[str, str]] = set()
         self._scope_read = 0.0
 
@@ -98,11 +113,11 @@ class WebSpider(Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         settings = crawler.settings
         spider.policy = UrlPolicy.from_settings(settings)
-        spider.traps = TrapRules.from_settings(settings)
-        # Navigation links repeat on every page of a site: check each once.
-        spider._trap_reason = lru_cache(maxsize=65536)(spider.traps.reason)
+        try:
+            spider.links = LinkFilter.from_settings(settings, spider.scope)
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot use the blacklist: {exc}") from None
         spider.seeds = read_seeds(spider._seeds_arg, spider._seeds_file, spider.policy)
-        spider._followed_max = settings.getint("FRONTIER_LOCAL_SEEN_MAX", 2_000_000)
         crawler.signals.connect(spider._opened, signal=signals.spider_opened)
         return spider
 
@@ -157,9 +172,9 @@ class WebSpider(Spider):
         yield from self._follow(page, response)
 
     def _first_with_content(self, page: Page) -> str | None:
-        """The URL that first had this page's text, when it is not this one."""
+        """The URL that first had this page's text (or nearly), when not this one."""
         assert self.frontier is not None
-        return self.frontier.content_seen(content_fingerprint(page), page.url)
+        return self.frontier.content_seen(content_fingerprint(page), page.url, simhash(page))
 
     def _aliases(self, response: Response, url: str) -> list[str]:
         """URLs that led here through redirects: the index maps them to ``url``."""
@@ -181,7 +196,7 @@ class WebSpider(Spider):
             links = [
                 [link.url, link.text]
                 for link in page.links
-                if not link.nofollow and self._trap_reason(link.url) is None
+                if not link.nofollow and self.links.indexable(link.url)
             ]
         return {
             "type": "page",
@@ -200,39 +215,31 @@ class WebSpider(Spider):
         }
 
     def _follow(self, page: Page, response: Response) -> Iterator[Request]:
-        stats = self.crawler.stats
         for link in page.links:
-            url = link.url
-            if url in self._followed:
-                continue
-            if link.nofollow:
-                stats.inc_value("links/nofollow")
-                continue
-            if url not in self.scope:
-                self._refresh_scope(url)
-                if url not in self.scope:
-                    stats.inc_value("links/out_of_scope")
-                    continue
-            reason = self._trap_reason(url)
-            if reason is not None:
-                self._refuse(url, reason)
-                continue
-            if len(self._followed) >= self._followed_max:
-                self._followed.clear()
-            self._followed.add(url)
-            yield Request(url, errback=self.failed)
+            reason = self.links.verdict(link.url, link.nofollow)
+            if reason == OUT_OF_SCOPE and self._refresh_scope():
+                reason = self.links.verdict(link.url)
+            if reason is None:
+                yield Request(link.url, errback=self.failed)
+            elif reason in (NOFOLLOW, OUT_OF_SCOPE):
+                self.crawler.stats.inc_value(f"links/{reason}")
+            elif reason != ALREADY_FOLLOWED:
+                self._refuse(link.url, reason)
 
-    def _refresh_scope(self, url: str) -> None:
+    def _refresh_scope(self) -> bool:
         """Seeds pushed into a running crawl widen the scope of every node.
 
         The shared scope is reread at most every ``_SCOPE_REFRESH`` seconds,
-        so out-of-scope links cost no round trip each.
+        so out-of-scope links cost no round trip each. True if it grew.
         """
         assert self.frontier is not None
         now = time.monotonic()
-        if now - self._scope_read >= _SCOPE_REFRESH:
-            self._scope_read = now
-            self.scope.add(self.frontier.scope())
+        if now - self._scope_read < _SCOPE_REFRESH:
+            return False
+        self._scope_read = now
+        before = len(self.scope)
+        self.scope.add(self.frontier.scope())
+        return len(self.scope) > before
 
     def _refuse(self, url: str, reason: str) -> None:
         self.crawler.stats.inc_value(f"traps/{reason}")
@@ -240,7 +247,7 @@ class WebSpider(Spider):
         if (site, reason) not in self._logged:
             self._logged.add((site, reason))
             logger.info(
-                "Refusing a likely trap on %s (%s), first one: %s; further ones are counted only",
+                "Refusing URLs on %s (%s), first one: %s; further ones are counted only",
                 site,
                 reason,
                 url,

@@ -1,0 +1,94 @@
+"""Content fingerprints: is this page one the crawl has already seen? (pure)
+
+Two checks, both on what a page says rather than how it is marked up
+(SEEDS.md item 6):
+
+- :func:`content_fingerprint`, an MD5 of the text with its volatile parts
+  left out (numbers: dates, times, counters; month and day names), catches
+  exact copies and copies that differ only by a date or a visit counter;
+- :func:`simhash`, a 64-bit SimHash of the text's word 3-grams, catches near
+  copies: pages whose fingerprints differ in at most a few bits share almost
+  all their phrases (Charikar's sketch; Manku, Jain and Das Sarma used it
+  with 3 differing bits of 64 to find near-duplicate web pages).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import numpy as np
+
+from crawler.extract import Page
+
+__all__ = ["content_fingerprint", "simhash", "hamming", "SIMHASH_BITS"]
+
+SIMHASH_BITS = 64
+
+_VOLATILE = re.compile(
+    r"\d+|\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
+    r"|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+    r"|mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?"
+    r"|sat(?:urday)?|sun(?:day)?)\b",
+    re.IGNORECASE,
+)
+# Words of alphabetic scripts, and single CJK characters (no spaces there).
+_WORDS = re.compile(r"[^\W\d_]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]", re.UNICODE)
+_SHINGLE = 3
+
+
+def _stable_text(page: Page) -> str:
+    text = _VOLATILE.sub(" ", f"{page.title}\n{page.text}").casefold()
+    return " ".join(text.split())
+
+
+def content_fingerprint(page: Page) -> bytes:
+    """MD5 of what a page says, markup, links and volatile parts left out.
+
+    >>> def page(title, text): return Page("http://a.test/", title=title, text=text)
+    >>> a = page("Archive: March 2001", "Mon Tue 1 2 3 No stories in March 2001.")
+    >>> b = page("Archive: April 2001", "Mon Tue 1 2 3 4 No stories in April 2001.")
+    >>> content_fingerprint(a) == content_fingerprint(b)
+    True
+    >>> content_fingerprint(a) == content_fingerprint(page("Archive", "A story."))
+    False
+    """
+    return hashlib.md5(_stable_text(page).encode(), usedforsecurity=False).digest()
+
+
+def simhash(page: Page) -> int | None:
+    """The 64-bit SimHash of the page's word 3-grams; None for too little text.
+
+    Each 3-gram is hashed to 64 bits; bit i of the result is set when more
+    3-grams have bit i set than not. A page too short to have 3-grams has no
+    near duplicates worth finding (its exact fingerprint decides).
+
+    >>> from itertools import product
+    >>> def page(text): return Page("http://a.test/", text=text)
+    >>> text = " ".join(map("".join, product("abcdefghij", repeat=3)))  # 1000 words
+    >>> hamming(simhash(page(text)), simhash(page(text + " extra")))  # one more word
+    1
+    >>> hamming(simhash(page(text)), simhash(page(text[:2000])))  # the first half
+    17
+    >>> simhash(page("too short")) is None
+    True
+    """
+    words = _WORDS.findall(_stable_text(page))
+    if len(words) < _SHINGLE:
+        return None
+    shingles = {" ".join(words[i : i + _SHINGLE]) for i in range(len(words) - _SHINGLE + 1)}
+    digests = b"".join(
+        hashlib.blake2b(shingle.encode(), digest_size=8).digest() for shingle in shingles
+    )
+    bits = np.unpackbits(np.frombuffer(digests, dtype=np.uint8).reshape(-1, 8), axis=1)
+    majority = bits.sum(axis=0, dtype=np.int64) * 2 > len(shingles)
+    return int.from_bytes(np.packbits(majority).tobytes(), "big")
+
+
+def hamming(a: int, b: int) -> int:
+    """How many bits differ.
+
+    >>> hamming(0b1011, 0b0010)
+    2
+    """
+    return (a ^ b).bit_count()
