@@ -83,3 +83,20 @@ def test_reset_refuses_while_a_crawl_runs(tmp_path: Path) -> None:
         done = _cli("--data", str(tmp_path), "reset")
     assert done.returncode == 2
     assert "a crawl is running" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-a", "seeds=ftp://x.test/"], "bad seed URL 'ftp://x.test/': only http and https"),
+        (["-a", "seeds=http://a.test/", "-a", "scope=site"], "scope must be one of host, domain, any"),
+        (["-a", "seed=http://a.test/"], "unknown spider argument(s): seed"),
+    ],
+)
+def test_bad_crawl_arguments_are_one_line_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "scrapy", "crawl", "web", *args, "-s", f"DATA_DIR={tmp_path}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert f"error: {message}" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "redis").exists()  # nothing was started

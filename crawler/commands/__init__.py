@@ -1,0 +1,1 @@
+"""Scrapy commands of this project (``COMMANDS_MODULE``)."""
