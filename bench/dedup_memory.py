@@ -2,8 +2,10 @@
 
 Each encoding gets a fresh redis-server (the one the embedded frontier runs,
 without persistence) and N distinct URL fingerprints, inserted through the
-same Lua test-and-set the frontier uses; bytes per URL is the growth of
-Redis' ``used_memory`` divided by N. Baselines in the same run: scrapy-redis'
+same Lua test-and-set the frontier uses. Bytes per URL two ways: the growth
+of Redis' ``used_memory`` (which also counts a few hundred KB of Lua scratch
+memory from running the script, whatever N), and the memory of the seen-set
+keys themselves (``MEMORY USAGE``). Baselines in the same run: scrapy-redis'
 set of 40-character hex fingerprints, and a set of raw 16-byte digests.
 
     python -m bench.dedup_memory [N ...]      (default: 1000000 10000000)
@@ -56,6 +58,9 @@ def fingerprints(start: int, count: int) -> Iterator[bytes]:
 
 
 def _used(client: redis.Redis) -> int:
+    """Redis' used memory, without this client's input buffer (large EVAL
+    arguments leave one behind, which is not the data's)."""
+    client.connection_pool.disconnect()
     return int(client.info("memory")["used_memory"])
 
 
@@ -77,6 +82,13 @@ def _insert_encoded(client: redis.Redis, seen: ExactSeen | BloomSeen, n: int, st
     if len(batch) > 1:
         taken += int(script(args=batch))
     return taken
+
+
+def _keys_memory(client: redis.Redis) -> int:
+    pipe = client.pipeline(transaction=False)
+    for key in client.scan_iter(match="seen*", count=10_000):
+        pipe.memory_usage(key, samples=0)
+    return sum(size or 0 for size in pipe.execute())
 
 
 def _count_present(client: redis.Redis, bloom: BloomSeen, n: int, start: int) -> int:
@@ -111,7 +123,7 @@ def _insert_set(client: redis.Redis, n: int, encode) -> None:  # type: ignore[no
 
 def measure(n: int) -> list[str]:
     rows = []
-    results: dict[str, float] = {}
+    results: dict[str, tuple[float, float]] = {}
     for label, insert in (
         ("hex set (scrapy-redis)", lambda c: _insert_set(c, n, lambda fp: fp.hex() + fp[:4].hex())),
         ("16-byte digest set", lambda c: _insert_set(c, n, lambda fp: fp)),
@@ -120,20 +132,21 @@ def measure(n: int) -> list[str]:
         with bare_redis() as client:
             before = _used(client)
             insert(client)
-            results[label] = (_used(client) - before) / n
+            results[label] = ((_used(client) - before) / n, _keys_memory(client) / n)
     bloom = BloomSeen(capacity=n, error_rate=0.001)
     with bare_redis() as client:
         before = _used(client)
         for shard in range(bloom.shards):
             client.setbit(f"seen:{shard}", bloom.shard_bits - 1, 0)
         taken = _insert_encoded(client, bloom, n)
-        results["bloom 0.1% (this crawler)"] = (_used(client) - before) / n
+        results["bloom 0.1% (this crawler)"] = ((_used(client) - before) / n, _keys_memory(client) / n)
         probes = min(n, 1_000_000)
         false_positives = _count_present(client, bloom, probes, start=n)
-    baseline = results["hex set (scrapy-redis)"]
-    rows.append(f"dedup memory at {n:,} URLs (bytes per URL; ratio to scrapy-redis' hex set)")
-    for label, value in results.items():
-        rows.append(f"  {label:30s} {value:8.2f}   {value / baseline:6.3f}x")
+    baseline = results["hex set (scrapy-redis)"][0]
+    rows.append(f"dedup memory at {n:,} URLs, bytes per URL")
+    rows.append(f"  {'':30s} {'used_memory':>11s} {'keys':>8s} {'ratio':>8s}")
+    for label, (used, keys) in results.items():
+        rows.append(f"  {label:30s} {used:11.2f} {keys:8.2f} {used / baseline:7.3f}x")
     rows.append(
         f"  bloom false positives: {taken / n:.4%} of URLs while filling, "
         f"{false_positives / probes:.4%} of {probes:,} other URLs once full (target 0.1%)"

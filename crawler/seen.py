@@ -109,10 +109,15 @@ class BloomSeen:
         return max(1, round(self.bits / self.capacity * math.log(2)))
 
     def args(self, fp: bytes) -> tuple[str, str]:
-        """Shard (key suffix) and the k bit positions in it, by double hashing."""
-        h1 = int.from_bytes(fp[0:8], "big")
-        h2 = int.from_bytes(fp[8:16], "big") | 1
-        shard = h1 % self.shards
+        """Shard (key suffix) and the k bit positions in it, by double hashing.
+
+        The shard and the two hashes come from separate bits of the MD5: a
+        shard taken from the same bits as the positions would leave some
+        positions unused whenever the shard count divides the shard size.
+        """
+        shard = int.from_bytes(fp[0:4], "big") % self.shards
+        h1 = int.from_bytes(fp[4:10], "big")
+        h2 = int.from_bytes(fp[10:16], "big") | 1
         size = self.shard_bits
         positions = ",".join(str((h1 + i * h2) % size) for i in range(self.hashes))
         return str(shard), positions
