@@ -18,7 +18,7 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 def render(results: Results, explain: bool = False, color: bool = False) -> str:
     """Results as a person reads them in a terminal."""
     lines = []
-    first = (results.page - 1) * len(results.results) + 1 if results.results else 0
+    first = (results.page - 1) * results.per_page + 1
     if not results.results:
         lines.append(f"No results for {results.query!r}.")
     else:

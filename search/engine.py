@@ -64,6 +64,7 @@ class Results:
     total: int
     results: list[Result]
     page: int = 1
+    per_page: int = 10
     seconds: float = 0.0
     # "Did you mean": a respelling of the query from the index's vocabulary.
     suggestion: str | None = None
@@ -167,7 +168,7 @@ class SearchEngine:
                 self._result(hit, score, text_score, pr, nodes, bodies, explain)
                 for score, text_score, pr, hit in window
             ]
-        return Results(text, total, results, page, time.perf_counter() - started)
+        return Results(text, total, results, page, n, time.perf_counter() - started)
 
     def _result(
         self,

@@ -99,3 +99,9 @@ def test_title_beats_body_and_anchor_only_pages_are_found(data: Path) -> None:
         assert engine.search("json").results[0].url == "http://docs.test/json.html"
         assert engine.search("龙井").results[0].title == "西湖龙井茶"
         assert engine.search("site:zh.test 龙井").total == 1
+
+
+def test_later_pages_are_numbered_from_where_they_start(data: Path) -> None:
+    done = _search("--data", str(data), "-n", "1", "--page", "2", "csv", "OR", "json")
+    assert done.stdout.splitlines()[0].startswith("Results 2-2 of 2 for 'csv OR json'")
+    assert done.stdout.splitlines()[2].startswith(" 2. ")
