@@ -149,6 +149,8 @@ _KEPT_META = (
     "redirect_reasons",
     "retry_times",
     "seed",
+    "sitemap",
+    "handle_httpstatus_list",
 )
 
 

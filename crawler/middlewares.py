@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -9,7 +11,7 @@ if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
 
-__all__ = ["IdentityMiddleware", "SiteSlotMiddleware", "site_of"]
+__all__ = ["IdentityMiddleware", "SiteSlotMiddleware", "site_of", "retry_after_seconds"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -24,6 +26,26 @@ def site_of(url: str) -> str:
     scheme = parts.scheme.lower()
     port = parts.port or _DEFAULT_PORTS.get(scheme, 0)
     return f"{scheme}://{(parts.hostname or '').lower()}:{port}"
+
+
+def retry_after_seconds(value: bytes | str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` value: delta seconds or an HTTP date.
+
+    >>> retry_after_seconds(b"120"), retry_after_seconds("soon")
+    (120.0, None)
+    >>> retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0)
+    10.0
+    """
+    if not value:
+        return None
+    text = (value.decode("latin-1") if isinstance(value, bytes) else value).strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text).timestamp()
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
 
 
 class IdentityMiddleware:

@@ -77,6 +77,7 @@ __all__ = [
     "expiry_seconds",
     "looks_like_robots",
     "outcome",
+    "page_directives",
 ]
 
 # RFC 9309 2.5: a parsing limit must be at least 500 KiB; what follows is ignored.
@@ -801,3 +802,50 @@ def _http_date(value: str) -> float | None:
     if when.tzinfo is None:  # asctime and "-0000" carry no zone: they are GMT
         when = when.replace(tzinfo=timezone.utc)
     return when.timestamp()
+
+
+# --- Per page: robots META tags and X-Robots-Tag (SEEDS.md item 18) ---------------
+
+_PAGE_DIRECTIVES = frozenset(["index", "noindex", "follow", "nofollow", "noarchive", "all", "none"])
+
+
+def page_directives(
+    metas: Mapping[str, str], headers: Iterable[str], user_agent: str
+) -> frozenset[str]:
+    """What a page allows: a subset of ``noindex``, ``nofollow``, ``noarchive``.
+
+    ``metas`` maps the page's meta names (lower-case) to their contents;
+    those of ``<meta name="robots">`` and ``<meta name="BOTNAME">`` (our
+    product token) count. ``headers`` are the values of its
+    ``X-Robots-Tag`` headers, where a value may name one crawler
+    (``lanternbot: noindex``) and then applies to that crawler only. Values
+    are comma-separated and case-insensitive; ``all`` is index,follow and
+    ``none`` is noindex,nofollow. Unknown values are ignored; the defaults
+    are index,follow.
+
+    >>> sorted(page_directives({"robots": "NONE"}, [], "LanternBot/0.1"))
+    ['nofollow', 'noindex']
+    >>> sorted(page_directives({"lanternbot": "noindex", "otherbot": "nofollow"}, [], "LanternBot"))
+    ['noindex']
+    >>> sorted(page_directives({}, ["otherbot: noindex", "lanternbot: nofollow, noarchive"], "LanternBot"))
+    ['noarchive', 'nofollow']
+    """
+    token = _product_token(user_agent)
+    found: set[str] = set()
+    values = [content for name, content in metas.items() if name in ("robots", token)]
+    for header in headers:
+        name, colon, rest = header.partition(":")
+        name = name.strip().lower()
+        if colon and name not in _PAGE_DIRECTIVES and " " not in name:
+            if name == token:
+                values.append(rest)
+        else:
+            values.append(header)
+    for value in values:
+        for directive in value.lower().split(","):
+            directive = directive.strip()
+            if directive == "none":
+                found.update(("noindex", "nofollow"))
+            elif directive in ("noindex", "nofollow", "noarchive"):
+                found.add(directive)
+    return frozenset(found)

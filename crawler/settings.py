@@ -66,8 +66,28 @@ FRONTIER_LOCAL_SEEN_MAX = 2_000_000
 # --- Politeness (per site: scheme + host + port) ------------------------------
 
 ROBOTSTXT_OBEY = True
-# Randomized between 0.5x and 1.5x, as Scrapy does by default.
+# 401/403 for robots.txt: "disallow" the whole site (the seed's rule) or
+# "allow" everything (RFC 9309's rule for every 4xx).
+ROBOTS_4XX_POLICY = "disallow"
+# How long a site's robots.txt is trusted: its Cache-Control/Expires, at most
+# this (RFC 9309: no more than 24 hours).
+ROBOTS_CACHE_SECONDS = 86400
+# robots.txt unavailable (429, 5xx, network error): the site's requests wait
+# and it is fetched again after this delay, doubling, this many times.
+ROBOTS_RETRY_DELAY = 60.0
+ROBOTS_RETRY_TIMES = 6
+# A robots.txt Crawl-delay is honoured up to this many seconds.
+ROBOTS_CRAWL_DELAY_MAX = 30.0
+
+# Seconds between two requests to one site, at least: each gap is drawn
+# between this and 1.5 times this.
 DOWNLOAD_DELAY = 1.0
+# A site that answers slowly is asked less often: the delay is at least this
+# many times its recent response time (the backoff), up to POLITENESS_MAX_DELAY.
+POLITENESS_SLOWDOWN = 1.0
+POLITENESS_MAX_DELAY = 60.0
+# 429/503 with Retry-After pause the site, for at most this many seconds.
+POLITENESS_RETRY_AFTER_MAX = 3600.0
 CONCURRENT_REQUESTS = 32
 CONCURRENT_REQUESTS_PER_DOMAIN = 2
 AUTOTHROTTLE_ENABLED = False
@@ -87,8 +107,15 @@ DEPTH_LIMIT = 0
 DEPTH_STATS_VERBOSE = True
 
 DOWNLOADER_MIDDLEWARES = {
+    # Replaced: it reads 401/403/5xx as "allow all" and lets requests through
+    # while robots.txt downloads (see crawler/robots_middleware.py).
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "crawler.robots_middleware.RobotsMiddleware": 100,
     "crawler.middlewares.IdentityMiddleware": 450,
     "crawler.middlewares.SiteSlotMiddleware": 460,
+    # After RetryMiddleware (550) on the way in, so before it on the way out:
+    # it must see the 429/503 that Retry turns into a new request.
+    "crawler.politeness.PolitenessMiddleware": 580,
 }
 SPIDER_MIDDLEWARES = {}
 ITEM_PIPELINES = {

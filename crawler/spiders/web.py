@@ -18,18 +18,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import lxml.etree
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import UsageError
 from scrapy.http import Response, TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils._compression import _DecompressionMaxSizeExceeded
+from scrapy.utils.gz import gunzip
+from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
 from crawler.extract import Page, extract_html
 from crawler.fingerprints import content_fingerprint, simhash
 from crawler.frontier import Frontier
-from crawler.middlewares import site_of
 from crawler.linkfilter import ALREADY_FOLLOWED, NOFOLLOW, OUT_OF_SCOPE, LinkFilter
+from crawler.middlewares import site_of
+from crawler.robots import page_directives
 from crawler.scope import Scope
 from crawler.traps import Blacklist, PatternBudget
 from crawler.urls import TrapRules, UrlPolicy
@@ -38,6 +43,10 @@ logger = logging.getLogger(__name__)
 
 _HTML_TYPES = (b"text/html", b"application/xhtml+xml")
 _SCOPE_REFRESH = 30.0
+_MAX_SITEMAPS = 50
+_MAX_SITEMAP_URLS = 50_000  # the sitemaps protocol's own limit per file
+_MAX_SITEMAP_BYTES = 50 * 1024 * 1024
+_SITEMAP_META = {"sitemap": True, "handle_httpstatus_list": [404, 410]}
 
 
 def read_seeds(seeds: str | None, seeds_file: str | None, policy: UrlPolicy) -> list[str]:
@@ -103,6 +112,7 @@ class WebSpider(Spider):
             raise UsageError(str(exc)) from None
         self.policy = UrlPolicy()
         self.links = LinkFilter(self.scope, TrapRules(), Blacklist(), PatternBudget(0))
+        self.agent = "LanternBot"
         self.seeds: list[str] = []
         self.frontier: Frontier | None = None
         self._logged: set[tuple[str, str]] = set()
@@ -113,6 +123,7 @@ class WebSpider(Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         settings = crawler.settings
         spider.policy = UrlPolicy.from_settings(settings)
+        spider.agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT", "LanternBot")
         try:
             spider.links = LinkFilter.from_settings(settings, spider.scope)
         except (OSError, ValueError) as exc:
@@ -137,6 +148,54 @@ class WebSpider(Spider):
         for url in self.seeds:
             yield Request(url, meta={"seed": True}, errback=self.failed)
 
+    def sitemap_requests(self, site: str, declared: list[str]) -> list[Request]:
+        """Requests for a site's sitemaps: those its robots.txt names, else /sitemap.xml.
+
+        Called once per site, when its robots.txt is first read.
+        """
+        requests = []
+        for url in declared[:_MAX_SITEMAPS] or [f"{site}/sitemap.xml"]:
+            try:
+                url = self.policy.canonicalize(url)
+            except ValueError:
+                continue
+            requests.append(Request(url, callback=self.parse_sitemap, meta=_SITEMAP_META))
+        return requests
+
+    def parse_sitemap(self, response: Response) -> Iterator[Request]:
+        """Queue the in-scope URLs of a sitemap, or the sitemaps of a sitemap index."""
+        stats = self.crawler.stats
+        if response.status >= 400:
+            stats.inc_value("sitemap/missing")  # most sites have none
+            return
+        body = response.body
+        if body[:2] == b"\x1f\x8b":
+            try:
+                body = gunzip(body, max_size=_MAX_SITEMAP_BYTES)
+            except (OSError, ValueError, _DecompressionMaxSizeExceeded):
+                stats.inc_value("sitemap/invalid")
+                return
+        try:
+            sitemap = Sitemap(body)
+        except (ValueError, SyntaxError, lxml.etree.LxmlError):
+            stats.inc_value("sitemap/invalid")
+            return
+        site = site_of(response.url)
+        for count, entry in enumerate(sitemap):
+            if count >= _MAX_SITEMAP_URLS:
+                break
+            try:
+                url = self.policy.canonicalize(entry.get("loc", "").strip())
+            except ValueError:
+                continue
+            if sitemap.type == "sitemapindex":
+                if site_of(url) == site:
+                    yield Request(url, callback=self.parse_sitemap, meta=_SITEMAP_META)
+                continue
+            stats.inc_value("sitemap/urls")
+            if self.links.verdict(url) is None:
+                yield Request(url, errback=self.failed)
+
     def failed(self, failure: Failure) -> Iterator[dict[str, Any]]:
         """404/410: the URL must not live on as an anchor-only result."""
         if failure.check(HttpError) and failure.value.response.status in (404, 410):
@@ -155,9 +214,13 @@ class WebSpider(Spider):
         url = self.policy.canonicalize(response.url)
         page = extract_html(response.text, url, self.policy.canonicalize)
         aliases = self._aliases(response, url)
-        robots = page.robots
-        follow = not robots & {"nofollow", "none"}
-        if robots & {"noindex", "none"}:
+        directives = page_directives(
+            _metas(page),
+            [value.decode("latin-1") for value in response.headers.getlist(b"X-Robots-Tag")],
+            self.agent,
+        )
+        follow = "nofollow" not in directives
+        if "noindex" in directives:
             stats.inc_value("meta/noindex")
         else:
             first = self._first_with_content(page)
@@ -252,6 +315,12 @@ class WebSpider(Spider):
                 reason,
                 url,
             )
+
+
+def _metas(page: Page) -> dict[str, str]:
+    """The page's meta names and contents (older pages carry only robots)."""
+    metas = getattr(page, "meta", None)
+    return metas if metas is not None else {"robots": ",".join(page.robots)}
 
 
 def _is_html(response: TextResponse) -> bool:
