@@ -6,6 +6,7 @@ One literal site per robots.txt outcome, all crawled together by a real
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 import sys
 import threading
@@ -96,6 +97,30 @@ SITES = {
 }
 
 
+class _SitemapSite:
+    """robots.txt names a sitemap index; its gzipped sitemap lists an unlinked page."""
+
+    def __init__(self) -> None:
+        self.base = ""
+
+    def routes(self) -> dict[str, Reply]:
+        index = ('<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns='
+                 '"http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>{base}/sm1.xml.gz</loc>'
+                 '</sitemap></sitemapindex>')
+        urlset = ('<?xml version="1.0" encoding="UTF-8"?><urlset xmlns='
+                  '"http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{base}/orphan.html</loc></url>'
+                  '<url><loc>http://elsewhere.invalid/x</loc></url></urlset>')
+        return {
+            "/robots.txt": lambda path: text(f"User-agent: *\nDisallow:\nSitemap: {self.base}/index.xml\n"),
+            "/index.xml": lambda path: Reply(index.format(base=self.base).encode(), 200,
+                                             {"Content-Type": "application/xml"}),
+            "/sm1.xml.gz": lambda path: Reply(gzip.compress(urlset.format(base=self.base).encode()), 200,
+                                              {"Content-Type": "application/x-gzip"}),
+            "/": page("<title>Sitemapped home</title><p>Nothing links to the orphan.</p>"),
+            "/orphan.html": page("<title>Orphan</title><p>Only the sitemap knows me.</p>"),
+        }
+
+
 def _crawl(sites: dict[str, Site], data: Path, *settings: str) -> subprocess.CompletedProcess[str]:
     seeds = ",".join(site.url("/") for site in sites.values())
     return subprocess.run(
@@ -110,6 +135,9 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str
     data = tmp_path_factory.mktemp("robots")
     with ExitStack() as stack:
         sites = {name: stack.enter_context(serve_site(routes)) for name, routes in SITES.items()}
+        sitemapped = _SitemapSite()
+        sites["sitemap"] = stack.enter_context(serve_site(sitemapped.routes()))
+        sitemapped.base = sites["sitemap"].base
         done = _crawl(sites, data, "-s", "DOWNLOAD_DELAY=0.05")
         assert done.returncode == 0, done.stderr[-3000:]
         yield sites, done.stderr, data
@@ -173,6 +201,13 @@ def test_robots_meta_tags_and_headers(crawled) -> None:
     found = _titles(data)
     assert "Nofollow page" in found  # nofollow: still indexed
     assert not {"Noindex page", "Header page", "Named page"} & found
+
+
+def test_sitemaps_named_by_robots_txt_feed_the_crawl(crawled) -> None:
+    sites, log, _ = crawled
+    assert {"/index.xml", "/sm1.xml.gz", "/orphan.html"} <= set(sites["sitemap"].paths())
+    assert "'sitemap/urls': 2" in log
+    assert "'sitemap/missing': " in log  # the other sites have no /sitemap.xml
 
 
 def test_identifying_headers_on_every_request_robots_txt_included(crawled) -> None:
