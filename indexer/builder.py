@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -114,6 +115,7 @@ class IndexBuilder:
         self.graph = LinkGraph(self.data_dir / "graph")
         self._pending: Any = None
         self._added: set[str] = set()
+        self._vocabulary: Counter[str] = Counter()
 
     def close(self) -> None:
         if self._pending is not None:
@@ -173,6 +175,9 @@ class IndexBuilder:
 
     def commit(self) -> None:
         """Make everything added so far durable and searchable."""
+        if self._vocabulary:
+            self.store.add_vocabulary(self._vocabulary)
+            self._vocabulary.clear()
         self.store.commit()
         self.graph.commit()
         self._added.clear()
@@ -185,6 +190,7 @@ class IndexBuilder:
         self.store.db.rollback()
         self.graph.db.rollback()
         self._added.clear()
+        self._vocabulary.clear()
         if self._pending is not None:
             writer, self._pending = self._pending, None
             writer.cancel()
@@ -206,6 +212,7 @@ class IndexBuilder:
         anchors = anchor_text(text for source, text in self.graph.anchors_to(names) if source != url)
         writer.update_document(**self._page_document(item, anchors))
         self.store.set_indexed([(url, _digest(anchors))])
+        self._vocabulary.update(_words(item))
 
     @staticmethod
     def _page_document(page: dict[str, Any], anchors: str) -> dict[str, Any]:
@@ -213,6 +220,7 @@ class IndexBuilder:
         return {
             fields.URL: url,
             fields.HOST: host_of(url),
+            fields.SITE: fields.host_suffixes(host_of(url)),
             fields.URLWORDS: _urlwords(url),
             fields.TITLE: page.get("title") or "",
             fields.HEADINGS: "\n".join(page.get("headings") or ()),
@@ -233,6 +241,7 @@ class IndexBuilder:
         return {
             fields.URL: url,
             fields.HOST: host_of(url),
+            fields.SITE: fields.host_suffixes(host_of(url)),
             fields.URLWORDS: _urlwords(url),
             fields.TITLE: title,
             fields.ANCHOR: anchors,
@@ -298,6 +307,17 @@ class IndexBuilder:
             links=len(edges),
             seconds=time.monotonic() - started,
         )
+
+
+_WORD = re.compile(r"[a-z]{3,24}")
+
+
+def _words(page: dict[str, Any]) -> set[str]:
+    """The distinct plain words of a page, for the spelling vocabulary."""
+    text = " ".join(
+        [page.get("title") or "", *(page.get("headings") or ()), (page.get("text") or "")[:20000]]
+    )
+    return set(_WORD.findall(text.lower()))
 
 
 def _digest(text: str) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,10 @@ CREATE TABLE IF NOT EXISTS gone (
     url TEXT PRIMARY KEY,
     status INTEGER
 );
+CREATE TABLE IF NOT EXISTS vocabulary (
+    word TEXT PRIMARY KEY,
+    pages INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS indexed (
     url TEXT PRIMARY KEY,
     anchor_hash TEXT NOT NULL
@@ -145,6 +149,29 @@ class PageStore:
                 target, hops = direct[target], hops + 1
             resolved[alias] = target
         return resolved
+
+    def add_vocabulary(self, counts: Mapping[str, int]) -> None:
+        """Count each word's pages (for spelling suggestions)."""
+        self.db.executemany(
+            "INSERT INTO vocabulary (word, pages) VALUES (?, ?)"
+            " ON CONFLICT (word) DO UPDATE SET pages = pages + excluded.pages",
+            counts.items(),
+        )
+
+    def word_pages(self, word: str) -> int:
+        row = self.db.execute("SELECT pages FROM vocabulary WHERE word = ?", (word,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def similar_words(self, word: str, spread: int = 2) -> list[tuple[str, int]]:
+        """Known words with the same first letter and a length within ``spread``."""
+        if not word:
+            return []
+        low, high = word[0], chr(ord(word[0]) + 1)
+        return list(self.db.execute(
+            "SELECT word, pages FROM vocabulary WHERE word >= ? AND word < ?"
+            " AND length(word) BETWEEN ? AND ?",
+            (low, high, len(word) - spread, len(word) + spread),
+        ))
 
     def indexed_hashes(self) -> dict[str, str]:
         return dict(self.db.execute("SELECT url, anchor_hash FROM indexed"))

@@ -19,6 +19,8 @@ def render(results: Results, explain: bool = False, color: bool = False) -> str:
     """Results as a person reads them in a terminal."""
     lines = []
     first = (results.page - 1) * results.per_page + 1
+    if results.suggestion:
+        lines.append(f"Did you mean: {results.suggestion}?")
     if not results.results:
         lines.append(f"No results for {results.query!r}.")
     else:
@@ -40,6 +42,8 @@ def render(results: Results, explain: bool = False, color: bool = False) -> str:
         lines.append(f"    {result.url}")
         if snippet:
             lines.append(f"    {snippet}")
+        if result.more_from_host:
+            lines.append(f"    ({result.more_from_host} more from this site: site:{result.host})")
         if explain:
             lines.append(f"    score {result.score:.4f} = " + json.dumps(result.explain, ensure_ascii=False))
     return "\n".join(lines)

@@ -1,8 +1,18 @@
-"""Answering queries: parse, match, rank, cut snippets.
+"""Answering queries: parse, match, rank, group, cut snippets.
 
 :class:`SearchEngine` opens a data directory read-only (the indexer may be
 writing it at the same time) and answers :meth:`SearchEngine.search` with
-plain data that the CLI and the web page render.
+plain data that the CLI and the web page render. The order of results is
+:mod:`search.ranking`'s; this module gathers the numbers it needs:
+
+1. candidates: the best ``_DEPTH`` pages matching every query word by text
+   score (Whoosh's BM25F over the fields); when fewer than a page's worth
+   match them all, pages matching any of the words are added;
+2. for those candidates only: how many query words each matches, whether
+   its title is the query, a proximity score (the words as a phrase, and
+   near each other), and PageRank;
+3. the ranking's order, then at most two results per host on a page, then
+   the page asked for, with snippets (and, with ``explain``, every number).
 """
 
 from __future__ import annotations
@@ -13,25 +23,27 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from whoosh import highlight, index as whoosh_index
+from whoosh import index as whoosh_index
 from whoosh.index import EmptyIndexError
 from whoosh.qparser import MultifieldParser, OrGroup
 from whoosh.qparser.plugins import PlusMinusPlugin
-from whoosh.query import Query
+from whoosh.query import NullQuery, Or, Phrase, Query, Term
 from whoosh.scoring import BM25F
 
 from indexer import schema as fields
 from indexer.graph import LinkGraph
 from indexer.store import PageStore
-from search import ranking
+from search import ranking, spelling
+from search.snippets import snippet
 
 __all__ = ["SearchEngine", "SearchError", "Result", "Results"]
 
-# Candidates re-ranked with PageRank: the best this many by text score.
-_RERANK_DEPTH = 200
-_SNIPPET_CHARS = 300
-_FRAGMENT_CHARS = 150
-_SITE = re.compile(r"(^|\s)site:", re.IGNORECASE)
+# Candidates ranked in full: the best this many by text score.
+_DEPTH = 200
+_FEW = 3  # results below which a spelling suggestion is looked for
+_OPERATORS = re.compile(r'"|\bOR\b|\bAND\b|\bNOT\b|(^|\s)[-+]\S|\w:')
+_TITLE_SEPARATORS = re.compile(r"\s+[—–|·:-]\s+|\s+-\s+")
+_LATIN = re.compile(r"[a-z]{4,}\Z")
 
 
 class SearchError(Exception):
@@ -80,6 +92,13 @@ class Results:
         return data
 
 
+@dataclass
+class _Candidate:
+    hit: Any
+    features: ranking.Features
+    final: float = 0.0
+
+
 class SearchEngine:
     """Read-only search over ``DATA_DIR``; cheap to keep open between queries."""
 
@@ -99,22 +118,18 @@ class SearchEngine:
             ) from None
         self.store = _open_optional(PageStore, self.data_dir / "pages.sqlite")
         self.graph = _open_optional(LinkGraph, self.data_dir / "graph", "links.sqlite")
+        self.analyzer = self.index.schema[fields.TITLE].analyzer
         self.weighting = BM25F(
             B=ranking.B,
             K1=ranking.K1,
             **{f"{name}_B": value for name, value in ranking.FIELD_B.items()},
         )
-        self.parser = MultifieldParser(
-            list(ranking.FIELD_WEIGHTS),
-            self.index.schema,
-            fieldboosts=dict(ranking.FIELD_WEIGHTS),
-        )
+        names = list(ranking.FIELD_WEIGHTS)
+        boosts = dict(ranking.FIELD_WEIGHTS)
+        self.parser = MultifieldParser(names, self.index.schema, fieldboosts=boosts)
         self.parser.add_plugin(PlusMinusPlugin())
         self.relaxed_parser = MultifieldParser(
-            list(ranking.FIELD_WEIGHTS),
-            self.index.schema,
-            fieldboosts=dict(ranking.FIELD_WEIGHTS),
-            group=OrGroup.factory(0.9),
+            names, self.index.schema, fieldboosts=boosts, group=OrGroup
         )
 
     def close(self) -> None:
@@ -132,12 +147,15 @@ class SearchEngine:
     def parse(self, text: str, relaxed: bool = False) -> Query:
         """The query for ``text``: all words required unless ``relaxed``.
 
-        ``site:HOST`` restricts to one host (``host`` field); ``title:word``,
-        ``"phrases"``, ``OR``, ``NOT`` and ``-word`` are Whoosh syntax.
+        ``site:HOST`` restricts to a host and its subdomains, ``title:word``
+        to titles; ``"phrases"``, ``OR``, ``NOT`` and ``-word`` as usual.
         """
-        text = _SITE.sub(r"\1host:", text)
         parser = self.relaxed_parser if relaxed else self.parser
         return parser.parse(text)
+
+    def tokens(self, text: str) -> list[str]:
+        """``text`` as the index analyzes it (lower-cased, stemmed, split)."""
+        return [token.text for token in self.analyzer(text)]
 
     def search(self, text: str, n: int = 10, page: int = 1, explain: bool = False) -> Results:
         text = " ".join(text.split())
@@ -146,104 +164,174 @@ class SearchEngine:
         if n < 1 or page < 1:
             raise SearchError("-n and --page must be at least 1")
         started = time.perf_counter()
-        query = self.parse(text)
-        depth = max(_RERANK_DEPTH, n * page)
+        plain = not _OPERATORS.search(text)
+        words = [word for word in text.split() if self.tokens(word)] if plain else []
+        depth = max(_DEPTH, 3 * n * page)
         with self.index.searcher(weighting=self.weighting) as searcher:
-            hits = searcher.search(query, limit=depth, terms=True)
-            if hits.is_empty() and not _has_operators(text):
-                hits = searcher.search(self.parse(text, relaxed=True), limit=depth, terms=True)
-            total = len(hits)
-            candidates = [(hit, hit.score) for hit in hits]
-            urls = [hit[fields.URL] for hit, _ in candidates]
-            ranks = self.graph.pagerank_of(urls) if self.graph is not None else {}
-            nodes = self.graph.node_count() if self.graph is not None else 0
-            scored = []
-            for hit, text_score in candidates:
-                pr = ranks.get(hit[fields.URL], 0.0)
-                scored.append((ranking.combine(text_score, pr, nodes), text_score, pr, hit))
-            scored.sort(key=lambda row: (-row[0], row[3][fields.URL]))
-            window = scored[(page - 1) * n : page * n]
-            bodies = self.store.texts(row[3][fields.URL] for row in window) if self.store else {}
+            candidates, total, matched_all = self._candidates(searcher, text, words, depth, n * page, plain)
+            if candidates:
+                self._rank(searcher, candidates, words)
+            window = ranking.page_by_host(candidates, lambda c: c.hit.get(fields.HOST, ""), n, page)
+            bodies = self.store.texts(c.hit[fields.URL] for c, _ in window) if self.store else {}
+            per_field = self._field_scores(searcher, text, [c for c, _ in window]) if explain else {}
             results = [
-                self._result(hit, score, text_score, pr, nodes, bodies, explain)
-                for score, text_score, pr, hit in window
+                self._result(candidate, more, bodies, per_field.get(candidate.hit.docnum), explain)
+                for candidate, more in window
             ]
-        return Results(text, total, results, page, n, time.perf_counter() - started)
+            suggestion = None
+            if matched_all < _FEW and words:
+                suggestion = self._suggest(searcher, words, matched_all)
+        return Results(text, total, results, page, n, time.perf_counter() - started, suggestion)
+
+    # --- candidates and their features ---------------------------------------------
+
+    def _candidates(
+        self, searcher: Any, text: str, words: list[str], depth: int, wanted: int, plain: bool
+    ) -> tuple[list[_Candidate], int, int]:
+        """Candidates, how many pages match (some words), how many match all words."""
+        hits = searcher.search(self.parse(text), limit=depth, terms=True)
+        total = matched_all = len(hits)
+        candidates = [
+            _Candidate(hit, ranking.Features(text=hit.score, words_matched=len(words))) for hit in hits
+        ]
+        if total < wanted and plain and len(words) > 1:
+            seen = {c.hit.docnum for c in candidates}
+            relaxed = searcher.search(self.parse(text, relaxed=True), limit=depth, terms=True)
+            word_tokens = [set(self.tokens(word)) for word in words]
+            for hit in relaxed:
+                if hit.docnum in seen:
+                    continue
+                matched = {term for _, term in (hit.matched_terms() or ())}
+                count = sum(
+                    1 for tokens in word_tokens if {t.encode() for t in tokens} <= matched
+                )
+                features = ranking.Features(text=hit.score, all_words=False, words_matched=count)
+                candidates.append(_Candidate(hit, features))
+            total = max(total, len(relaxed))
+        return candidates, total, matched_all
+
+    def _rank(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> None:
+        proximity = self._proximity(searcher, candidates, words)
+        urls = [c.hit[fields.URL] for c in candidates]
+        ranks = self.graph.pagerank_of(urls) if self.graph is not None else {}
+        nodes = self.graph.node_count() if self.graph is not None else 0
+        query_tokens = self.tokens(" ".join(words)) if words else []
+        for candidate in candidates:
+            hit = candidate.hit
+            features = candidate.features
+            candidate.features = ranking.Features(
+                text=features.text,
+                proximity=proximity.get(hit.docnum, 0.0),
+                pagerank=ranks.get(hit[fields.URL], 0.0),
+                nodes=nodes,
+                all_words=features.all_words,
+                words_matched=features.words_matched,
+                exact_title=bool(query_tokens) and self._is_title(hit.get(fields.TITLE) or "", query_tokens),
+            )
+            candidate.final = ranking.score(candidate.features)
+        candidates.sort(key=lambda c: (ranking.order_key(c.features), c.hit[fields.URL]))
+
+    def _is_title(self, title: str, query_tokens: list[str]) -> bool:
+        """Whether the title (or its first part, before a " — " or " | ") is the query."""
+        if self.tokens(title) == query_tokens:
+            return True
+        head = _TITLE_SEPARATORS.split(title, maxsplit=1)[0]
+        return head != title and self.tokens(head) == query_tokens
+
+    def _proximity(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[int, float]:
+        """Scores of the query's words as a phrase and near each other, per document."""
+        tokens = self.tokens(" ".join(words))
+        if len(tokens) < 2:
+            return {}
+        clauses: list[Query] = []
+        for name in ranking.PROXIMITY_FIELDS:
+            weight = ranking.FIELD_WEIGHTS[name]
+            clauses.append(Phrase(name, tokens, slop=1, boost=weight * ranking.EXACT_PHRASE))
+            clauses.append(Phrase(name, tokens, slop=ranking.NEAR_WORDS, boost=weight))
+        docnums = {c.hit.docnum for c in candidates}
+        hits = searcher.search(Or(clauses), filter=docnums, limit=None)
+        return {hit.docnum: hit.score for hit in hits}
+
+    def _field_scores(self, searcher: Any, text: str, shown: list[_Candidate]) -> dict[int, dict[str, float]]:
+        """Each field's part of the text score, for ``--explain`` (shown results only)."""
+        docnums = {c.hit.docnum for c in shown}
+        scores: dict[int, dict[str, float]] = {docnum: {} for docnum in docnums}
+        tokens = [token for word in text.split() for token in self.tokens(word)]
+        for name, weight in ranking.FIELD_WEIGHTS.items():
+            query = Or([Term(name, token, boost=weight) for token in dict.fromkeys(tokens)]) if tokens else NullQuery
+            for hit in searcher.search(query, filter=docnums, limit=None):
+                scores[hit.docnum][name] = round(hit.score, 4)
+        return scores
+
+    def _suggest(self, searcher: Any, words: list[str], matched_all: int) -> str | None:
+        """A respelling of the query that more pages match in full, from the index's vocabulary."""
+        if self.store is None:
+            return None
+        changed = False
+        respelled = []
+        for word in words:
+            lower = word.lower()
+            if _LATIN.match(lower) and self.store.word_pages(lower) == 0:
+                better = spelling.closest(lower, self.store.similar_words(lower))
+                if better:
+                    respelled.append(better)
+                    changed = True
+                    continue
+            respelled.append(word)
+        if not changed:
+            return None
+        suggestion = " ".join(respelled)
+        found = searcher.search(self.parse(suggestion), limit=1)
+        return suggestion if len(found) > matched_all else None
+
+    # --- presentation ----------------------------------------------------------------
 
     def _result(
         self,
-        hit: Any,
-        score: float,
-        text_score: float,
-        pr: float,
-        nodes: int,
+        candidate: _Candidate,
+        more: int,
         bodies: dict[str, str],
+        field_scores: dict[str, float] | None,
         explain: bool,
     ) -> Result:
+        hit = candidate.hit
         url = hit[fields.URL]
         crawled = bool(hit.get(fields.CRAWLED, True))
         title = hit.get(fields.TITLE) or url
-        body = bodies.get(url, "")
-        snippet = _snippet(hit, body) or hit.get(fields.DESCRIPTION) or ""
-        if not crawled and not snippet:
+        text = snippet(hit, bodies.get(url, ""), fields.BODY) or hit.get(fields.DESCRIPTION) or ""
+        if not crawled and not text:
             anchors = sorted(set((hit.get(fields.ANCHOR) or "").split("\n")))
-            snippet = "Not fetched; linked as: " + "; ".join(a for a in anchors if a)[:_SNIPPET_CHARS]
+            text = "Not fetched; linked as: " + "; ".join(a for a in anchors if a)
+        features = candidate.features
         details: dict[str, Any] = {}
         if explain:
             details = {
-                "text_score": round(text_score, 4),
-                "pagerank": pr,
-                "pagerank_x_nodes": round(pr * nodes, 4),
-                "prior": round(ranking.prior(pr, nodes), 4),
-                "formula": "text_score * (1 + %.2f * ln(1 + pagerank * N))" % ranking.PAGERANK_WEIGHT,
-                "matched_terms": sorted(
-                    f"{name}:{term.decode() if isinstance(term, bytes) else term}"
-                    for name, term in (hit.matched_terms() or ())
+                "fields": field_scores or {},
+                "text": round(features.text, 4),
+                "proximity": round(features.proximity, 4),
+                "pagerank": features.pagerank,
+                "pagerank_x_nodes": round(features.pagerank * features.nodes, 4),
+                "prior": round(ranking.prior(features.pagerank, features.nodes), 4),
+                "all_words": features.all_words,
+                "words_matched": features.words_matched,
+                "exact_title": features.exact_title,
+                "formula": (
+                    f"(text + {ranking.PROXIMITY_WEIGHT} * proximity) * "
+                    f"(1 + {ranking.PAGERANK_WEIGHT} * ln(1 + pagerank * N)); "
+                    "ordered by all words, exact title, words matched, then this"
                 ),
             }
         return Result(
             url=url,
             title=title,
-            snippet=snippet,
-            score=round(score, 4),
-            pagerank=pr,
+            snippet=text,
+            score=round(candidate.final, 4),
+            pagerank=features.pagerank,
             host=hit.get(fields.HOST, ""),
             crawled=crawled,
+            more_from_host=more,
             explain=details,
         )
-
-
-def _has_operators(text: str) -> bool:
-    return bool(re.search(r'"|\bOR\b|\bNOT\b|(^|\s)-\S|:', text))
-
-
-def _snippet(hit: Any, body: str) -> str:
-    """Up to two fragments of the body around matched words, in plain text."""
-    if not body:
-        return ""
-    hit.results.fragmenter = highlight.ContextFragmenter(maxchars=_FRAGMENT_CHARS, surround=50)
-    hit.results.formatter = _PlainFormatter()
-    try:
-        text = hit.highlights(fields.BODY, text=body, top=2)
-    except (KeyError, ValueError):
-        text = ""
-    if not text:
-        text = body
-    text = " ".join(text.split())
-    if len(text) > _SNIPPET_CHARS:
-        text = text[:_SNIPPET_CHARS].rsplit(" ", 1)[0] + " ..."
-        if text.count("**") % 2:  # a mark cut in half
-            text = text.replace(" ...", "** ...")
-    return text
-
-
-class _PlainFormatter(highlight.Formatter):
-    """Matched words marked with ``**`` (the CLI makes them bold)."""
-
-    between = " ... "
-
-    def format_token(self, text: str, token: Any, replace: bool = False) -> str:
-        return "**" + highlight.get_text(text, token, replace) + "**"
 
 
 def _open_optional(cls: Any, path: Path, filename: str | None = None) -> Any:

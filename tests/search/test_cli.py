@@ -88,8 +88,10 @@ def test_an_index_still_being_created_is_reported(tmp_path: Path) -> None:
 
 def test_all_words_are_required_then_relaxed(data: Path) -> None:
     with SearchEngine(data) as engine:
-        both = engine.search("csv json")
-        assert [r.url for r in both.results] == ["http://docs.test/csv.html"]
+        both = engine.search("csv json", explain=True)
+        assert both.results[0].url == "http://docs.test/csv.html"  # has both words
+        assert both.results[0].explain["all_words"] is True
+        assert [r.explain["all_words"] for r in both.results[1:]] == [False] * (len(both.results) - 1)
         relaxed = engine.search("json nonexistentword")
         assert relaxed.results[0].url == "http://docs.test/json.html"
 

@@ -1,0 +1,197 @@
+"""Text analysis parts: tokens from English, code and Chinese text (Whoosh components).
+
+The same analysis runs at index and query time (the schema in
+:mod:`indexer.schema` composes these parts), so what a user types meets
+what a page says:
+
+- code names are indexed whole and split: ``os.path.join`` gives
+  ``os.path.join``, ``os``, ``path``, ``join``; ``read_csv`` gives
+  ``read_csv``, ``read``, ``csv``; ``JSONEncoder`` gives ``jsonencoder``,
+  ``json``, ``encoder``. The parts take consecutive positions (the whole
+  shares the first), so ``"os path join"`` as a phrase finds ``os.path.join``
+  and ``json dumps`` finds ``json.dumps``, while the query ``json.dumps``
+  asks for the whole name;
+- runs of Chinese or Japanese characters have no spaces: they are cut into
+  overlapping character bigrams (``西湖龙井茶`` gives ``西湖``, ``湖龙``,
+  ``龙井``, ``井茶``), a run of one character stays a unigram. Bigrams need
+  no dictionary, so a query pays nothing to load one, and a two-character
+  word is found inside any longer compound. jieba's dictionary segmentation
+  is available as ``cjk="jieba"`` or ``cjk="both"``; see ``search/ranking.py``
+  for how the three were measured against each other.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+from whoosh.analysis import Filter, Token, Tokenizer
+from whoosh.lang.porter import stem
+
+__all__ = ["MixedTokenizer", "LatinStemFilter", "has_cjk", "CJK_MODES"]
+
+CJK_MODES = ("bigram", "jieba", "both")
+
+_CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# A run of CJK characters; or a word of other scripts, digits and
+# underscores, with dotted or colon-joined parts (json.dumps, std::vector).
+_TOKEN = re.compile(
+    rf"([{_CJK_CLASS}]+)|[^\W{_CJK_CLASS}]+(?:(?:\.|::?)[^\W{_CJK_CLASS}]+)*"
+)
+_HAS_CJK = re.compile(f"[{_CJK_CLASS}]")
+# The parts of a code name: split at dots, colons and underscores, and
+# before capitals that start a word (JSONEncoder, getElementById).
+_SEPARATORS = re.compile(r"[.:_]+")
+_CASE_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
+_LATIN_WORD = re.compile(r"[a-z]+\Z")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` has Chinese or Japanese characters.
+
+    >>> has_cjk("Hello 世界"), has_cjk("Hello")
+    (True, False)
+    """
+    return _HAS_CJK.search(text) is not None
+
+
+@lru_cache(maxsize=65536)
+def code_parts(word: str) -> tuple[str, ...]:
+    """The parts of a code-like word; one part for a plain word.
+
+    >>> code_parts("os.path.join"), code_parts("read_csv"), code_parts("JSONEncoder")
+    (('os', 'path', 'join'), ('read', 'csv'), ('JSON', 'Encoder'))
+    >>> code_parts("getElementById"), code_parts("lighthouse"), code_parts("HTTP2")
+    (('get', 'Element', 'By', 'Id'), ('lighthouse',), ('HTTP', '2'))
+    """
+    parts: list[str] = []
+    for piece in _SEPARATORS.split(word):
+        if piece:
+            parts.extend(_CASE_PARTS.findall(piece) or [piece])
+    return tuple(parts) if len(parts) > 1 else (word,)
+
+
+@lru_cache(maxsize=1)
+def _jieba() -> Any:
+    """jieba, loaded on first use only."""
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+def _bigrams(run: str) -> list[tuple[str, int, int]]:
+    if len(run) == 1:
+        return [(run, 0, 1)]
+    return [(run[i : i + 2], i, i + 2) for i in range(len(run) - 1)]
+
+
+def _cjk_spans(run: str, mode: str) -> list[tuple[str, int, int]]:
+    if mode == "bigram":
+        return _bigrams(run)
+    words = [(w, s, e) for w, s, e in _jieba().tokenize(run, mode="search") if w.strip()]
+    if mode == "jieba":
+        return words
+    seen = {w for w, _, _ in words}
+    return words + [span for span in _bigrams(run) if span[0] not in seen]
+
+
+class MixedTokenizer(Tokenizer):
+    """Words and code names by a regular expression, CJK runs by ``cjk`` mode."""
+
+    def __init__(self, cjk: str = "bigram") -> None:
+        if cjk not in CJK_MODES:
+            raise ValueError(f"cjk must be one of {CJK_MODES}, not {cjk!r}")
+        self.cjk = cjk
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.cjk == other.cjk  # type: ignore[attr-defined]
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("cjk", "jieba")  # indexes written before the modes
+
+    def __call__(  # type: ignore[override]
+        self,
+        value: str,
+        positions: bool = False,
+        chars: bool = False,
+        keeporiginal: bool = False,
+        removestops: bool = True,
+        start_pos: int = 0,
+        start_char: int = 0,
+        tokenize: bool = True,
+        mode: str = "",
+        **kwargs: Any,
+    ) -> Iterator[Token]:
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        if not tokenize:
+            token.original = token.text = value
+            token.boost = 1.0
+            if positions:
+                token.pos = start_pos
+            if chars:
+                token.startchar, token.endchar = start_char, start_char + len(value)
+            yield token
+            return
+        pos = start_pos
+        for match in _TOKEN.finditer(value):
+            start = match.start()
+            if match.group(1):
+                for word, begin, end in _cjk_spans(match.group(1), self.cjk):
+                    yield self._emit(token, word, pos, start + begin, start + end, start_char, keeporiginal)
+                    pos += 1
+                continue
+            word = match.group(0)
+            parts = code_parts(word)
+            if len(parts) > 1:
+                # The whole name shares the first part's position.
+                yield self._emit(token, word, pos, start, match.end(), start_char, keeporiginal)
+                offset = start
+                for part in parts:
+                    begin = word.find(part, offset - start) + start
+                    yield self._emit(token, part, pos, begin, begin + len(part), start_char, keeporiginal)
+                    offset = begin + len(part)
+                    pos += 1
+            else:
+                yield self._emit(token, word, pos, start, match.end(), start_char, keeporiginal)
+                pos += 1
+
+    @staticmethod
+    def _emit(
+        token: Token, text: str, pos: int, begin: int, end: int, start_char: int, keeporiginal: bool
+    ) -> Token:
+        token.text = text
+        token.boost = 1.0
+        token.stopped = False
+        if keeporiginal:
+            token.original = text
+        token.pos = pos
+        token.startchar, token.endchar = start_char + begin, start_char + end
+        return token
+
+
+@lru_cache(maxsize=100_000)
+def _stem(word: str) -> str:
+    return stem(word)
+
+
+class LatinStemFilter(Filter):
+    """Porter stemming for plain lower-case Latin words only.
+
+    Chinese words, numbers and code names pass unchanged.
+    """
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other)
+
+    def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
+        for token in tokens:
+            text = token.text
+            if len(text) > 3 and _LATIN_WORD.match(text):
+                token.text = _stem(text)
+            yield token

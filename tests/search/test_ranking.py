@@ -1,0 +1,188 @@
+"""Ranking on small literal indexes: each test a situation a user would notice."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from indexer.builder import IndexBuilder
+from search.engine import SearchEngine
+from tests.items import page
+
+Build = Callable[..., SearchEngine]
+
+
+@pytest.fixture
+def build(tmp_path: Path) -> Build:
+    engines: list[SearchEngine] = []
+
+    def make(*items: dict) -> SearchEngine:
+        data = tmp_path / f"data{len(engines)}"
+        with IndexBuilder(data) as builder:
+            builder.add(list(items))
+            builder.finalize()
+        engines.append(SearchEngine(data))
+        return engines[-1]
+
+    yield make
+    for engine in engines:
+        engine.close()
+
+
+def urls(engine: SearchEngine, query: str, n: int = 10) -> list[str]:
+    return [result.url for result in engine.search(query, n=n).results]
+
+
+FILLER = "The harbour committee met on Tuesday to discuss the ferry timetable and the market. "
+
+
+def test_a_title_beats_a_mention_in_the_body(build: Build) -> None:
+    engine = build(
+        page("http://a.test/mention", "Harbour news", FILLER * 3 + "We also saw a lighthouse."),
+        page("http://b.test/lighthouse", "The lighthouse", FILLER * 3),
+    )
+    assert urls(engine, "lighthouse")[0] == "http://b.test/lighthouse"
+
+
+def test_repeating_a_word_does_not_beat_a_page_about_it(build: Build) -> None:
+    engine = build(
+        page("http://spam.test/", "Cheap deals", "tea " * 100 + FILLER),
+        page("http://tea.test/", "Tea", "Tea is brewed from leaves. " + FILLER * 2 + "Green tea and black tea."),
+    )
+    assert urls(engine, "tea")[0] == "http://tea.test/"
+
+
+def test_anchor_text_finds_a_page_that_was_never_fetched(build: Build) -> None:
+    engine = build(
+        page("http://a.test/", "Home", FILLER, [("http://a.test/private/ledger.html",
+                                                 "quarterly lighthouse inspection ledger")]),
+    )
+    results = engine.search("inspection ledger").results
+    assert results[0].url == "http://a.test/private/ledger.html"
+    assert results[0].crawled is False and results[0].title == "quarterly lighthouse inspection ledger"
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("os path join", "http://docs.test/os.path.join"),
+        ("os.path.join", "http://docs.test/os.path.join"),
+        ("json dumps", "http://docs.test/json.dumps"),
+        ("read csv", "http://docs.test/read_csv"),
+        ("read_csv", "http://docs.test/read_csv"),
+        ("json encoder", "http://docs.test/JSONEncoder"),
+        ("JSONEncoder", "http://docs.test/JSONEncoder"),
+    ],
+)
+def test_code_names_are_found_whole_and_split(build: Build, query: str, expected: str) -> None:
+    engine = build(
+        page("http://docs.test/os.path.join", "os.path.join", "Join one or more path components."),
+        page("http://docs.test/json.dumps", "json.dumps", "Serialize an object to a string."),
+        page("http://docs.test/read_csv", "read_csv", "Read a comma-separated file into rows."),
+        page("http://docs.test/JSONEncoder", "JSONEncoder", "The extensible encoder class."),
+        page("http://docs.test/other", "Unrelated", "Paths, joins, reads and dumps in prose."),
+    )
+    assert urls(engine, query)[0] == expected
+
+
+def test_a_two_character_chinese_word_finds_its_page_inside_a_compound(build: Build) -> None:
+    engine = build(
+        page("http://zh.test/tea", "西湖龙井茶", "西湖龙井茶是产于杭州西湖的绿茶。"),
+        page("http://zh.test/city", "杭州", "杭州是浙江省省会，以西湖闻名。"),
+    )
+    assert urls(engine, "龙井") == ["http://zh.test/tea"]
+    assert urls(engine, "西湖龙井茶")[0] == "http://zh.test/tea"
+    assert engine.search("龙井").results[0].snippet.count("**龙井**") >= 1
+
+
+def test_all_words_first_then_pages_with_more_of_them(build: Build) -> None:
+    engine = build(
+        page("http://a.test/one", "Ferry", "The ferry leaves at noon."),
+        page("http://a.test/two", "Ferry timetable", "The ferry timetable for winter."),
+        page("http://a.test/none", "Market", "Fish and bread."),
+    )
+    results = engine.search("ferry timetable winter", explain=True).results
+    assert [r.url for r in results] == ["http://a.test/two", "http://a.test/one"]
+    assert results[0].explain["all_words"] and not results[1].explain["all_words"]
+    assert set(urls(engine, "ferry submarine")) == {"http://a.test/one", "http://a.test/two"}
+
+
+def test_words_together_rank_above_words_apart(build: Build) -> None:
+    engine = build(
+        page("http://a.test/apart", "Notes", "The storm was short. " + FILLER * 2 + "A surge came later."),
+        page("http://a.test/together", "More notes", FILLER + "The storm surge flooded the quay. " + FILLER),
+    )
+    results = engine.search("storm surge", explain=True).results
+    assert results[0].url == "http://a.test/together"
+    assert results[0].explain["proximity"] > results[1].explain["proximity"] == 0
+
+
+def test_pagerank_orders_otherwise_equal_pages(build: Build) -> None:
+    text = "An article about the breakwater and its stones."
+    linked = [page(f"http://hub.test/{n}", f"Hub {n}", FILLER, [("http://b.test/popular", "article")])
+              for n in range(5)]
+    engine = build(page("http://a.test/lonely", "Breakwater", text),
+                   page("http://b.test/popular", "Breakwater", text), *linked)
+    assert urls(engine, "breakwater stones")[:2] == ["http://b.test/popular", "http://a.test/lonely"]
+
+
+def test_pagerank_never_pushes_an_exact_title_match_down(build: Build) -> None:
+    linked = [page(f"http://hub.test/{n}", f"Hub {n}", FILLER, [("http://b.test/popular", "lighthouse keeper")])
+              for n in range(30)]
+    engine = build(
+        page("http://a.test/keeper", "Lighthouse keeper", "Who kept the light."),
+        page("http://b.test/popular", "A lighthouse keeper's many duties at the point",
+             "The lighthouse keeper trimmed wicks. The keeper of the lighthouse. " * 3),
+        *linked,
+    )
+    results = engine.search("lighthouse keeper", explain=True).results
+    assert results[0].url == "http://a.test/keeper" and results[0].explain["exact_title"]
+    assert results[1].pagerank > results[0].pagerank
+
+
+def test_at_most_two_results_a_host_while_others_have_results(build: Build) -> None:
+    items = [page(f"http://big.test/{n}", f"Lighthouse {n}", "lighthouse " + FILLER) for n in range(6)]
+    items += [page("http://small.test/", "Small lighthouse", "lighthouse"), page("http://other.test/", "Other lighthouse", "lighthouse")]
+    engine = build(*items)
+    first = engine.search("lighthouse", n=4).results
+    hosts = [r.host for r in first]
+    assert hosts.count("big.test") == 2 and {"small.test", "other.test"} <= set(hosts)
+    assert max(r.more_from_host for r in first if r.host == "big.test") == 4
+    second = engine.search("lighthouse", n=4, page=2).results
+    assert [r.host for r in second] == ["big.test"] * 4  # nothing else left: the rest, in order
+
+
+def test_query_syntax(build: Build) -> None:
+    engine = build(
+        page("http://docs.example.org/a", "Tide tables", "Reading tide tables by the harbour."),
+        page("http://www.example.org/b", "Harbour history", "The harbour and its tide mill."),
+        page("http://other.test/c", "Tide power", "Energy from the tide."),
+    )
+    assert set(urls(engine, "tide site:example.org")) == {"http://docs.example.org/a", "http://www.example.org/b"}
+    assert urls(engine, "tide site:docs.example.org") == ["http://docs.example.org/a"]
+    assert set(urls(engine, "tide -harbour")) == {"http://other.test/c"}
+    assert set(urls(engine, "tide NOT harbour")) == {"http://other.test/c"}
+    assert set(urls(engine, "mill OR energy")) == {"http://www.example.org/b", "http://other.test/c"}
+    assert urls(engine, "title:history") == ["http://www.example.org/b"]
+    assert urls(engine, '"tide tables"') == ["http://docs.example.org/a"]
+
+
+def test_did_you_mean_from_the_index_vocabulary(build: Build) -> None:
+    engine = build(
+        page("http://a.test/1", "Lighthouse", "The lighthouse keeper."),
+        page("http://a.test/2", "Lighthouses", "Lighthouses of the coast."),
+    )
+    results = engine.search("lighthose keeper")
+    assert results.suggestion == "lighthouse keeper"
+    assert engine.search("lighthouse keeper").suggestion is None
+    assert engine.search("qqqqqqqq").suggestion is None  # nothing close: no suggestion
+
+
+def test_explain_shows_every_number(build: Build) -> None:
+    engine = build(page("http://a.test/", "Ferry timetable", "The ferry timetable for winter."))
+    details = engine.search("ferry timetable", explain=True).results[0].explain
+    assert {"fields", "text", "proximity", "pagerank", "prior", "formula", "exact_title"} <= set(details)
+    assert details["fields"]["title"] > 0 and details["fields"]["body"] > 0
+    assert details["exact_title"] is True
