@@ -16,7 +16,7 @@ from whoosh import highlight
 
 __all__ = ["snippet", "trim"]
 
-WIDTH = 300  # columns of a snippet
+WIDTH = 240  # columns of a snippet (a CJK character takes two)
 _FRAGMENT = 150
 
 
