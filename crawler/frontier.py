@@ -151,6 +151,8 @@ _KEPT_META = (
     "seed",
     "sitemap",
     "handle_httpstatus_list",
+    "handle_httpstatus_all",
+    "soft404_probe",
 )
 
 
@@ -375,6 +377,15 @@ class Frontier:
             args += ["", 0, ""]
         first = self._content(keys=[self.content_key, f"{self.simhash_key}:urls"], args=args)
         return first.decode() if first else None
+
+    def set_soft404(self, site: str, signature: dict[str, Any]) -> None:
+        """What ``site`` answers for a missing page ({} when it answers 404 properly)."""
+        self.client.hset(f"{self.name}:soft404", site, json.dumps(signature))
+
+    def soft404(self, site: str) -> dict[str, Any] | None:
+        """The site's missing-page signature; None while nobody has probed it yet."""
+        data = self.client.hget(f"{self.name}:soft404", site)
+        return None if data is None else json.loads(data)
 
     def add_scope(self, hosts: Iterable[str]) -> None:
         hosts = list(hosts)

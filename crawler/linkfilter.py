@@ -16,12 +16,23 @@ from crawler.scope import Scope
 from crawler.traps import Blacklist, PatternBudget
 from crawler.urls import TrapRules
 
-__all__ = ["LinkFilter", "FOLLOW", "ALREADY_FOLLOWED", "NOFOLLOW", "OUT_OF_SCOPE"]
+__all__ = ["LinkFilter", "FOLLOW", "ALREADY_FOLLOWED", "NOFOLLOW", "OUT_OF_SCOPE", "MEDIA"]
 
 FOLLOW = None
 ALREADY_FOLLOWED = "already_followed"
 NOFOLLOW = "nofollow"
 OUT_OF_SCOPE = "out_of_scope"
+MEDIA = "media"
+
+# Files whose bytes hold nothing to index: known by the anchors pointing at
+# them (the indexer gives them documents), never downloaded. PDFs and pages
+# are fetched; a media file without one of these extensions is stopped after
+# its headers (crawler/limits.py).
+_MEDIA_EXTENSIONS = frozenset(
+    """jpg jpeg png gif webp bmp tif tiff svg ico heic avif mp3 ogg oga wav flac m4a aac
+    mp4 m4v webm mov avi mkv wmv flv mpg mpeg zip gz tgz bz2 xz zst 7z rar tar iso dmg
+    exe msi deb rpm apk jar bin img""".split()
+)
 
 
 class LinkFilter:
@@ -74,6 +85,8 @@ class LinkFilter:
             return NOFOLLOW
         if url not in self.scope:
             return OUT_OF_SCOPE
+        if _extension(url) in _MEDIA_EXTENSIONS:
+            return MEDIA
         reason = self.trap_reason(url)
         if reason is None and self.blacklist:
             listed = self.blacklist.reason(url)
@@ -89,3 +102,15 @@ class LinkFilter:
     def indexable(self, url: str) -> bool:
         """Whether a link may stand in the link graph: no trap shape, not blacklisted."""
         return self.trap_reason(url) is None and not (self.blacklist and self.blacklist.reason(url))
+
+
+def _extension(url: str) -> str:
+    """The lower-cased extension of a URL's last path segment.
+
+    >>> _extension("http://a.test/photos/Lighthouse.JPG?size=2"), _extension("http://a.test/docs/")
+    ('jpg', '')
+    """
+    path = url.split("?", 1)[0].split("#", 1)[0]
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[-1].lower() if "." in name else ""
+

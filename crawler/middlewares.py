@@ -82,3 +82,5 @@ class SiteSlotMiddleware:
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         request.meta.setdefault("download_slot", site_of(request.url))
+        # Long bodies are cut off, not dropped (crawler/limits.py).
+        request.meta.setdefault("download_maxsize", 0)

@@ -37,6 +37,7 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.utils.asyncio import call_later
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet import defer
+from twisted.internet.error import DNSLookupError
 
 from crawler.frontier import Frontier, encode_request
 from crawler.middlewares import retry_after_seconds, site_of
@@ -135,8 +136,8 @@ class RobotsMiddleware:
         agent: str,
         policy_4xx: str = "disallow",
         max_age: float = 86400.0,
-        retry_delay: float = 60.0,
-        retry_times: int = 6,
+        retry_delay: float = 30.0,
+        retry_times: int = 4,
     ) -> None:
         self.crawler = crawler
         self.shared = shared
@@ -167,8 +168,8 @@ class RobotsMiddleware:
             settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT", "LanternBot"),
             policy,
             min(settings.getfloat("ROBOTS_CACHE_SECONDS", 86400.0), 86400.0),
-            settings.getfloat("ROBOTS_RETRY_DELAY", 60.0),
-            settings.getint("ROBOTS_RETRY_TIMES", 6),
+            settings.getfloat("ROBOTS_RETRY_DELAY", 30.0),
+            settings.getint("ROBOTS_RETRY_TIMES", 4),
         )
         crawler.signals.connect(middleware._idle, signal=signals.spider_idle)
         crawler.signals.connect(middleware._closed, signal=signals.spider_closed)
@@ -284,6 +285,11 @@ class RobotsMiddleware:
             )
             try:
                 response = await self.crawler.engine.download_async(request)
+            except DNSLookupError as exc:
+                # No such host: nothing to wait for, and nothing to fetch there.
+                logger.error("robots.txt of %s: the host name does not resolve (%s)", site, exc)
+                response, status = None, 404
+                break
             except Exception as exc:  # network errors, timeouts, too large
                 logger.info("robots.txt of %s could not be fetched: %s", site, exc)
                 response, status = None, None

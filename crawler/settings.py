@@ -35,8 +35,10 @@ CRAWLER_INFO_URL = "https://lantern.invalid/bot"
 CRAWLER_CONTACT = "lanternbot@localhost"
 # The robots.txt group name this crawler answers to (RFC 9309 product token).
 ROBOTSTXT_USER_AGENT = "LanternBot"
+# The types the extractors read (crawler/extractors/), then anything (media
+# are known by their anchors and stopped after the headers).
 DEFAULT_REQUEST_HEADERS = {
-    "Accept": "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5,*/*;q=0.1",
+    "Accept": "text/html,application/xhtml+xml;q=0.9,application/pdf;q=0.8,text/plain;q=0.5,*/*;q=0.1",
     "Accept-Language": "en,zh;q=0.9,*;q=0.5",
 }
 
@@ -74,8 +76,8 @@ ROBOTS_4XX_POLICY = "disallow"
 ROBOTS_CACHE_SECONDS = 86400
 # robots.txt unavailable (429, 5xx, network error): the site's requests wait
 # and it is fetched again after this delay, doubling, this many times.
-ROBOTS_RETRY_DELAY = 60.0
-ROBOTS_RETRY_TIMES = 6
+ROBOTS_RETRY_DELAY = 30.0
+ROBOTS_RETRY_TIMES = 4
 # A robots.txt Crawl-delay is honoured up to this many seconds.
 ROBOTS_CRAWL_DELAY_MAX = 30.0
 
@@ -96,6 +98,8 @@ AUTOTHROTTLE_MAX_DELAY = 30.0
 RETRY_TIMES = 2
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
 DOWNLOAD_TIMEOUT = 30
+# Longer bodies are cut off there (the first part is extracted, counted as
+# limits/truncated); media stop after their headers.
 DOWNLOAD_MAXSIZE = 10 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 0
 REDIRECT_MAX_TIMES = 10
@@ -123,6 +127,7 @@ ITEM_PIPELINES = {
 }
 EXTENSIONS = {
     "scrapy.extensions.telnet.TelnetConsole": None,
+    "crawler.limits.DownloadLimits": 500,
 }
 
 # --- URL canonicalization (crawler/urls.py) ------------------------------------

@@ -13,26 +13,28 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import lxml.etree
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import UsageError
-from scrapy.http import Response, TextResponse
+from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils._compression import _DecompressionMaxSizeExceeded
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
-from crawler.extract import Page, extract_html
-from crawler.fingerprints import content_fingerprint, simhash
+from crawler.boilerplate import BoilerplateDetector
+from crawler.extract import Page, extract
+from crawler.fingerprints import content_fingerprint, hamming, simhash
 from crawler.frontier import Frontier
-from crawler.linkfilter import ALREADY_FOLLOWED, NOFOLLOW, OUT_OF_SCOPE, LinkFilter
+from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, LinkFilter
 from crawler.middlewares import site_of
 from crawler.robots import page_directives
 from crawler.scope import Scope
@@ -41,12 +43,12 @@ from crawler.urls import TrapRules, UrlPolicy
 
 logger = logging.getLogger(__name__)
 
-_HTML_TYPES = (b"text/html", b"application/xhtml+xml")
 _SCOPE_REFRESH = 30.0
 _MAX_SITEMAPS = 50
 _MAX_SITEMAP_URLS = 50_000  # the sitemaps protocol's own limit per file
 _MAX_SITEMAP_BYTES = 50 * 1024 * 1024
 _SITEMAP_META = {"sitemap": True, "handle_httpstatus_list": [404, 410]}
+_SOFT404_BITS = 8  # a page this close to the site's "not found" answer is one
 
 
 def read_seeds(seeds: str | None, seeds_file: str | None, policy: UrlPolicy) -> list[str]:
@@ -113,6 +115,8 @@ class WebSpider(Spider):
         self.policy = UrlPolicy()
         self.links = LinkFilter(self.scope, TrapRules(), Blacklist(), PatternBudget(0))
         self.agent = "LanternBot"
+        self.boilerplate = BoilerplateDetector()
+        self._soft404: dict[str, dict[str, Any]] = {}
         self.seeds: list[str] = []
         self.frontier: Frontier | None = None
         self._logged: set[tuple[str, str]] = set()
@@ -149,11 +153,10 @@ class WebSpider(Spider):
             yield Request(url, meta={"seed": True}, errback=self.failed)
 
     def sitemap_requests(self, site: str, declared: list[str]) -> list[Request]:
-        """Requests for a site's sitemaps: those its robots.txt names, else /sitemap.xml.
-
-        Called once per site, when its robots.txt is first read.
-        """
-        requests = []
+        """Requests to make once per site, when its robots.txt is first read:
+        its sitemaps (those robots.txt names, else /sitemap.xml), and a probe
+        of how it answers for a page that does not exist (soft 404s)."""
+        requests = [self._probe(site)]
         for url in declared[:_MAX_SITEMAPS] or [f"{site}/sitemap.xml"]:
             try:
                 url = self.policy.canonicalize(url)
@@ -208,31 +211,92 @@ class WebSpider(Spider):
 
     def parse(self, response: Response) -> Iterator[dict[str, Any] | Request]:
         stats = self.crawler.stats
-        if not isinstance(response, TextResponse) or not _is_html(response):
-            stats.inc_value("extract/skipped/content_type")
-            return
         url = self.policy.canonicalize(response.url)
-        page = extract_html(response.text, url, self.policy.canonicalize)
+        headers = response.headers.to_unicode_dict()
+        extraction = extract(response.body, url, None, headers, self.policy.canonicalize)
+        page = extraction.page
+        if page is None:
+            stats.inc_value(f"extract/skipped/{extraction.skip}")
+            return
+        stats.inc_value(f"extract/{page.kind}")
         aliases = self._aliases(response, url)
+        if page.refresh:  # a Refresh header, or a meta refresh Scrapy left alone
+            stats.inc_value("extract/refresh")
+            earlier = [*response.meta.get("redirect_urls", []), response.url]
+            yield Request(page.refresh, errback=self.failed, meta={"redirect_urls": earlier})
+            return
+        if page.canonical and page.canonical != url:
+            aliases.append(url)
+            page.url = url = page.canonical
+        if self._soft_not_found(page):
+            stats.inc_value("extract/soft404")
+            yield {"type": "gone", "url": url, "status": 404, "soft": True}
+            return
         directives = page_directives(
-            _metas(page),
-            [value.decode("latin-1") for value in response.headers.getlist(b"X-Robots-Tag")],
+            page.meta, [value.decode("latin-1") for value in response.headers.getlist(b"X-Robots-Tag")],
             self.agent,
         )
         follow = "nofollow" not in directives
         if "noindex" in directives:
             stats.inc_value("meta/noindex")
         else:
-            first = self._first_with_content(page)
+            first = self._first_with_content(page) if page.text else None
             if first is not None:
                 stats.inc_value("dupes/content")
                 yield {"type": "duplicate", "url": url, "of": first, "aliases": aliases}
                 return
+            stats.inc_value("boilerplate/blocks", self.boilerplate.strip(page))
             yield self._item(response, page, aliases, follow)
         if not follow:
             stats.inc_value("meta/nofollow")
             return
         yield from self._follow(page, response)
+
+    # --- soft 404s: a site's answer to a page that cannot exist -------------------------
+
+    def _probe(self, site: str) -> Request:
+        url = f"{site}/lantern-probe-{uuid.uuid4().hex[:12]}/no-such-page.html"
+        return Request(self.policy.canonicalize(url), callback=self.parse_probe,
+                       meta={"handle_httpstatus_all": True, "soft404_probe": True}, dont_filter=True)
+
+    def parse_probe(self, response: Response) -> Iterator[Any]:
+        """Remember what the site answers for a page that does not exist."""
+        assert self.frontier is not None
+        site = site_of(response.url)
+        signature: dict[str, Any] = {}
+        if response.status == 200:
+            page = extract(response.body, response.url, None, response.headers.to_unicode_dict()).page
+            if page is not None and page.kind == "html":
+                page = _without_path(page)
+                signature = {"title": page.title, "simhash": simhash(page), "length": len(page.text),
+                             "digest": content_fingerprint(page).hex()}
+                logger.info("%s answers 200 for missing pages: such pages will not be indexed", site)
+        self.frontier.set_soft404(site, signature)
+        self._soft404[site] = signature
+        return iter(())
+
+    def _soft_not_found(self, page: Page) -> bool:
+        """Whether a 200 page looks like the site's answer for a missing page."""
+        if page.kind != "html":
+            return False
+        site = site_of(page.url)
+        signature = self._soft404.get(site)
+        if signature is None:
+            assert self.frontier is not None
+            signature = self.frontier.soft404(site)
+            if signature is None:
+                return False  # the probe has not answered yet
+            self._soft404[site] = signature
+        if not signature or page.title != signature["title"]:
+            return False
+        page = _without_path(page)
+        if content_fingerprint(page).hex() == signature["digest"]:
+            return True
+        length = max(len(page.text), signature["length"], 1)
+        if abs(len(page.text) - signature["length"]) / length > 0.2:
+            return False
+        mine, theirs = simhash(page), signature["simhash"]
+        return mine is not None and theirs is not None and hamming(mine, theirs) <= _SOFT404_BITS
 
     def _first_with_content(self, page: Page) -> str | None:
         """The URL that first had this page's text (or nearly), when not this one."""
@@ -274,6 +338,8 @@ class WebSpider(Spider):
             "emphasis": page.emphasis,
             "text": page.text,
             "lang": page.lang,
+            "kind": page.kind,
+            "media_type": page.media_type,
             "links": links,
         }
 
@@ -284,7 +350,7 @@ class WebSpider(Spider):
                 reason = self.links.verdict(link.url)
             if reason is None:
                 yield Request(link.url, errback=self.failed)
-            elif reason in (NOFOLLOW, OUT_OF_SCOPE):
+            elif reason in (NOFOLLOW, OUT_OF_SCOPE, MEDIA):
                 self.crawler.stats.inc_value(f"links/{reason}")
             elif reason != ALREADY_FOLLOWED:
                 self._refuse(link.url, reason)
@@ -317,12 +383,13 @@ class WebSpider(Spider):
             )
 
 
-def _metas(page: Page) -> dict[str, str]:
-    """The page's meta names and contents (older pages carry only robots)."""
-    metas = getattr(page, "meta", None)
-    return metas if metas is not None else {"robots": ",".join(page.robots)}
+def _without_path(page: Page) -> Page:
+    """The page with its own URL's path taken out of its text: a "not found"
+    page often names the path it was asked for, the only part that differs."""
+    path = unquote(urlsplit(page.url).path)
+    text = page.text.replace(path, " ")
+    for segment in path.split("/"):
+        if len(segment) > 2:
+            text = text.replace(segment, " ")
+    return Page(url=page.url, title=page.title, text=" ".join(text.split()))
 
-
-def _is_html(response: TextResponse) -> bool:
-    content_type = response.headers.get(b"Content-Type", b"").lower()
-    return not content_type or content_type.startswith(_HTML_TYPES)

@@ -19,9 +19,9 @@ import pytest
 import redis
 
 from crawler.embedded import EmbeddedRedis
+from tests.commands import ROOT, crawl
 from tests.webserver import Reply, Site, page, serve_site, text
 
-ROOT = Path(__file__).parents[2]
 
 
 def _pages(name: str) -> dict[str, Reply]:
@@ -122,12 +122,7 @@ class _SitemapSite:
 
 
 def _crawl(sites: dict[str, Site], data: Path, *settings: str) -> subprocess.CompletedProcess[str]:
-    seeds = ",".join(site.url("/") for site in sites.values())
-    return subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={seeds}",
-         "-s", f"DATA_DIR={data}", "-s", "ROBOTS_RETRY_DELAY=0.5", *settings],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )
+    return crawl([site.url("/") for site in sites.values()], data, "ROBOTS_RETRY_DELAY=0.5", *settings)
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +133,7 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str
         sitemapped = _SitemapSite()
         sites["sitemap"] = stack.enter_context(serve_site(sitemapped.routes()))
         sitemapped.base = sites["sitemap"].base
-        done = _crawl(sites, data, "-s", "DOWNLOAD_DELAY=0.05")
+        done = _crawl(sites, data, "DOWNLOAD_DELAY=0.05")
         assert done.returncode == 0, done.stderr[-3000:]
         yield sites, done.stderr, data
 
@@ -261,7 +256,7 @@ def test_politeness_delays_crawl_delay_and_retry_after(tmp_path: Path) -> None:
     routes["retry_after"] = {"/robots.txt": text("User-agent: *\nDisallow:\n"), "/": _TooMany()}
     with ExitStack() as stack:
         sites = {name: stack.enter_context(serve_site(r)) for name, r in routes.items()}
-        done = _crawl(sites, tmp_path, "-s", "DOWNLOAD_DELAY=0.3", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=4")
+        done = _crawl(sites, tmp_path, "DOWNLOAD_DELAY=0.3", "CONCURRENT_REQUESTS_PER_DOMAIN=4")
     assert done.returncode == 0, done.stderr[-3000:]
     assert min(_gaps(sites["plain"])) >= 0.3 - 0.02  # DOWNLOAD_DELAY is a floor, not a mean
     assert min(_gaps(sites["crawl_delay"])[1:]) >= 0.6 - 0.02  # after robots.txt: its Crawl-delay

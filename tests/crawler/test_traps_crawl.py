@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import random
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from tests.commands import crawl
 from tests.webserver import Reply, page, serve_site
-
-ROOT = Path(__file__).parents[2]
 WORDS = "harbour lighthouse keeper ferry market storm tide village council museum".split()
 
 
@@ -85,12 +82,8 @@ for leaf in ("/from-a.html", "/from-b.html", "/from-near1.html", "/from-near2.ht
 def crawl_log(tmp_path_factory: pytest.TempPathFactory) -> tuple[Counter[str], str]:
     data = tmp_path_factory.mktemp("traps")
     with serve_site(ROUTES, default=_loop) as site:
-        done = subprocess.run(
-            [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={site.url('/')}",
-             "-s", f"DATA_DIR={data}", "-s", "DOWNLOAD_DELAY=0", "-s", "TRAPS_MAX_PAGES_PER_PATTERN=40",
-             "-s", "TRAPS_BLACKLIST_URLS=/blocked/", "-s", "CLOSESPIDER_PAGECOUNT=500"],
-            cwd=ROOT, capture_output=True, text=True, timeout=300,
-        )
+        done = crawl([site.url("/")], data, "DOWNLOAD_DELAY=0", "TRAPS_MAX_PAGES_PER_PATTERN=40",
+                     "TRAPS_BLACKLIST_URLS=/blocked/", "CLOSESPIDER_PAGECOUNT=500")
         assert done.returncode == 0, done.stderr[-3000:]
         assert "closespider_pagecount" not in done.stderr, "a trap ran away"
         return Counter(site.paths()), done.stderr

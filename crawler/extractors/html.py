@@ -1,0 +1,349 @@
+"""HTML and XHTML: fields, body blocks, links and hints (pure).
+
+What goes where follows the Google paper's "fancy hits" (SEEDS.md item 26):
+the title, headings and emphasised text (``b``, ``strong``, ``em``, ``i``,
+``mark``, and larger type: ``big``, ``<font size=4>`` or ``+1``, an inline
+``font-size`` of at least CSS ``large``, 18px = 1.125em, or bold
+``font-weight``) get fields of their own so ranking can weigh them; the body
+holds the visible text *outside* the site's chrome, so that a menu does not
+make every page match its words (item 21). Scripts, styles, comments and
+hidden elements never reach any field.
+
+Chrome (navigation, site header and footer, sidebars: see
+:mod:`crawler.extractors.chrome`) stays out of the body, headings and
+emphasis; its links are still collected.
+
+Lenient on purpose: broken markup, an empty document or stray bytes give a
+page with fewer fields, never an exception. libxml2 stops nesting at depth
+255, which keeps the recursive walk far from Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+import lxml.etree
+import lxml.html
+
+from crawler.charset import decode
+from crawler.extractors.chrome import SECTIONS, is_chrome
+from crawler.extractors.lang import guess_lang
+from crawler.extractors.location import Resolve, refresh_target, same_site
+from crawler.extractors.page import Link, Page
+from crawler.extractors.sniff import binary_text
+from crawler.urls import canonicalize
+
+__all__ = ["MEDIA_TYPES", "extract", "extract_html"]
+
+MEDIA_TYPES = ("text/html", "application/xhtml+xml")
+
+# Their text is never body content. (Not "head": libxml2's HTML4 parser puts
+# HTML5 elements that come before any body element, <main> included, there.)
+_DROPPED = frozenset(
+    ["script", "style", "noscript", "template", "svg", "math", "iframe", "object", "canvas",
+     "select", "button", "title", "meta", "link", "base"]
+)
+_BLOCK = frozenset(
+    ["address", "article", "blockquote", "br", "dd", "details", "div", "dl", "dt",
+     "fieldset", "figcaption", "figure", "form", "h1", "h2", "h3", "h4", "h5", "h6",
+     "hr", "li", "main", "ol", "p", "pre", "section", "summary", "table", "td", "th",
+     "tr", "ul", "caption", "tbody", "thead", "tfoot", "body", "head", "html",
+     "nav", "aside", "header", "footer"]
+)
+_HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
+_EMPHASIS = frozenset(["b", "strong", "em", "i", "mark", "big"])
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+_LARGE_STYLE = re.compile(
+    r"font-size\s*:\s*(?:([\d.]+)\s*(px|pt|r?em|%)|(larger|large|x-large|xx-large|xxx-large))"
+    r"|font-weight\s*:\s*(bold|bolder|[6-9]00)\b",
+    re.I,
+)
+# How many 16px "medium" units each CSS length is: the threshold is CSS "large".
+_TO_MEDIUM = {"px": 1 / 16, "pt": 1 / 12, "em": 1.0, "rem": 1.0, "%": 0.01}
+_LARGE = 1.125
+_MAX_STYLED_EMPHASIS = 200  # a styled container this long is layout, not emphasis
+_LINK_SCHEMES = ("http://", "https://")
+_MAX_ANCHOR = 200
+_HEAD_TAGS = ("title", "meta", "link", "base")
+
+
+def extract(body: bytes, url: str, content_type: str | None, resolve: Resolve) -> Page | str:
+    """A page from HTML bytes in any charset, or why there is none."""
+    text, encoding = decode(body, content_type)
+    if binary_text(text):
+        return "binary_as_html"
+    return _extract_decoded(body, text, encoding, url, resolve)
+
+
+def extract_html(html: str | bytes, url: str, resolve: Resolve = canonicalize) -> Page:
+    """Extract a page's fields and links; ``url`` is where it was fetched.
+
+    ``resolve(href, base)`` turns an ``href`` into an absolute canonical URL
+    (the crawl's configured canonicalization), raising ValueError for junk.
+    Bytes are decoded by their BOM, ``<meta>`` charset or detection.
+
+    >>> page = extract_html(
+    ...     '<title>T</title><nav><a href="/">Home</a></nav>'
+    ...     '<h1>Hello</h1><p>Some <b>bold</b> text.</p><a href="b.html">Next page</a>',
+    ...     "http://a.test/dir/x.html")
+    >>> page.title, page.headings, page.emphasis, page.text
+    ('T', ['Hello'], ['bold'], 'Hello Some bold text. Next page')
+    >>> page.blocks
+    ['Hello', 'Some bold text.', 'Next page']
+    >>> [(link.url, link.text) for link in page.links]
+    [('http://a.test/', 'Home'), ('http://a.test/dir/b.html', 'Next page')]
+    """
+    if isinstance(html, bytes):
+        text, encoding = decode(html)
+        return _extract_decoded(html, text, encoding, url, resolve)
+    return _extract(html.encode("utf-8", "replace"), url, resolve)
+
+
+def _extract_decoded(body: bytes, text: str, encoding: str, url: str, resolve: Resolve) -> Page:
+    # lxml parses UTF-8 bytes: a UTF-8 body (the common case) goes in as it came.
+    utf8 = encoding == "utf-8" and not body.startswith(codecs.BOM_UTF8)
+    page = _extract(body if utf8 else text.encode("utf-8", "replace"), url, resolve)
+    page.encoding = encoding
+    return page
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _parse(data: bytes) -> lxml.html.HtmlElement | None:
+    # UTF-8 bytes, not str: lxml refuses str input that carries an XML
+    # encoding declaration.
+    if not data.strip():
+        return None
+    parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
+    try:
+        return lxml.html.document_fromstring(data, parser=parser)
+    except (lxml.etree.ParserError, ValueError):
+        return None
+
+
+def _extract(data: bytes, url: str, resolve: Resolve) -> Page:
+    page = Page(url=url)
+    root = _parse(data)
+    if root is None:
+        return page
+    head = _Head(url)
+    for element in root.iter(_HEAD_TAGS):
+        head.read(element, page)
+    base = head.resolve_base(resolve)
+    walker = _Walker(page, base, resolve)
+    walker.walk(root, chrome=False, sectioned=False)
+    walker.flush()
+    page.blocks = walker.blocks
+    page.text = " ".join(walker.blocks)
+    if not page.title and page.headings:
+        page.title = page.headings[0]
+    page.canonical = head.canonical_url(base, resolve)
+    if head.refresh:
+        target = refresh_target(head.refresh, base, resolve)
+        page.refresh = target if target != url else None
+    page.lang = (root.get("lang") or root.get("xml:lang") or head.language).strip().lower()
+    if not page.lang:
+        page.lang = guess_lang(page.title + " " + page.text[:2000])
+    return page
+
+
+class _Head:
+    """What the document says about itself: meta tags, base, canonical, title."""
+
+    __slots__ = ("url", "base", "canonical", "refresh", "language", "has_title")
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.base: str | None = None
+        self.canonical: str | None = None
+        self.refresh: str | None = None
+        self.language = ""
+        self.has_title = False
+
+    def read(self, element: lxml.html.HtmlElement, page: Page) -> None:
+        tag = element.tag
+        if tag == "meta":
+            self._meta(element, page)
+        elif tag == "title":
+            if not self.has_title:
+                self.has_title = True
+                page.title = _clean(element.text_content())
+        elif tag == "link":
+            if self.canonical is None and "canonical" in (element.get("rel") or "").lower().split():
+                self.canonical = (element.get("href") or "").strip() or None
+        elif tag == "base" and self.base is None:
+            self.base = (element.get("href") or "").strip() or None
+
+    def _meta(self, element: lxml.html.HtmlElement, page: Page) -> None:
+        content = element.get("content") or ""
+        name = (element.get("name") or "").strip().lower()
+        if name:
+            content = _clean(content)
+            page.meta[name] = f"{page.meta[name]}, {content}" if name in page.meta else content
+            if name == "description":
+                page.description = content
+            elif name == "keywords":
+                page.keywords = content
+            elif name == "robots":
+                page.robots = page.robots | {
+                    token.strip().lower() for token in content.split(",") if token.strip()
+                }
+            return
+        equiv = (element.get("http-equiv") or "").strip().lower()
+        if equiv == "refresh" and self.refresh is None:
+            # Inside <noscript> it is only for browsers without JavaScript
+            # (Scrapy's METAREFRESH_IGNORE_TAGS agrees).
+            if next(element.iterancestors("noscript"), None) is None:
+                self.refresh = content
+        elif equiv == "content-language" and not self.language:
+            self.language = content.split(",")[0]
+
+    def resolve_base(self, resolve: Resolve) -> str:
+        if self.base:
+            try:
+                return resolve(self.base, self.url)
+            except ValueError:
+                pass
+        return self.url
+
+    def canonical_url(self, base: str, resolve: Resolve) -> str | None:
+        if not self.canonical:
+            return None
+        try:
+            canonical = resolve(self.canonical, base)
+        except ValueError:
+            return None
+        return canonical if same_site(canonical, self.url) else None
+
+
+def _larger_font(size: str) -> bool:
+    """``<font size>``: "+1" and up, or 4 (CSS "large") and up.
+
+    >>> [_larger_font(size) for size in ("+1", "4", "3", "-1", "big")]
+    [True, True, False, False, False]
+    """
+    size = size.strip()
+    try:
+        return int(size[1:]) >= 1 if size.startswith("+") else int(size) >= 4
+    except ValueError:
+        return False
+
+
+def _emphatic_style(style: str) -> bool:
+    """An inline style that sets larger or bold type.
+
+    >>> [_emphatic_style(s) for s in ("font-size: 1.5em", "font-size:18px", "font-size: 12pt",
+    ...                               "font-weight:700", "font-size: 90%", "color: red")]
+    [True, True, False, True, False, False]
+    """
+    for match in _LARGE_STYLE.finditer(style):
+        number, unit, keyword, weight = match.groups()
+        if keyword or weight:
+            return True
+        try:
+            if float(number) * _TO_MEDIUM[unit.lower()] >= _LARGE:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+class _Walker:
+    """Depth-first over the tree: body blocks in reading order, fields and links."""
+
+    __slots__ = ("page", "base", "resolve", "blocks", "parts")
+
+    def __init__(self, page: Page, base: str, resolve: Resolve) -> None:
+        self.page = page
+        self.base = base
+        self.resolve = resolve
+        self.blocks: list[str] = []
+        self.parts: list[str] = []
+
+    def flush(self) -> None:
+        """End the current block (a block element began or ended)."""
+        if self.parts:
+            text = _clean("".join(self.parts))
+            self.parts.clear()
+            if text:
+                self.blocks.append(text)
+
+    def walk(self, element: lxml.html.HtmlElement, chrome: bool, sectioned: bool) -> None:
+        parts = self.parts
+        page = self.page
+        for child in element:
+            tag = child.tag
+            if not isinstance(tag, str):  # comments, processing instructions
+                if not chrome and child.tail:
+                    parts.append(child.tail)
+                continue
+            get = child.get
+            style = get("style")
+            if (
+                tag in _DROPPED
+                or get("hidden") is not None
+                or get("aria-hidden") == "true"
+                or (style and _HIDDEN_STYLE.search(style))
+            ):
+                if not chrome and child.tail:
+                    parts.append(child.tail)
+                continue
+            inner = chrome or is_chrome(child, tag, sectioned)
+            if not inner:
+                if tag in _HEADINGS:
+                    text = _clean(child.text_content())
+                    if text:
+                        page.headings.append(text)
+                elif tag in _EMPHASIS:
+                    text = _clean(child.text_content())
+                    if text:
+                        page.emphasis.append(text)
+                elif style or tag == "font":
+                    self._styled(child, tag, style)
+            if tag == "a" or tag == "area":
+                self._add_link(child)
+            block = tag in _BLOCK
+            if block:
+                self.flush()
+            if child.text and not inner:
+                parts.append(child.text)
+            if len(child):
+                self.walk(child, inner, sectioned or tag in SECTIONS)
+            if block:
+                self.flush()
+            if child.tail and not chrome:
+                parts.append(child.tail)
+
+    def _styled(self, element: lxml.html.HtmlElement, tag: str, style: str | None) -> None:
+        if (style and _emphatic_style(style)) or (
+            tag == "font" and _larger_font(element.get("size") or "")
+        ):
+            text = _clean(element.text_content())
+            if text and len(text) <= _MAX_STYLED_EMPHASIS:
+                self.page.emphasis.append(text)
+
+    def _add_link(self, element: lxml.html.HtmlElement) -> None:
+        href = element.get("href")
+        if not href:
+            return
+        href = href.strip()
+        if href.startswith("#"):
+            return  # the same page
+        try:
+            target = self.resolve(href, self.base)
+        except ValueError:
+            return
+        if not target.startswith(_LINK_SCHEMES) or target == self.page.url:
+            return
+        text = _clean(element.text_content())
+        if not text:
+            text = _clean(
+                element.get("title")
+                or element.get("alt")
+                or " ".join(img.get("alt") or "" for img in element.iter("img"))
+            )
+        rel = frozenset((element.get("rel") or "").lower().split())
+        self.page.links.append(Link(target, text[:_MAX_ANCHOR], "nofollow" in rel, rel))
