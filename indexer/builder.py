@@ -103,14 +103,15 @@ def _urlwords(url: str) -> str:
 class IndexBuilder:
     """The one writer of ``DATA_DIR/index``, ``DATA_DIR/pages.sqlite`` and ``DATA_DIR/graph``."""
 
-    def __init__(self, data_dir: str | Path) -> None:
+    def __init__(self, data_dir: str | Path, cjk: str = "bigram") -> None:
+        """Open (or create, analysing Chinese text by ``cjk``) the index of ``data_dir``."""
         self.data_dir = Path(data_dir)
         index_dir = self.data_dir / "index"
         index_dir.mkdir(parents=True, exist_ok=True)
         if whoosh_index.exists_in(str(index_dir)):
             self.index = whoosh_index.open_dir(str(index_dir))
         else:
-            self.index = whoosh_index.create_in(str(index_dir), fields.schema())
+            self.index = whoosh_index.create_in(str(index_dir), fields.schema(cjk))
         self.store = PageStore(self.data_dir / "pages.sqlite")
         self.graph = LinkGraph(self.data_dir / "graph")
         self._pending: Any = None
