@@ -296,7 +296,9 @@ class IndexBuilder:
             self.graph.set_pagerank(ranks)
             self.store.commit()
             self.graph.commit()
-            writer.commit(optimize=False)
+            # One segment: queries then open one matcher per term, not one
+            # per term and segment (a crawl commits many small segments).
+            writer.commit(optimize=True)
         except BaseException:
             writer.cancel()
             raise

@@ -190,7 +190,7 @@ class SearchEngine:
     ) -> tuple[list[_Candidate], int, int]:
         """Candidates, how many pages match (some words), how many match all words."""
         hits = searcher.search(self.parse(text), limit=depth, terms=True)
-        total = matched_all = len(hits)
+        total = matched_all = _count(hits, depth)
         candidates = [
             _Candidate(hit, ranking.Features(text=hit.score, words_matched=len(words))) for hit in hits
         ]
@@ -207,7 +207,7 @@ class SearchEngine:
                 )
                 features = ranking.Features(text=hit.score, all_words=False, words_matched=count)
                 candidates.append(_Candidate(hit, features))
-            total = max(total, len(relaxed))
+            total = max(total, _count(relaxed, depth))
         return candidates, total, matched_all
 
     def _rank(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> None:
@@ -233,10 +233,13 @@ class SearchEngine:
 
     def _is_title(self, title: str, query_tokens: list[str]) -> bool:
         """Whether the title (or its first part, before a " — " or " | ") is the query."""
-        if self.tokens(title) == query_tokens:
-            return True
         head = _TITLE_SEPARATORS.split(title, maxsplit=1)[0]
-        return head != title and self.tokens(head) == query_tokens
+        for text in (head, title) if head != title else (title,):
+            # Analysing every candidate's title is the cost: most are far
+            # longer than the query, and cannot be it.
+            if len(text.split()) <= 2 * len(query_tokens) + 1 and self.tokens(text) == query_tokens:
+                return True
+        return False
 
     def _proximity(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[int, float]:
         """Scores of the query's words as a phrase and near each other, per document."""
@@ -332,6 +335,13 @@ class SearchEngine:
             more_from_host=more,
             explain=details,
         )
+
+
+def _count(hits: Any, depth: int) -> int:
+    """How many documents match: exact below ``depth``, else Whoosh's estimate
+    (counting every match of a common word would cost more than the search)."""
+    scored = hits.scored_length()
+    return scored if scored < depth else max(scored, hits.estimated_length())
 
 
 def _open_optional(cls: Any, path: Path, filename: str | None = None) -> Any:
