@@ -18,7 +18,7 @@ demo: $(STAMP)
 	@$(BIN)/python -m tests.demo
 
 test: $(STAMP)
-	@$(BIN)/python -m tests.browser
+	@$(BIN)/python -m tests.system
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +23,7 @@ import redis
 
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from crawler.frontier import QUEUED, Frontier, encode_request
+from crawler.leases import Leases
 from crawler.middlewares import site_of
 from crawler.urls import fingerprint, canonicalize
 from scrapy import Request
@@ -68,13 +70,34 @@ def seed(frontier: Frontier, urls: list[str]) -> int:
 
 def status(frontier: Frontier) -> str:
     client = frontier.client
+    leases = Leases(client, frontier.name, frontier.queue_key, node="status")
+    nodes = leases.nodes()
+    now = time.time()
     lines = [
         f"queued requests   {len(frontier)}",
+        f"leased requests   {sum(node['leases'] for node in nodes.values())} "
+        f"(taken by crawl nodes, not finished yet)",
         f"URLs seen         {frontier.seen_count()}",
         f"items to index    {client.llen(frontier.items_key)}",
         f"distinct contents {client.hlen(frontier.content_key)}",
         f"hosts in scope    {', '.join(sorted(frontier.scope())) or '-'}",
+        f"nodes             {len(nodes) or 'none running'}",
     ]
+    for name, info in nodes.items():
+        if info.get("expired"):
+            lines.append(f"  {name:32s} silent (its {info['leases']} leases go back to the queue soon)")
+            continue
+        lines.append(
+            f"  {name:32s} {info.get('taken', 0):7d} requests, {info.get('rate', 0):6.1f}/s, "
+            f"{info['leases']} leased, seen {now - info.get('seen', now):.0f} s ago"
+        )
+    sites = frontier.site_counts()
+    if sites:
+        lines.append("sites             requests taken, per second since the first")
+        for site, count, since in sites[:20]:
+            lines.append(f"  {site:40s} {count:7d} {count / max(now - since, 1.0):6.1f}/s")
+        if len(sites) > 20:
+            lines.append(f"  ... and {len(sites) - 20} more sites")
     return "\n".join(lines)
 
 

@@ -32,13 +32,13 @@ from __future__ import annotations
 import atexit
 import json
 import logging
+import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import redis
 from scrapy import Request, signals
-from scrapy_redis.scheduler import Scheduler as _RedisScheduler
 
 from crawler.embedded import EmbeddedRedis
 from crawler.middlewares import site_of
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Frontier", "Scheduler", "encode_request", "decode_request", "connect"]
+__all__ = ["Frontier", "encode_request", "decode_request", "connect", "QUEUED", "SEEN", "OVER_BUDGET"]
 
 # ARGV: seen-set key prefix, queue key prefix, depth index key, per-site
 # budget (0: none), budget hash key, seen counter key; then per request:
@@ -114,22 +114,6 @@ end
 for i = 6, #ARGV do redis.call('SADD', ARGV[5] .. ARGV[i], h) end
 redis.call('HSET', KEYS[2], h, ARGV[2])
 return false
-"""
-
-_POP = """
-local out = {}
-local want = tonumber(ARGV[2])
-while #out < want do
-  local depth = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
-  if not depth then break end
-  local key = ARGV[1] .. depth
-  local got = redis.call('LPOP', key, want - #out)
-  if got then
-    for _, data in ipairs(got) do out[#out + 1] = data end
-  end
-  if redis.call('LLEN', key) == 0 then redis.call('ZREM', KEYS[1], depth) end
-end
-return out
 """
 
 _COUNT = """
@@ -264,7 +248,6 @@ class Frontier:
         self._push = client.register_script(
             _PUSH.replace("TEST_AND_SET", self.seen.lua_test_and_set)
         )
-        self._pop = client.register_script(_POP)
         self._count = client.register_script(_COUNT)
         self._content = client.register_script(_CONTENT)
 
@@ -329,11 +312,12 @@ class Frontier:
             crawler._lantern_frontier = frontier  # type: ignore[attr-defined]
         return frontier
 
-    def push(self, entries: Sequence[tuple[bytes, int, bytes, str]]) -> list[int]:
+    def push(self, entries: Sequence[tuple[bytes, int, bytes, str]], pipe: Any = None) -> list[int]:
         """Queue ``(fingerprint, depth, data, site)`` entries whose fingerprint is new.
 
         An empty fingerprint queues unconditionally (``dont_filter``). Returns
-        a status per entry: :data:`QUEUED`, :data:`SEEN` or :data:`OVER_BUDGET`.
+        a status per entry: :data:`QUEUED`, :data:`SEEN` or :data:`OVER_BUDGET`
+        (with ``pipe``, a Redis pipeline, the statuses come from its execute()).
         """
         if not entries:
             return []
@@ -344,20 +328,10 @@ class Frontier:
         for fp, depth, data, site in entries:
             a, b = self.seen.args(fp) if fp else ("", "")
             args.extend((a, b, depth, data, site))
+        if pipe is not None:
+            self._push(args=args, client=pipe)
+            return []
         return [int(status) for status in self._push(args=args)]
-
-    def pop(self, count: int) -> list[bytes]:
-        """Take up to ``count`` requests, lowest depth first."""
-        return list(self._pop(keys=[self.queue_key], args=[self.queue_key + ":", count]))
-
-    def unpop(self, datas: Iterable[bytes]) -> None:
-        """Put taken but unused requests back at the front of their depth."""
-        pipe = self.client.pipeline(transaction=True)
-        for data in reversed(list(datas)):
-            depth = json.loads(data).get("d", 0)
-            pipe.lpush(f"{self.queue_key}:{depth}", data)
-            pipe.zadd(self.queue_key, {str(depth): depth})
-        pipe.execute()
 
     def __len__(self) -> int:
         return int(self._count(keys=[self.queue_key], args=[self.queue_key + ":"]))
@@ -386,6 +360,22 @@ class Frontier:
         """The site's missing-page signature; None while nobody has probed it yet."""
         data = self.client.hget(f"{self.name}:soft404", site)
         return None if data is None else json.loads(data)
+
+    def count_sites(self, taken: Mapping[str, int]) -> None:
+        """Requests taken per site, for ``python -m crawler status``."""
+        now = time.time()
+        pipe = self.client.pipeline(transaction=False)
+        for site, count in taken.items():
+            pipe.hincrby(f"{self.name}:stats:sites", site, count)
+            pipe.hsetnx(f"{self.name}:stats:since", site, now)
+        pipe.execute()
+
+    def site_counts(self) -> list[tuple[str, int, float]]:
+        """``(site, requests taken, since when)``, busiest first."""
+        counts = self.client.hgetall(f"{self.name}:stats:sites")
+        since = self.client.hgetall(f"{self.name}:stats:since")
+        rows = [(site.decode(), int(n), float(since.get(site, time.time()))) for site, n in counts.items()]
+        return sorted(rows, key=lambda row: -row[1])
 
     def add_scope(self, hosts: Iterable[str]) -> None:
         hosts = list(hosts)
@@ -426,137 +416,3 @@ def _simhash_blocks(value: int, distance: int) -> list[str]:
         bits = min(width, 64 - width * index)
         suffixes.append(f"{index}:{(value >> shift) & ((1 << bits) - 1):x}")
     return suffixes
-
-
-class Scheduler(_RedisScheduler):
-    """Scrapy's scheduler interface over a :class:`Frontier`.
-
-    Links the engine hands over are checked against a process-local set of
-    fingerprints (no round trip for a link this process already queued),
-    then pushed in batches whose dedup against every node happens in Redis.
-    Requests are taken a few at a time.
-    """
-
-    def __init__(
-        self,
-        frontier: Frontier,
-        persist: bool = True,
-        flush_on_start: bool = False,
-        pop_batch: int = 8,
-        local_seen_max: int = 2_000_000,
-        stats: Any = None,
-        policy: UrlPolicy | None = None,
-    ) -> None:
-        super().__init__(
-            server=frontier.client,
-            persist=persist,
-            flush_on_start=flush_on_start,
-            queue_key=frontier.queue_key,
-            dupefilter_key=frontier.seen_key,
-        )
-        self.frontier = frontier
-        self.stats = stats
-        self.policy = policy or UrlPolicy()
-        self.pop_batch = max(1, pop_batch)
-        self.local_seen_max = local_seen_max
-        self._local_seen: set[bytes] = set()
-        self._pending: list[tuple[bytes, int, bytes, str]] = []
-        self._taken: deque[bytes] = deque()
-        self._over_budget_logged: set[str] = set()
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Scheduler:
-        settings = crawler.settings
-        return cls(
-            Frontier.for_crawler(crawler),
-            persist=settings.getbool("SCHEDULER_PERSIST", True),
-            flush_on_start=settings.getbool("SCHEDULER_FLUSH_ON_START"),
-            pop_batch=settings.getint("FRONTIER_POP_BATCH", 8),
-            local_seen_max=settings.getint("FRONTIER_LOCAL_SEEN_MAX", 2_000_000),
-            stats=crawler.stats,
-            policy=UrlPolicy.from_settings(settings),
-        )
-
-    def __len__(self) -> int:
-        return len(self.frontier) + len(self._pending) + len(self._taken)
-
-    def open(self, spider: Spider) -> None:
-        self.spider = spider
-        if self.flush_on_start:
-            self.flush()
-        queued = len(self.frontier)
-        if queued:
-            logger.info(
-                "Resuming the crawl: %d requests queued, %d URLs seen",
-                queued,
-                self.frontier.seen_count(),
-            )
-
-    def close(self, reason: str) -> None:
-        self._flush_pending()
-        if self._taken:
-            # Taken from Redis but never started: back to the front.
-            self.frontier.unpop(self._taken)
-            self._taken.clear()
-        if not self.persist:
-            self.flush()
-
-    def flush(self) -> None:
-        """``SCHEDULER_FLUSH_ON_START``: forget the queue and the seen URLs."""
-        self._local_seen.clear()
-        client = self.frontier.client
-        for prefix in (self.frontier.seen_key, self.frontier.queue_key):
-            for key in client.scan_iter(match=prefix + "*", count=1000):
-                client.unlink(key)
-
-    def enqueue_request(self, request: Request) -> bool:
-        fp = b""
-        if not request.dont_filter:
-            fp = self.policy.fingerprint(request.url)
-            if fp in self._local_seen:
-                self._inc("frontier/duplicate/local")
-                return False
-            if len(self._local_seen) >= self.local_seen_max:
-                self._local_seen.clear()
-            self._local_seen.add(fp)
-        self._pending.append(
-            (fp, request.meta.get("depth", 0), encode_request(request), site_of(request.url))
-        )
-        if len(self._pending) >= 256:
-            self._flush_pending()
-        return True
-
-    def next_request(self) -> Request | None:
-        self._flush_pending()
-        if not self._taken:
-            self._taken.extend(self.frontier.pop(self.pop_batch))
-        if not self._taken:
-            return None
-        data = self._taken.popleft()
-        self._inc("scheduler/dequeued/redis")
-        return decode_request(data, self.spider)
-
-    def has_pending_requests(self) -> bool:
-        return bool(self._pending or self._taken) or len(self.frontier) > 0
-
-    def _flush_pending(self) -> None:
-        if not self._pending:
-            return
-        pending, self._pending = self._pending, []
-        statuses = self.frontier.push(pending)
-        self._inc("scheduler/enqueued/redis", statuses.count(QUEUED))
-        self._inc("frontier/duplicate/shared", statuses.count(SEEN))
-        for (_, _, data, site), status in zip(pending, statuses):
-            if status == OVER_BUDGET:
-                self._inc("traps/site_budget")
-                if site not in self._over_budget_logged:
-                    self._over_budget_logged.add(site)
-                    logger.warning(
-                        "%s has used its budget of %d pages (TRAPS_MAX_PAGES_PER_SITE); "
-                        "its further URLs are counted and dropped, first one: %s",
-                        site, self.frontier.site_budget, json.loads(data)["u"],
-                    )
-
-    def _inc(self, key: str, count: int = 1) -> None:
-        if self.stats is not None and count:
-            self.stats.inc_value(key, count)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from crawler._async import REDIS_DOWN, sleep
 from crawler.embedded import die_with_parent
 from crawler.frontier import Frontier
 
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = ["ItemQueuePipeline", "IndexerProcess"]
+
+
 
 class IndexerProcess:
     """``python -m indexer --follow`` beside the crawl, then ``finalize``."""
@@ -123,9 +126,20 @@ class ItemQueuePipeline:
         if self.indexer is not None:
             self.indexer.start()
 
-    def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
-        data = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
-        self.frontier.client.rpush(self.frontier.items_key, data.encode())
+    async def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
+        data = json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode()
+        delay = 0.5
+        while True:
+            try:
+                self.frontier.client.rpush(self.frontier.items_key, data)
+                break
+            except REDIS_DOWN as exc:
+                # Never lose a page: wait for Redis (the reactor runs on).
+                if delay == 0.5:
+                    logger.warning("Redis is unreachable (%s): items wait for it", exc)
+                self.stats.inc_value("items/redis_retries")
+                await sleep(delay)
+                delay = min(delay * 2, 30.0)
         self.stats.inc_value(f"items/{item.get('type', 'page')}")
         return item
 

@@ -39,6 +39,7 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet import defer
 from twisted.internet.error import DNSLookupError
 
+from crawler._async import REDIS_DOWN, sleep
 from crawler.frontier import Frontier, encode_request
 from crawler.middlewares import retry_after_seconds, site_of
 from crawler.politeness import PolitenessMiddleware
@@ -178,6 +179,18 @@ class RobotsMiddleware:
     async def process_request(self, request: Request, spider: Any = None) -> None:
         if request.meta.get("robots_txt") or request.meta.get("dont_obey_robotstxt"):
             return None
+        delay = 0.5
+        while True:
+            try:
+                return await self._check(request)
+            except REDIS_DOWN as exc:
+                # The shared rules are out of reach: the request waits, it is not dropped.
+                if delay == 0.5:
+                    logger.warning("Redis is unreachable (%s): requests wait for their robots.txt", exc)
+                await sleep(delay)
+                delay = min(delay * 2, 30.0)
+
+    async def _check(self, request: Request) -> None:
         site = site_of(request.url)
         for _ in range(3):
             rules = await self._rules(site)
@@ -205,17 +218,18 @@ class RobotsMiddleware:
     # --- knowing a site's rules ---------------------------------------------------
 
     async def _rules(self, site: str) -> RobotsRules | None:
-        known = self._known.get(site)
-        if known is not None and known.until > time.time():
-            return known.rules
-        if site in self._loading:
+        while site in self._loading:  # another request of this site is finding out
             waiter: defer.Deferred[None] = defer.Deferred()
             self._loading[site].append(waiter)
             await maybe_deferred_to_future(waiter)
-            return self._known[site].rules
+        known = self._known.get(site)
+        if known is not None and known.until > time.time():
+            return known.rules
         self._loading[site] = []
         try:
             self._known[site] = await self._load(site)
+        except REDIS_DOWN:
+            raise
         except Exception:  # a bug here must not drop requests silently
             logger.exception("Could not settle robots.txt of %s; its requests wait", site)
             retry_at = time.time() + self.retry_delay
@@ -245,7 +259,7 @@ class RobotsMiddleware:
             if time.monotonic() > deadline:
                 return self._from_state(site, {"outcome": "retry", "retry_at": time.time() + self.retry_delay})
             self.stats.inc_value("robots/wait")
-            await _sleep(_WAIT_STEP)
+            await sleep(_WAIT_STEP)
 
     def _from_state(self, site: str, state: dict[str, Any]) -> _Known:
         now = time.time()
@@ -392,10 +406,3 @@ class RobotsMiddleware:
         for call in self._retries.values():
             call.cancel()
         self._retries.clear()
-
-
-async def _sleep(seconds: float) -> None:
-    """Wait without blocking the event loop (either reactor)."""
-    done: defer.Deferred[None] = defer.Deferred()
-    call_later(seconds, done.callback, None)
-    await maybe_deferred_to_future(done)

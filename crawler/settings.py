@@ -44,7 +44,7 @@ DEFAULT_REQUEST_HEADERS = {
 
 # --- Frontier (Redis) -------------------------------------------------------
 
-SCHEDULER = "crawler.frontier.Scheduler"
+SCHEDULER = "crawler.scheduler.Scheduler"
 # Shared state is never deleted when a node stops; `python -m crawler reset`
 # clears a crawl on purpose.
 SCHEDULER_PERSIST = True
@@ -60,6 +60,16 @@ FRONTIER_POP_BATCH = 8
 FRONTIER_DEDUP = "exact"
 FRONTIER_BLOOM_CAPACITY = 100_000_000
 FRONTIER_BLOOM_ERROR_RATE = 0.001
+# A node's taken requests are its own while it announces itself (every
+# FRONTIER_HEARTBEAT seconds); this long after its last announcement they go
+# back to the queue (it was killed, or cut off). Longer: fewer duplicate
+# fetches after a crash; shorter: a dead node's work resumes sooner.
+FRONTIER_LEASE_SECONDS = 30.0
+FRONTIER_HEARTBEAT = 5.0
+# A node out of work stays while the queue or any node's leases are not
+# empty, and closes after both have been empty this many seconds. None: 10
+# with REDIS_URL (other nodes may still find links), 0 alone (embedded).
+FRONTIER_IDLE_GRACE = None
 # Fingerprints remembered by each process so that links it has already
 # queued cost no Redis round trip. About 100 bytes each; the set is cleared
 # (not the Redis one) when it reaches this size.

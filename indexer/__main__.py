@@ -1,7 +1,8 @@
 """``python -m indexer``: drain the crawl's item queue into the index; finalize.
 
     python -m indexer --data DIR [--redis URL]            drain what is queued, then exit
-    python -m indexer --data DIR [--redis URL] --follow   keep draining until Ctrl-C / SIGTERM
+    python -m indexer --data DIR [--redis URL] --follow   keep draining while the crawl runs; when
+                                                           all its nodes have stopped, finalize
     python -m indexer --data DIR [--redis URL] finalize   drain, then merge anchors and
                                                            compute PageRank
 
@@ -36,6 +37,7 @@ _BATCH = 500
 _COMMIT_SECONDS = 5.0
 _POLL_SECONDS = 0.2
 _REPORT_SECONDS = 10.0
+_CHECK_SECONDS = 2.0
 
 
 class _Stop:
@@ -43,6 +45,7 @@ class _Stop:
 
     def __init__(self) -> None:
         self.requested = False
+        self.crawl_over = False
         signal.signal(signal.SIGTERM, self._handle)
         signal.signal(signal.SIGINT, self._handle)
 
@@ -79,12 +82,25 @@ def _connect(data_dir: Path, url: str | None) -> Iterator[redis.Redis | None]:
     yield client
 
 
+def _crawl_over(queue: ItemQueue, seen_nodes: list[bool]) -> bool:
+    """Whether a crawl this indexer has seen running has ended: no node is
+    left and nothing is queued (``seen_nodes`` remembers having seen one)."""
+    prefix = queue.key.rsplit(":", 1)[0]
+    nodes = int(queue.client.scard(f"{prefix}:nodes"))
+    if nodes:
+        seen_nodes[0] = True
+        return False
+    return seen_nodes[0] and int(queue.client.zcard(f"{prefix}:requests")) == 0
+
+
 def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) -> int:
-    """Index queued items; with ``follow``, wait for more until stopped."""
+    """Index queued items; with ``follow``, wait for more until stopped, or
+    until the crawl being followed is over."""
     total = 0
     since_report = started = time.monotonic()
     reported = 0
-    last_commit = time.monotonic()
+    last_commit = last_check = time.monotonic()
+    seen_nodes = [False]
     while True:
         items = [] if stop.requested else queue.take(_BATCH - queue.pending)
         if items:
@@ -105,6 +121,12 @@ def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) ->
             since_report, reported = now, total
         if stop.requested or (idle and not follow and not queue.pending):
             break
+        if follow and idle and not queue.pending and now - last_check >= _CHECK_SECONDS:
+            last_check = now
+            if _crawl_over(queue, seen_nodes) and len(queue) == 0:
+                logger.info("The crawl is over: every node has stopped and nothing is queued")
+                stop.crawl_over = True
+                break
         if idle:
             time.sleep(_POLL_SECONDS)
     if total:
@@ -151,7 +173,7 @@ def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace,
                 drain(builder, queue, args.follow and args.command is None, stop)
             finally:
                 queue.release()
-        if args.command == "finalize":
+        if args.command == "finalize" or stop.crawl_over:
             report = builder.finalize()
             logger.info(
                 "Index ready: %d documents (%d pages, %d known by anchor text only), "

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import socket
+import time
 import uuid
 from typing import Any
 
@@ -23,7 +24,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["ItemQueue", "QueueBusy"]
 
-_LEASE_SECONDS = 30
+_LEASE_SECONDS = 15
 
 
 class QueueBusy(RuntimeError):
@@ -38,15 +39,28 @@ class ItemQueue:
         self.me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._taken = 0
 
-    def acquire(self) -> None:
-        """Become the queue's only consumer, or raise QueueBusy."""
-        if not self.client.set(self.lease_key, self.me, nx=True, ex=_LEASE_SECONDS):
+    def acquire(self, wait: float = _LEASE_SECONDS + 5) -> None:
+        """Become the queue's only consumer, or raise QueueBusy.
+
+        An indexer that was killed leaves its claim behind for up to
+        ``_LEASE_SECONDS``: wait that long for it to lapse before giving up.
+        """
+        deadline = time.monotonic() + wait
+        announced = False
+        while not self.client.set(self.lease_key, self.me, nx=True, ex=_LEASE_SECONDS):
             owner = self.client.get(self.lease_key)
-            if owner is not None and owner.decode() != self.me:
+            if owner is None or owner.decode() == self.me:
+                continue
+            if time.monotonic() >= deadline:
                 raise QueueBusy(
                     f"another indexer ({owner.decode()}) is draining {self.key}; "
                     "only one may run at a time"
                 )
+            if not announced:
+                logger.info("Another indexer (%s) holds %s; waiting up to %.0f s for its claim to lapse",
+                            owner.decode(), self.key, wait)
+                announced = True
+            time.sleep(0.5)
         self.renew()
 
     def renew(self) -> None:

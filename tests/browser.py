@@ -19,12 +19,11 @@ import tempfile
 import zlib
 from pathlib import Path
 
+from tests.system import SystemPackageMissing, ensure
+
 __all__ = ["BrowserUnavailable", "chromium", "dump_dom", "screenshot", "png_rows", "busy_rows"]
 
 _CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
-# A CJK font too: without one, Chinese results render as empty boxes.
-_INSTALL = ["apt-get", "install", "-y", "-o", "DPkg::Lock::Timeout=300", "chromium", "fonts-wqy-zenhei"]
-_INSTALL_TIMEOUT = 500  # seconds per apt-get step; below pytest's 600 s timeout
 _RUN_TIMEOUT = 60
 # Headless, no sandbox (tests run as root), and nothing that talks to the
 # network on its own: the only requests are the ones the test asks for.
@@ -47,22 +46,15 @@ class BrowserUnavailable(RuntimeError):
     """Chromium is not installed and could not be installed here."""
 
 
-@functools.cache
 def chromium() -> str:
     """The path of the chromium executable, installed with apt-get if missing."""
     found = _find()
     if found:
         return found
-    if shutil.which("apt-get") is None:
-        raise BrowserUnavailable("chromium is not installed and there is no apt-get: install Debian's `chromium`")
-    if os.geteuid() != 0:
-        raise BrowserUnavailable("chromium is not installed: run `apt-get install -y chromium` as root")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update"], _INSTALL):
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=_INSTALL_TIMEOUT)
-        if done.returncode != 0:
-            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
-            raise BrowserUnavailable(f"`{' '.join(command)}` failed ({done.returncode}):\n{tail}")
+    try:
+        ensure("chromium", "fonts-wqy-zenhei")
+    except SystemPackageMissing as exc:
+        raise BrowserUnavailable(str(exc)) from None
     found = _find()
     if not found:
         raise BrowserUnavailable("apt-get installed chromium but no chromium executable was found")
@@ -164,8 +156,3 @@ def busy_rows(path: Path) -> float:
     channels = len(rows[0]) // width if rows else 0
     busy = sum(1 for row in rows if row.count(row[:channels]) != width)
     return busy / height if height else 0.0
-
-
-if __name__ == "__main__":
-    # `make test` runs this first, so the install shows in its output.
-    print(f"Headless browser for the web page tests: {chromium()}")

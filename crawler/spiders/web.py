@@ -30,6 +30,7 @@ from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
+from crawler._async import REDIS_DOWN
 from crawler.boilerplate import BoilerplateDetector
 from crawler.extract import Page, extract
 from crawler.fingerprints import content_fingerprint, hamming, simhash
@@ -271,8 +272,11 @@ class WebSpider(Spider):
                 signature = {"title": page.title, "simhash": simhash(page), "length": len(page.text),
                              "digest": content_fingerprint(page).hex()}
                 logger.info("%s answers 200 for missing pages: such pages will not be indexed", site)
-        self.frontier.set_soft404(site, signature)
         self._soft404[site] = signature
+        try:
+            self.frontier.set_soft404(site, signature)
+        except REDIS_DOWN:
+            pass  # other nodes probe again
         return iter(())
 
     def _soft_not_found(self, page: Page) -> bool:
@@ -283,7 +287,10 @@ class WebSpider(Spider):
         signature = self._soft404.get(site)
         if signature is None:
             assert self.frontier is not None
-            signature = self.frontier.soft404(site)
+            try:
+                signature = self.frontier.soft404(site)
+            except REDIS_DOWN:
+                signature = None
             if signature is None:
                 return False  # the probe has not answered yet
             self._soft404[site] = signature
@@ -301,7 +308,11 @@ class WebSpider(Spider):
     def _first_with_content(self, page: Page) -> str | None:
         """The URL that first had this page's text (or nearly), when not this one."""
         assert self.frontier is not None
-        return self.frontier.content_seen(content_fingerprint(page), page.url, simhash(page))
+        try:
+            return self.frontier.content_seen(content_fingerprint(page), page.url, simhash(page))
+        except REDIS_DOWN:
+            self.crawler.stats.inc_value("dupes/unchecked")  # index it rather than lose it
+            return None
 
     def _aliases(self, response: Response, url: str) -> list[str]:
         """URLs that led here through redirects: the index maps them to ``url``."""
@@ -367,7 +378,10 @@ class WebSpider(Spider):
             return False
         self._scope_read = now
         before = len(self.scope)
-        self.scope.add(self.frontier.scope())
+        try:
+            self.scope.add(self.frontier.scope())
+        except REDIS_DOWN:
+            return False
         return len(self.scope) > before
 
     def _refuse(self, url: str, reason: str) -> None:
@@ -392,4 +406,3 @@ def _without_path(page: Page) -> Page:
         if len(segment) > 2:
             text = text.replace(segment, " ")
     return Page(url=page.url, title=page.title, text=" ".join(text.split()))
-

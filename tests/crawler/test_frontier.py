@@ -8,7 +8,9 @@ import pytest
 import redis
 from scrapy import Request, Spider
 
-from crawler.frontier import OVER_BUDGET, QUEUED, SEEN, Frontier, Scheduler, decode_request, encode_request
+from crawler.frontier import OVER_BUDGET, QUEUED, SEEN, Frontier, decode_request, encode_request
+from crawler.leases import Leases
+from crawler.scheduler import Scheduler
 from crawler.middlewares import site_of
 from crawler.seen import BloomSeen
 from crawler.urls import fingerprint
@@ -28,8 +30,12 @@ def _entry(url: str, depth: int) -> tuple[bytes, int, bytes, str]:
     return fingerprint(url), depth, encode_request(Request(url, meta={"depth": depth})), site_of(url)
 
 
-def _urls(datas: list[bytes]) -> list[str]:
-    return [json.loads(data)["u"] for data in datas]
+def _urls(taken: list[tuple[int, bytes]]) -> list[str]:
+    return [json.loads(data)["u"] for _, data in taken]
+
+
+def _take(frontier: Frontier, count: int) -> list[tuple[int, bytes]]:
+    return Leases(frontier.client, frontier.name, frontier.queue_key, node="test").take(count)
 
 
 def _scheduler(client: redis.Redis, **kwargs) -> Scheduler:
@@ -44,13 +50,13 @@ def test_breadth_first_lowest_depth_first_then_fifo(redis_client: redis.Redis) -
     frontier.push([_entry("http://a.test/mid1", 1), _entry("http://a.test/deep2", 2)])
     frontier.push([_entry("http://c.test/", 0), _entry("http://a.test/mid2", 1)])
     assert len(frontier) == 6
-    popped = frontier.pop(2) + frontier.pop(3) + frontier.pop(10)
+    popped = _take(frontier, 2) + _take(frontier, 3) + _take(frontier, 10)
     assert _urls(popped) == [
         "http://b.test/", "http://c.test/",
         "http://a.test/mid1", "http://a.test/mid2",
         "http://a.test/deep1", "http://a.test/deep2",
     ]
-    assert len(frontier) == 0 and frontier.pop(5) == []
+    assert len(frontier) == 0 and _take(frontier, 5) == []
 
 
 def test_a_url_is_queued_once_even_from_two_nodes(redis_client: redis.Redis) -> None:
@@ -58,7 +64,7 @@ def test_a_url_is_queued_once_even_from_two_nodes(redis_client: redis.Redis) -> 
     assert node_a.push([_entry("http://a.test/x", 1)]) == [QUEUED]
     assert node_b.push([_entry("http://a.test/x", 3), _entry("http://a.test/y", 1)]) == [SEEN, QUEUED]
     assert node_a.push([_entry("HTTP://A.TEST:80/x#frag", 1)]) == [SEEN]  # an alias of x
-    assert _urls(node_b.pop(10)) == ["http://a.test/x", "http://a.test/y"]
+    assert _urls(_take(node_b, 10)) == ["http://a.test/x", "http://a.test/y"]
     assert node_a.seen_count() == 2
 
 
@@ -104,7 +110,9 @@ def test_scheduler_state_survives_a_restart(redis_client: redis.Redis) -> None:
     first = _scheduler(redis_client, pop_batch=4)
     for n in range(6):
         first.enqueue_request(Request(f"http://a.test/{n}", meta={"depth": 1}))
-    assert first.next_request().url == "http://a.test/0"
+    fetched = first.next_request()
+    assert fetched.url == "http://a.test/0"
+    first.done(fetched)  # its response was processed
     first.close("shutdown")  # three taken but never started go back to the front
     second = _scheduler(redis_client)
     assert second.has_pending_requests()
@@ -180,3 +188,32 @@ def test_near_duplicate_content_names_the_first_page(redis_client: redis.Redis) 
     assert frontier.content_seen(b"c" * 16, "http://a.test/3", near=far) is None
     assert frontier.content_seen(b"a" * 16, "http://a.test/4", near=far) == "http://a.test/1"
     assert frontier.content_seen(b"a" * 16, "http://a.test/1", near=one) is None  # a refetch
+
+
+def test_taken_requests_are_leased_until_done(redis_client: redis.Redis) -> None:
+    node = _scheduler(redis_client, pop_batch=2)
+    for n in range(3):
+        node.enqueue_request(Request(f"http://a.test/{n}"))
+    one, two = node.next_request(), node.next_request()
+    assert node.leases.held() == 2 and len(node.frontier) == 1
+    node.done(one)
+    node.next_request()  # the next round trip releases what is done
+    assert node.leases.held() == 2  # "two", and the third just taken
+    node.close("shutdown")  # "two" was never finished: back in the queue
+    assert node.leases.held() == 0
+    assert _urls(_take(node.frontier, 10)) == ["http://a.test/1", "http://a.test/2"]
+
+
+def test_a_dead_nodes_leases_go_back_to_the_queue(redis_client: redis.Redis) -> None:
+    frontier = Frontier(redis_client)
+    frontier.push([_entry(f"http://a.test/{n}", 1) for n in range(3)])
+    dead = Leases(redis_client, "web", frontier.queue_key, node="dead")
+    dead.announce({})
+    assert len(dead.take(2)) == 2
+    alive = Leases(redis_client, "web", frontier.queue_key, node="alive")
+    alive.announce({})
+    assert alive.reap() == 0  # "dead" is still announced
+    redis_client.delete("web:node:dead")  # what its expiry does after kill -9
+    assert alive.reap() == 2
+    assert _urls(alive.take(10)) == ["http://a.test/0", "http://a.test/1", "http://a.test/2"]
+    assert "dead" not in alive.nodes()

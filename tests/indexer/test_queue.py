@@ -45,7 +45,7 @@ def test_junk_items_are_skipped_not_fatal(redis_client: redis.Redis) -> None:
 def test_only_one_consumer(redis_client: redis.Redis) -> None:
     ItemQueue(redis_client).acquire()
     with pytest.raises(QueueBusy, match="only one may run"):
-        ItemQueue(redis_client).acquire()
+        ItemQueue(redis_client).acquire(wait=0)
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,335 @@
+"""Scrapy's scheduler over the Redis frontier, for one node of a crawl.
+
+The engine hands this scheduler the requests a page led to and asks it for
+the next request to fetch. Links are checked against a process-local set of
+fingerprints (no round trip for a link this process already queued), then
+pushed in batches whose dedup against every node happens in Redis. Requests
+are taken a few at a time under leases (:mod:`crawler.leases`), released once
+their response is processed, in the same round trip that queues what it led
+to, so nothing taken is ever lost, and nothing is released before its
+children are safe.
+
+Lifecycle of a node: it announces itself every ``FRONTIER_HEARTBEAT``
+seconds and gives back the requests of nodes that stopped doing so; when it
+runs out of work it waits while the queue has requests or any node holds a
+lease (others may yet find links), and closes once both have been empty for
+``FRONTIER_IDLE_GRACE`` seconds. Ctrl-C gives its leases back at once.
+
+When Redis is unreachable (restarting, a network cut) the node pauses: the
+links it found stay in its buffer, it takes nothing, says so once, and tries
+again with backoff; nothing is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import Counter, deque
+from typing import TYPE_CHECKING, Any
+
+from scrapy import Request, signals
+from scrapy.exceptions import DontCloseSpider
+from scrapy.utils.asyncio import call_later
+from scrapy_redis.scheduler import Scheduler as _RedisScheduler
+
+from crawler._async import REDIS_DOWN
+from crawler.frontier import OVER_BUDGET, QUEUED, SEEN, Frontier, decode_request, encode_request
+from crawler.leases import Leases
+from crawler.middlewares import site_of
+from crawler.urls import UrlPolicy
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Scheduler"]
+
+_MAX_BACKOFF = 30.0
+
+
+class Scheduler(_RedisScheduler):
+    """A Redis twin of Scrapy's scheduler; see the module docstring."""
+
+    def __init__(
+        self,
+        frontier: Frontier,
+        persist: bool = True,
+        flush_on_start: bool = False,
+        pop_batch: int = 8,
+        local_seen_max: int = 2_000_000,
+        stats: Any = None,
+        policy: UrlPolicy | None = None,
+        lease_seconds: float = 30.0,
+        heartbeat: float = 5.0,
+        idle_grace: float = 0.0,
+    ) -> None:
+        super().__init__(
+            server=frontier.client,
+            persist=persist,
+            flush_on_start=flush_on_start,
+            queue_key=frontier.queue_key,
+            dupefilter_key=frontier.seen_key,
+        )
+        self.frontier = frontier
+        self.stats = stats
+        self.policy = policy or UrlPolicy()
+        self.pop_batch = max(1, pop_batch)
+        self.local_seen_max = local_seen_max
+        self.leases = Leases(frontier.client, frontier.name, frontier.queue_key, lease_seconds=lease_seconds)
+        self.heartbeat = heartbeat
+        self.idle_grace = idle_grace
+        self._local_seen: set[bytes] = set()
+        self._pending: list[tuple[bytes, int, bytes, str]] = []
+        self._done: list[int] = []
+        self._taken: deque[tuple[int, bytes]] = deque()
+        self._over_budget_logged: set[str] = set()
+        self._beat: Any = None
+        self._idle_since: float | None = None
+        self._down_until = 0.0
+        self._backoff = 0.5
+        self._started = time.time()
+        self._fetched = 0
+        self._by_site: Counter[str] = Counter()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Scheduler:
+        settings = crawler.settings
+        frontier = Frontier.for_crawler(crawler)
+        grace = settings.get("FRONTIER_IDLE_GRACE")
+        scheduler = cls(
+            frontier,
+            persist=settings.getbool("SCHEDULER_PERSIST", True),
+            flush_on_start=settings.getbool("SCHEDULER_FLUSH_ON_START"),
+            pop_batch=settings.getint("FRONTIER_POP_BATCH", 8),
+            local_seen_max=settings.getint("FRONTIER_LOCAL_SEEN_MAX", 2_000_000),
+            stats=crawler.stats,
+            policy=UrlPolicy.from_settings(settings),
+            lease_seconds=settings.getfloat("FRONTIER_LEASE_SECONDS", 30.0),
+            heartbeat=settings.getfloat("FRONTIER_HEARTBEAT", 5.0),
+            # Alone on its private Redis, a node has nobody to wait for.
+            idle_grace=float(grace) if grace is not None else (0.0 if frontier.embedded else 10.0),
+        )
+        scheduler.crawler = crawler
+        crawler.signals.connect(scheduler._spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(scheduler._spider_idle, signal=signals.spider_idle)
+        return scheduler
+
+    def __len__(self) -> int:
+        return len(self.frontier) + len(self._pending) + len(self._taken)
+
+    # --- opening and closing ------------------------------------------------------
+
+    def open(self, spider: Spider) -> None:
+        self.spider = spider
+        if self.flush_on_start:
+            self.flush()
+        self._announce()
+        reaped = self.leases.reap()
+        if reaped:
+            logger.info("Gave back %d requests held by crawl nodes that stopped", reaped)
+        queued = len(self.frontier)
+        if queued:
+            logger.info(
+                "Resuming the crawl: %d requests queued, %d URLs seen; this node is %s",
+                queued, self.frontier.seen_count(), self.leases.node,
+            )
+
+    def close(self, reason: str) -> None:
+        if self._beat is not None:
+            self._beat.cancel()
+            self._beat = None
+        try:
+            self._flush()
+            given = self.leases.give_back(lease for lease, _ in self._taken)
+            self._taken.clear()
+            given += self.leases.leave()  # what is still leased was never finished
+            if given:
+                logger.info("Gave back %d requests this node had taken but not finished", given)
+        except REDIS_DOWN as exc:
+            logger.error(
+                "Redis is unreachable while this node stops (%s): its %d taken requests go back "
+                "to the queue when another node (or the next run) finds its lease expired",
+                exc, len(self._taken) + len(self._done),
+            )
+        if not self.persist:
+            self.flush()
+
+    def flush(self) -> None:
+        """``SCHEDULER_FLUSH_ON_START``: forget the queue and the seen URLs."""
+        self._local_seen.clear()
+        client = self.frontier.client
+        for prefix in (self.frontier.seen_key, self.frontier.queue_key):
+            for key in client.scan_iter(match=prefix + "*", count=1000):
+                client.unlink(key)
+
+    # --- the engine's interface ------------------------------------------------------
+
+    def enqueue_request(self, request: Request) -> bool:
+        lease = request.meta.get("lease")
+        if lease is not None:
+            # A redirect or retry of a leased request: the original is done
+            # once this one is queued (both travel in the next flush).
+            self._done.append(lease)
+        fp = b""
+        if not request.dont_filter:
+            fp = self.policy.fingerprint(request.url)
+            if fp in self._local_seen:
+                self._inc("frontier/duplicate/local")
+                return False
+            if len(self._local_seen) >= self.local_seen_max:
+                self._local_seen.clear()
+            self._local_seen.add(fp)
+        self._pending.append(
+            (fp, request.meta.get("depth", 0), encode_request(request), site_of(request.url))
+        )
+        if len(self._pending) >= 256:
+            self._flush()
+        return True
+
+    def next_request(self) -> Request | None:
+        if time.monotonic() < self._down_until:
+            return None
+        try:
+            self._flush()
+            if not self._taken:
+                self._taken.extend(self.leases.take(self.pop_batch))
+        except REDIS_DOWN as exc:
+            self._redis_down(exc)
+            return None
+        if not self._taken:
+            return None
+        lease, data = self._taken.popleft()
+        request = decode_request(data, self.spider)
+        request.meta["lease"] = lease
+        self._inc("scheduler/dequeued/redis")
+        self._fetched += 1
+        self._by_site[site_of(request.url)] += 1
+        return request
+
+    def has_pending_requests(self) -> bool:
+        if self._pending or self._taken or time.monotonic() < self._down_until:
+            return True
+        try:
+            return len(self.frontier) > 0
+        except REDIS_DOWN as exc:
+            self._redis_down(exc)
+            return True
+
+    def done(self, request: Request) -> None:
+        """The response (or error) of ``request`` is processed: release its lease."""
+        lease = request.meta.get("lease")
+        if lease is not None:
+            self._done.append(lease)
+
+    # --- Redis round trips ---------------------------------------------------------------
+
+    def _flush(self) -> None:
+        """Queue the links found, then release the leases they came from: one round trip."""
+        if not self._pending and not self._done:
+            return
+        pending, done = self._pending, self._done
+        pipe = self.frontier.client.pipeline(transaction=False)
+        self.frontier.push(pending, pipe=pipe)
+        self.leases.done_command(pipe, done)
+        try:
+            results = pipe.execute()
+        except REDIS_DOWN:
+            raise  # both buffers are kept for the next attempt
+        self._pending, self._done = [], []
+        self._redis_back()
+        statuses = [int(status) for status in results[0]] if pending else []
+        self._count(pending, statuses)
+
+    def _count(self, pending: list[tuple[bytes, int, bytes, str]], statuses: list[int]) -> None:
+        self._inc("scheduler/enqueued/redis", statuses.count(QUEUED))
+        self._inc("frontier/duplicate/shared", statuses.count(SEEN))
+        for (_, _, data, site), status in zip(pending, statuses):
+            if status == OVER_BUDGET:
+                self._inc("traps/site_budget")
+                if site not in self._over_budget_logged:
+                    self._over_budget_logged.add(site)
+                    logger.warning(
+                        "%s has used its budget of %d pages (TRAPS_MAX_PAGES_PER_SITE); "
+                        "its further URLs are counted and dropped, first one: %s",
+                        site, self.frontier.site_budget, json.loads(data)["u"],
+                    )
+
+    def _redis_down(self, exc: Exception) -> None:
+        if self._down_until == 0.0:
+            logger.warning("Redis is unreachable (%s): this node pauses and keeps retrying", exc)
+        self._inc("frontier/redis_errors")
+        self._down_until = time.monotonic() + self._backoff
+        self._backoff = min(self._backoff * 2, _MAX_BACKOFF)
+
+    def _redis_back(self) -> None:
+        if self._down_until:
+            logger.warning("Redis is reachable again: this node resumes")
+            self._down_until = 0.0
+            self._backoff = 0.5
+
+    # --- liveness, idleness ---------------------------------------------------------------
+
+    def _announce(self) -> None:
+        elapsed = max(time.time() - self._started, 1e-9)
+        self.leases.announce({"started": self._started, "taken": self._fetched,
+                              "rate": round(self._fetched / elapsed, 2)})
+
+    def _schedule_beat(self) -> None:
+        self._beat = call_later(self.heartbeat, self._beat_once)
+
+    def _beat_once(self) -> None:
+        try:
+            self._announce()
+            if self._by_site:
+                by_site, self._by_site = self._by_site, Counter()
+                self.frontier.count_sites(by_site)
+            reaped = self.leases.reap()
+            if reaped:
+                self._inc("frontier/reaped", reaped)
+                logger.warning("Gave back %d requests of a crawl node that stopped answering", reaped)
+            self._flush()
+        except REDIS_DOWN as exc:
+            self._redis_down(exc)
+        self._schedule_beat()
+
+    def _spider_opened(self, spider: Any = None) -> None:
+        """Start the heartbeat; release each request's lease when the scraper
+        is done with its response.
+
+        Scrapy has no signal for "a response and everything it produced have
+        been handled"; its scraper slot's ``finish_response`` is that moment
+        (Scrapy 2.19), so it is wrapped here.
+        """
+        self._schedule_beat()
+        slot = self.crawler.engine.scraper.slot
+        finish = slot.finish_response
+
+        def finish_response(result: Any, request: Request) -> None:
+            finish(result, request)
+            self.done(request)
+
+        slot.finish_response = finish_response
+
+    def _spider_idle(self, spider: Any = None) -> None:
+        """Stay while other nodes may still find work; close once all is quiet."""
+        try:
+            self._flush()  # release this node's own finished leases first
+            busy = len(self.frontier) > 0 or self.leases.held() > 0
+        except REDIS_DOWN as exc:
+            self._redis_down(exc)
+            raise DontCloseSpider from None
+        now = time.monotonic()
+        if busy:
+            self._idle_since = None
+            raise DontCloseSpider
+        if self._idle_since is None:
+            self._idle_since = now
+        if now - self._idle_since < self.idle_grace:
+            raise DontCloseSpider
+
+    def _inc(self, key: str, count: int = 1) -> None:
+        if self.stats is not None and count:
+            self.stats.inc_value(key, count)

@@ -1,0 +1,193 @@
+"""Several crawl nodes, one shared Redis (Debian's redis-server), one indexer.
+
+Nodes are separate `scrapy crawl` processes, as on separate machines; the
+demo web (or a literal site) runs in this process and its request log is
+the ground truth of what was fetched, by whom and when.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from whoosh import index
+
+from tests.commands import ROOT, run
+from tests.demoweb import DemoWeb, serve
+from tests.items import page
+from tests.redis_server import RedisServer
+from tests.webserver import Site, serve_site
+from tests.webserver import page as html
+
+# Fast for tests: nodes announce every second, a silent node's leases go back
+# after 3 s, an idle node leaves after 3 quiet seconds.
+NODE = ["-s", "FRONTIER_HEARTBEAT=1", "-s", "FRONTIER_LEASE_SECONDS=3", "-s", "FRONTIER_IDLE_GRACE=3",
+        "-s", "LOG_LEVEL=INFO"]
+
+
+def node(redis_url: str, data: Path, seeds: list[str], *settings: str) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "scrapy", "crawl", "web", "-s", f"REDIS_URL={redis_url}",
+               "-s", f"DATA_DIR={data}", *NODE]
+    if seeds:
+        command += ["-a", f"seeds={','.join(seeds)}"]
+    for setting in settings:
+        command += ["-s", setting]
+    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def indexer(redis_url: str, data: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "indexer", "--data", str(data), "--redis", redis_url, *args],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def finish(*processes: subprocess.Popen[str], timeout: float = 240) -> list[str]:
+    logs = []
+    for process in processes:
+        _, log = process.communicate(timeout=timeout)
+        assert process.returncode == 0, log[-3000:]
+        logs.append(log)
+    return logs
+
+
+def fetched(web: DemoWeb) -> Counter[str]:
+    return Counter(f"{r.site}{r.path}" for r in web.requests
+                   if r.path != "/robots.txt" and not r.path.startswith(("/lantern-probe-", "/sitemap.xml")))
+
+
+def wait_for(condition: Callable[[], bool], seconds: float = 60) -> None:
+    """Until a real event (requests served, documents committed); bounded."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
+
+
+def documents(data: Path) -> set[str]:
+    with index.open_dir(str(data / "index")).searcher() as searcher:
+        return {fields["url"] for fields in searcher.all_stored_fields()}
+
+
+@pytest.fixture
+def shared(tmp_path: Path) -> Iterator[RedisServer]:
+    with RedisServer(tmp_path / "redis") as server:
+        yield server
+
+
+def test_three_nodes_share_a_crawl_and_one_indexer_builds_the_index(shared: RedisServer, tmp_path: Path) -> None:
+    data = tmp_path / "index-data"
+    with serve() as web:
+        follower = indexer(shared.url, data, "--follow")
+        nodes = [node(shared.url, tmp_path / f"node{n}", web.seeds, "DOWNLOAD_DELAY=0.05") for n in range(3)]
+        logs = finish(*nodes)
+        finish(follower)  # it saw the crawl end, finalized and stopped
+    counts = fetched(web)
+    assert max(counts.values()) == 1, [url for url, n in counts.items() if n > 1]
+    assert len(counts) >= web.page_count
+    working = [log for log in logs if "'downloader/response_count'" in log]
+    assert len(working) >= 2, "the work was not shared"
+    assert web.facts["chinese_title"]["url"] in documents(data)
+    assert len(documents(data)) >= web.page_count - len(web.facts["duplicates"])
+
+
+def test_a_node_killed_mid_crawl_loses_nothing(shared: RedisServer, tmp_path: Path) -> None:
+    with serve() as web:
+        first = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0.02", "INDEX_WITH_CRAWL=0")
+        victim = node(shared.url, tmp_path / "b", web.seeds, "DOWNLOAD_DELAY=0.02", "INDEX_WITH_CRAWL=0")
+        wait_for(lambda: len(web.requests) > 80)
+        victim.kill()  # kill -9: no chance to give anything back
+        victim.wait()
+        finish(first)
+    counts = fetched(web)
+    assert len(counts) >= web.page_count  # every page, the killed node's share included
+    twice = [url for url, n in counts.items() if n > 1]
+    assert len(twice) <= 32 + 8, twice  # at most what the dead node had in flight
+
+
+def _pages_site(pages: int) -> dict:
+    routes = {"/": html("".join(f'<a href="/p{n}.html">page {n}</a> ' for n in range(pages)))}
+    routes.update({f"/p{n}.html": html(f"<title>Page {n}</title><p>Text of page number {n}, "
+                                       f"{'word ' * (n + 1)}</p>") for n in range(pages)})
+    return routes
+
+
+def _rate(site: Site) -> float:
+    times = sorted(r.time for r in site.requests if r.path.startswith("/p"))
+    return (len(times) - 1) / (times[-1] - times[0])
+
+
+def test_a_sites_request_rate_does_not_grow_with_the_number_of_nodes(tmp_path: Path) -> None:
+    rates = []
+    for nodes in (1, 3):
+        with RedisServer(tmp_path / f"redis{nodes}") as server, serve_site(_pages_site(40)) as site:
+            finish(*[node(server.url, tmp_path / f"{nodes}-{n}", [site.url("/")], "DOWNLOAD_DELAY=0.1",
+                          "INDEX_WITH_CRAWL=0") for n in range(nodes)])
+            rates.append(_rate(site))
+    one, three = rates
+    assert three <= one * 1.10, (one, three)
+
+
+def test_a_redis_restart_pauses_the_crawl_and_loses_nothing(shared: RedisServer, tmp_path: Path) -> None:
+    with serve() as web:
+        crawl = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0.03", "INDEX_WITH_CRAWL=0")
+        wait_for(lambda: len(web.requests) > 60)
+        shared.stop()  # append-only: everything acknowledged is on disk
+        _wait_for_a_reconnection_attempt(shared.port)  # the node has noticed
+        shared.start()
+        (log,) = finish(crawl)
+    assert "Redis is unreachable" in log  # said, not crashed
+    counts = fetched(web)
+    assert len(counts) >= web.page_count
+    client = redis.Redis.from_url(shared.url)
+    assert client.llen("web:items") >= web.page_count - len(web.facts["duplicates"])
+
+
+def test_a_late_node_gets_work(shared: RedisServer, tmp_path: Path) -> None:
+    with serve() as web:
+        early = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0")
+        wait_for(lambda: len(web.requests) > 30)
+        late = node(shared.url, tmp_path / "b", [], "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0")
+        early_log, late_log = finish(early, late)
+    assert "'downloader/response_count'" in late_log, "the late node fetched nothing"
+    assert max(fetched(web).values()) == 1
+
+
+def test_the_indexer_killed_and_restarted_loses_no_item(shared: RedisServer, tmp_path: Path) -> None:
+    client = redis.Redis.from_url(shared.url)
+    items = [page(f"http://a.test/{n}", f"Item number {n}", f"text {n}") for n in range(1500)]
+    client.rpush("web:items", *(json.dumps(item) for item in items))
+    data = tmp_path / "data"
+    first = indexer(shared.url, data, "--follow")
+    wait_for(lambda: (data / "index").exists() and _committed(data) > 0)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    done = run("indexer", "--data", str(data), "--redis", shared.url)
+    assert done.returncode == 0, done.stderr
+    assert documents(data) == {item["url"] for item in items}
+    assert client.llen("web:items") == 0
+
+
+def _wait_for_a_reconnection_attempt(port: int) -> None:
+    """Listen where Redis was until the node tries to reach it (then refuse it)."""
+    with socket.socket() as stand_in:
+        stand_in.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        stand_in.bind(("127.0.0.1", port))
+        stand_in.listen()
+        stand_in.settimeout(60)
+        connection, _ = stand_in.accept()
+        connection.close()
+
+
+def _committed(data: Path) -> int:
+    try:
+        return index.open_dir(str(data / "index")).doc_count()
+    except Exception:  # not created yet
+        return 0
