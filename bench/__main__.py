@@ -5,13 +5,14 @@ from __future__ import annotations
 import datetime
 import platform
 
-from bench import crawl
+from bench import crawl, query
 
 
 def main() -> None:
     print(f"Benchmarks, {datetime.date.today()}, {platform.node()}: "
           f"Python {platform.python_version()}, {platform.machine()}\n")
     crawl.main()
+    query.main([])
 
 
 if __name__ == "__main__":
