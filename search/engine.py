@@ -27,19 +27,21 @@ from whoosh import index as whoosh_index
 from whoosh.index import EmptyIndexError
 from whoosh.qparser import MultifieldParser, OrGroup
 from whoosh.qparser.plugins import PlusMinusPlugin
-from whoosh.query import NullQuery, Or, Phrase, Query, Term
+from whoosh.query import NullQuery, Or, Query, Term
+from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F
 
 from indexer import schema as fields
 from indexer.graph import LinkGraph
 from indexer.store import PageStore
-from search import ranking, spelling
-from search.snippets import snippet
+from search import proximity, ranking, spelling
+from search.snippets import passage, word_pattern
 
 __all__ = ["SearchEngine", "SearchError", "Result", "Results"]
 
 # Candidates ranked in full: the best this many by text score.
-_DEPTH = 200
+_DEPTH = 100
+_PROXIMITY_DEPTH = 50
 _FEW = 3  # results below which a spelling suggestion is looked for
 _OPERATORS = re.compile(r'"|\bOR\b|\bAND\b|\bNOT\b|(^|\s)[-+]\S|\w:')
 _TITLE_SEPARATORS = re.compile(r"\s+[—–|·:-]\s+|\s+-\s+")
@@ -119,6 +121,7 @@ class SearchEngine:
         self.store = _open_optional(PageStore, self.data_dir / "pages.sqlite")
         self.graph = _open_optional(LinkGraph, self.data_dir / "graph", "links.sqlite")
         self.analyzer = self.index.schema[fields.TITLE].analyzer
+        self._searcher: Any = None
         self.weighting = BM25F(
             B=ranking.B,
             K1=ranking.K1,
@@ -132,7 +135,23 @@ class SearchEngine:
             names, self.index.schema, fieldboosts=boosts, group=OrGroup
         )
 
+    def _fresh_searcher(self) -> Any:
+        """The open searcher, moved to the index's latest commit if there is one.
+
+        Opening a searcher reads the term index (a third of a second at
+        100,000 documents); keeping one open and refreshing it costs a check
+        of the index's generation.
+        """
+        if self._searcher is None:
+            self._searcher = self.index.searcher(weighting=self.weighting)
+        else:
+            self._searcher = self._searcher.refresh()
+        return self._searcher
+
     def close(self) -> None:
+        if self._searcher is not None:
+            self._searcher.close()
+            self._searcher = None
         self.index.close()
         for resource in (self.store, self.graph):
             if resource is not None:
@@ -167,20 +186,21 @@ class SearchEngine:
         plain = not _OPERATORS.search(text)
         words = [word for word in text.split() if self.tokens(word)] if plain else []
         depth = max(_DEPTH, 3 * n * page)
-        with self.index.searcher(weighting=self.weighting) as searcher:
-            candidates, total, matched_all = self._candidates(searcher, text, words, depth, n * page, plain)
-            if candidates:
-                self._rank(searcher, candidates, words)
-            window = ranking.page_by_host(candidates, lambda c: c.hit.get(fields.HOST, ""), n, page)
-            bodies = self.store.texts(c.hit[fields.URL] for c, _ in window) if self.store else {}
-            per_field = self._field_scores(searcher, text, [c for c, _ in window]) if explain else {}
-            results = [
-                self._result(candidate, more, bodies, per_field.get(candidate.hit.docnum), explain)
-                for candidate, more in window
-            ]
-            suggestion = None
-            if matched_all < _FEW and words:
-                suggestion = self._suggest(searcher, words, matched_all)
+        searcher = self._fresh_searcher()
+        candidates, total, matched_all = self._candidates(searcher, text, words, depth, n * page, plain)
+        if candidates:
+            self._rank(searcher, candidates, words)
+        window = ranking.page_by_host(candidates, lambda c: c.hit.get(fields.HOST, ""), n, page)
+        bodies = self.store.texts(c.hit[fields.URL] for c, _ in window) if self.store else {}
+        per_field = self._field_scores(searcher, text, [c for c, _ in window]) if explain else {}
+        pattern = word_pattern(self.tokens(text)) if window else None
+        results = [
+            self._result(candidate, more, bodies, pattern, per_field.get(candidate.hit.docnum), explain)
+            for candidate, more in window
+        ]
+        suggestion = None
+        if matched_all < _FEW and words:
+            suggestion = self._suggest(searcher, words, matched_all)
         return Results(text, total, results, page, n, time.perf_counter() - started, suggestion)
 
     # --- candidates and their features ---------------------------------------------
@@ -189,26 +209,48 @@ class SearchEngine:
         self, searcher: Any, text: str, words: list[str], depth: int, wanted: int, plain: bool
     ) -> tuple[list[_Candidate], int, int]:
         """Candidates, how many pages match (some words), how many match all words."""
-        hits = searcher.search(self.parse(text), limit=depth, terms=True)
+        # Without terms=True, Whoosh can skip blocks that cannot reach the top.
+        hits = searcher.search(self.parse(text), limit=depth)
         total = matched_all = _count(hits, depth)
         candidates = [
             _Candidate(hit, ranking.Features(text=hit.score, words_matched=len(words))) for hit in hits
         ]
         if total < wanted and plain and len(words) > 1:
             seen = {c.hit.docnum for c in candidates}
-            relaxed = searcher.search(self.parse(text, relaxed=True), limit=depth, terms=True)
-            word_tokens = [set(self.tokens(word)) for word in words]
+            relaxed = [hit for hit in searcher.search(self.parse(text, relaxed=True), limit=depth)
+                       if hit.docnum not in seen]
+            matched = self._words_matched(searcher, [hit.docnum for hit in relaxed], words)
             for hit in relaxed:
-                if hit.docnum in seen:
-                    continue
-                matched = {term for _, term in (hit.matched_terms() or ())}
-                count = sum(
-                    1 for tokens in word_tokens if {t.encode() for t in tokens} <= matched
-                )
-                features = ranking.Features(text=hit.score, all_words=False, words_matched=count)
+                features = ranking.Features(text=hit.score, all_words=False,
+                                            words_matched=matched.get(hit.docnum, 0))
                 candidates.append(_Candidate(hit, features))
-            total = max(total, _count(relaxed, depth))
+            total = max(total, len(seen) + len(relaxed))
         return candidates, total, matched_all
+
+    def _words_matched(self, searcher: Any, docnums: list[int], words: list[str]) -> dict[int, int]:
+        """How many query words each document has (all of a word's tokens, in some field).
+
+        Read from the postings of the given documents only, rather than
+        asking Whoosh to record the terms of every match of an OR query.
+        """
+        found: dict[int, set[str]] = {docnum: set() for docnum in docnums}
+        ordered = sorted(docnums)
+        for token in {token for word in words for token in self.tokens(word)}:
+            for name in ranking.FIELD_WEIGHTS:
+                try:
+                    matcher = searcher.postings(name, token)
+                except TermNotFound:
+                    continue
+                for docnum in ordered:
+                    if not matcher.is_active():
+                        break
+                    matcher.skip_to(docnum)
+                    if matcher.is_active() and matcher.id() == docnum:
+                        found[docnum].add(token)
+        return {
+            docnum: sum(1 for word in words if set(self.tokens(word)) <= tokens)
+            for docnum, tokens in found.items()
+        }
 
     def _rank(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> None:
         proximity = self._proximity(searcher, candidates, words)
@@ -241,19 +283,53 @@ class SearchEngine:
                 return True
         return False
 
+    def _sequence(self, words: list[str]) -> list[str]:
+        """The query's tokens one per position (a code name's parts, not its whole)."""
+        by_position: dict[int, str] = {}
+        for token in self.analyzer(" ".join(words), positions=True):
+            by_position[token.pos] = token.text  # the last at a position is the finest part
+        return [by_position[pos] for pos in sorted(by_position)]
+
     def _proximity(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[int, float]:
-        """Scores of the query's words as a phrase and near each other, per document."""
-        tokens = self.tokens(" ".join(words))
-        if len(tokens) < 2:
+        """How near the query's words stand in each of the best candidates' fields.
+
+        Positions are read from the index for the ``_PROXIMITY_DEPTH`` best
+        candidates by text score only: a phrase search over the whole index
+        would cost as much as the query itself.
+        """
+        sequence = self._sequence(words)
+        if len(sequence) < 2:
             return {}
-        clauses: list[Query] = []
+        best = sorted(candidates, key=lambda c: -c.features.text)[:_PROXIMITY_DEPTH]
+        docnums = sorted(c.hit.docnum for c in best)
+        counts: dict[int, dict[str, tuple[int, int]]] = {docnum: {} for docnum in docnums}
         for name in ranking.PROXIMITY_FIELDS:
-            weight = ranking.FIELD_WEIGHTS[name]
-            clauses.append(Phrase(name, tokens, slop=1, boost=weight * ranking.EXACT_PHRASE))
-            clauses.append(Phrase(name, tokens, slop=ranking.NEAR_WORDS, boost=weight))
-        docnums = {c.hit.docnum for c in candidates}
-        hits = searcher.search(Or(clauses), filter=docnums, limit=None)
-        return {hit.docnum: hit.score for hit in hits}
+            matchers = []
+            for token in sequence:
+                try:
+                    matchers.append(searcher.postings(name, token))
+                except TermNotFound:
+                    matchers = []
+                    break
+            if not matchers:
+                continue
+            for docnum in docnums:
+                positions = []
+                for matcher in matchers:
+                    if matcher.is_active():
+                        matcher.skip_to(docnum)
+                    if not matcher.is_active() or matcher.id() != docnum:
+                        break
+                    positions.append(matcher.value_as("positions"))
+                else:
+                    found = proximity.phrase_and_near(positions, ranking.NEAR_WORDS)
+                    if any(found):
+                        counts[docnum][name] = found
+        idf = sum(searcher.idf(fields.BODY, token) for token in sequence) / len(sequence)
+        return {
+            docnum: idf * proximity.bonus(found, ranking.FIELD_WEIGHTS, ranking.EXACT_PHRASE)
+            for docnum, found in counts.items() if found
+        }
 
     def _field_scores(self, searcher: Any, text: str, shown: list[_Candidate]) -> dict[int, dict[str, float]]:
         """Each field's part of the text score, for ``--explain`` (shown results only)."""
@@ -294,6 +370,7 @@ class SearchEngine:
         candidate: _Candidate,
         more: int,
         bodies: dict[str, str],
+        pattern: Any,
         field_scores: dict[str, float] | None,
         explain: bool,
     ) -> Result:
@@ -301,7 +378,8 @@ class SearchEngine:
         url = hit[fields.URL]
         crawled = bool(hit.get(fields.CRAWLED, True))
         title = hit.get(fields.TITLE) or url
-        text = snippet(hit, bodies.get(url, ""), fields.BODY) or hit.get(fields.DESCRIPTION) or ""
+        body = bodies.get(url, "")
+        text = passage(body, pattern) if body else hit.get(fields.DESCRIPTION) or ""
         if not crawled and not text:
             anchors = sorted(set((hit.get(fields.ANCHOR) or "").split("\n")))
             text = "Not fetched; linked as: " + "; ".join(a for a in anchors if a)
