@@ -79,10 +79,11 @@ def _crawl(seed: str) -> dict[str, int]:
 def _summary(stats: dict[str, int], seconds: float) -> str:
     traps = sum(value for key, value in stats.items() if key.startswith("traps/"))
     return (
-        f"Crawled {stats.get('downloader/response_count', 0)} URLs in {seconds:.0f} s: "
+        f"Fetched {stats.get('downloader/response_count', 0)} URLs in {seconds:.0f} s "
+        f"(robots.txt and sitemaps included): "
         f"{stats.get('items/page', 0)} pages indexed, "
         f"{stats.get('items/duplicate', 0)} duplicates skipped, "
-        f"{stats.get('robotstxt/forbidden', 0)} URLs refused by robots.txt, "
+        f"{stats.get('robots/denied', 0)} URLs refused by robots.txt, "
         f"{traps} trap URLs refused."
     )
 
