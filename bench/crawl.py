@@ -12,6 +12,7 @@ extraction, the item queue and the inline indexer. Figures per run:
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import shutil
@@ -23,6 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.dedup_memory import bare_redis
 from bench.sites import Site
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +39,7 @@ class Run:
     crawl_rate: float
     command_rate: float
     cpu_ms_per_page: float
+    redis_per_page: float = float("nan")
 
 
 def _children_cpu() -> float:
@@ -58,10 +61,18 @@ def _run(site: Site, command: list[str], cwd: Path) -> Run:
 
 
 def ours(site: Site) -> Run:
+    """Our crawl with every feature on, against a Redis of the benchmark's own
+    (the embedded server's binary) so its commands can be counted."""
     data = Path(tempfile.mkdtemp(prefix="bench-crawl-"))
     try:
-        return _run(site, [*SCRAPY, "crawl", "web", "-a", f"seeds={site.seed}",
-                           "-s", f"DATA_DIR={data}", *SAME], ROOT)
+        with bare_redis() as client:
+            url = "unix://{}?db=0".format(client.connection_pool.connection_kwargs["path"])
+            before = int(client.info("stats")["total_commands_processed"])
+            run = _run(site, [*SCRAPY, "crawl", "web", "-a", f"seeds={site.seed}", "-s", f"DATA_DIR={data}",
+                              "-s", f"REDIS_URL={url}", "-s", "INDEX_WITH_CRAWL=1", *SAME], ROOT)
+            commands = int(client.info("stats")["total_commands_processed"]) - before
+        run.redis_per_page = commands / max(run.pages, 1)
+        return run
     finally:
         shutil.rmtree(data, ignore_errors=True)
 
@@ -87,10 +98,14 @@ def compare(site: Site, runs: int = 3) -> list[str]:
         ("pages/s, first to last fetch", "crawl_rate", True),
         ("pages/s, whole command", "command_rate", True),
         ("CPU ms per page", "cpu_ms_per_page", False),
+        ("Redis commands per page", "redis_per_page", False),
     ):
         a = statistics.median(getattr(run, attribute) for run in results["ours"])
         b = statistics.median(getattr(run, attribute) for run in results["plain"])
-        rows.append(f"  {label:32s} {a:10.1f} {b:10.1f} {a / b if b else float('nan'):7.2f}x")
+        if math.isnan(b):
+            rows.append(f"  {label:32s} {a:10.1f} {'-':>10s} {'-':>8s}")
+        else:
+            rows.append(f"  {label:32s} {a:10.1f} {b:10.1f} {a / b if b else float('nan'):7.2f}x")
     return rows
 
 

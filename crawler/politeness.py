@@ -168,13 +168,17 @@ class PolitenessMiddleware:
         site = site_of(request.url)
         floor = self.delay_for(site)
         gap = floor * (1 + random.uniform(0, _JITTER)) if floor else 0.0  # noqa: S311
+        # Without DOWNLOAD_DELAY or a Crawl-delay no turns are taken: a delay
+        # of 0 asks for no politeness (a local benchmark); each node then
+        # keeps only its own concurrency cap and slowdown backoff.
+        polite = bool(self.delay or self._crawl_delay.get(site))
         slot = self._slot(request)
         if slot is not None:
             slot.jitter = 0.0
             # With shared turns, the turns space the requests (this node's
             # among the others'); a local delay on top would add to them.
-            slot.delay = 0.0 if self.shared is not None else gap
-        if self.shared is not None and not request.meta.get("robots_txt"):
+            slot.delay = 0.0 if self.shared is not None and polite else gap
+        if self.shared is not None and polite and not request.meta.get("robots_txt"):
             await self._take_turn(request, site, gap)
         return None
 
@@ -193,6 +197,8 @@ class PolitenessMiddleware:
                 wait = 1.0  # the turns are in Redis: wait for it
             if not wait:
                 break
+            # Capped by the others' requests in flight: ask again after about a gap.
+            wait = max(wait, gap / 2)
             waited += wait
             await sleep(wait)
         request.meta["polite_token"] = token
