@@ -21,25 +21,41 @@ import numpy as np
 
 from crawler.extract import Page
 
-__all__ = ["content_fingerprint", "simhash", "hamming", "SIMHASH_BITS"]
+__all__ = ["content_fingerprint", "simhash", "fingerprints", "hamming", "SIMHASH_BITS"]
 
 SIMHASH_BITS = 64
 
+# Matched in case-folded text; the look-ahead skips most positions quickly.
 _VOLATILE = re.compile(
-    r"\d+|\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
+    r"\d+|\b(?=[adfjmnostw])(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
     r"|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
     r"|mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?"
-    r"|sat(?:urday)?|sun(?:day)?)\b",
-    re.IGNORECASE,
+    r"|sat(?:urday)?|sun(?:day)?)\b"
 )
 # Words of alphabetic scripts, and single CJK characters (no spaces there).
 _WORDS = re.compile(r"[^\W\d_]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]", re.UNICODE)
 _SHINGLE = 3
 
 
+# 64-bit mixing constants (the golden ratio; MurmurHash3's finalizer).
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_FMIX1 = np.uint64(0xFF51AFD7ED558CCD)
+_FMIX2 = np.uint64(0xC4CEB9FE1A85EC53)
+
+
 def _stable_text(page: Page) -> str:
-    text = _VOLATILE.sub(" ", f"{page.title}\n{page.text}").casefold()
+    text = _VOLATILE.sub(" ", f"{page.title}\n{page.text}".casefold())
     return " ".join(text.split())
+
+
+def fingerprints(page: Page) -> tuple[bytes, int | None]:
+    """Both :func:`content_fingerprint` and :func:`simhash`, reading the text once."""
+    text = _stable_text(page)
+    return _md5(text), _simhash(text)
+
+
+def _md5(text: str) -> bytes:
+    return hashlib.md5(text.encode(), usedforsecurity=False).digest()
 
 
 def content_fingerprint(page: Page) -> bytes:
@@ -53,7 +69,7 @@ def content_fingerprint(page: Page) -> bytes:
     >>> content_fingerprint(a) == content_fingerprint(page("Archive", "A story."))
     False
     """
-    return hashlib.md5(_stable_text(page).encode(), usedforsecurity=False).digest()
+    return _md5(_stable_text(page))
 
 
 def simhash(page: Page) -> int | None:
@@ -67,20 +83,39 @@ def simhash(page: Page) -> int | None:
     >>> def page(text): return Page("http://a.test/", text=text)
     >>> text = " ".join(map("".join, product("abcdefghij", repeat=3)))  # 1000 words
     >>> hamming(simhash(page(text)), simhash(page(text + " extra")))  # one more word
-    1
+    2
     >>> hamming(simhash(page(text)), simhash(page(text[:2000])))  # the first half
-    17
+    20
     >>> simhash(page("too short")) is None
     True
     """
-    words = _WORDS.findall(_stable_text(page))
+    return _simhash(_stable_text(page))
+
+
+def _simhash(text: str) -> int | None:
+    words = _WORDS.findall(text)
     if len(words) < _SHINGLE:
         return None
-    shingles = {" ".join(words[i : i + _SHINGLE]) for i in range(len(words) - _SHINGLE + 1)}
-    digests = b"".join(
-        hashlib.blake2b(shingle.encode(), digest_size=8).digest() for shingle in shingles
-    )
-    bits = np.unpackbits(np.frombuffer(digests, dtype=np.uint8).reshape(-1, 8), axis=1)
+    # Each distinct word is hashed once; a 3-gram's hash mixes its words'
+    # hashes (rotated by position), all in numpy.
+    ids: dict[str, int] = {}
+    order = np.fromiter((ids.setdefault(word, len(ids)) for word in words), dtype=np.int64, count=len(words))
+    hashes = np.frombuffer(
+        b"".join(hashlib.blake2b(word.encode(), digest_size=8).digest() for word in ids), dtype=np.uint64
+    )[order]
+    first, second, third = hashes[:-2], hashes[1:-1], hashes[2:]
+    with np.errstate(over="ignore"):
+        shingles = np.unique(
+            (first * _GOLDEN)
+            ^ ((second << np.uint64(21)) | (second >> np.uint64(43)))
+            ^ ((third << np.uint64(42)) | (third >> np.uint64(22)))
+        )
+        shingles ^= shingles >> np.uint64(33)
+        shingles *= _FMIX1
+        shingles ^= shingles >> np.uint64(33)
+        shingles *= _FMIX2
+        shingles ^= shingles >> np.uint64(33)
+    bits = np.unpackbits(shingles.view(np.uint8).reshape(-1, 8), axis=1)
     majority = bits.sum(axis=0, dtype=np.int64) * 2 > len(shingles)
     return int.from_bytes(np.packbits(majority).tobytes(), "big")
 

@@ -33,7 +33,7 @@ from twisted.python.failure import Failure
 from crawler._async import REDIS_DOWN
 from crawler.boilerplate import BoilerplateDetector
 from crawler.extract import Page, extract
-from crawler.fingerprints import content_fingerprint, hamming, simhash
+from crawler.fingerprints import content_fingerprint, fingerprints, hamming, simhash
 from crawler.frontier import Frontier
 from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, LinkFilter
 from crawler.middlewares import site_of
@@ -308,8 +308,9 @@ class WebSpider(Spider):
     def _first_with_content(self, page: Page) -> str | None:
         """The URL that first had this page's text (or nearly), when not this one."""
         assert self.frontier is not None
+        digest, near = fingerprints(page)
         try:
-            return self.frontier.content_seen(content_fingerprint(page), page.url, simhash(page))
+            return self.frontier.content_seen(digest, page.url, near)
         except REDIS_DOWN:
             self.crawler.stats.inc_value("dupes/unchecked")  # index it rather than lose it
             return None
