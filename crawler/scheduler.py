@@ -65,6 +65,7 @@ class Scheduler(_RedisScheduler):
         lease_seconds: float = 30.0,
         heartbeat: float = 5.0,
         idle_grace: float = 0.0,
+        items_max: int = 0,
     ) -> None:
         super().__init__(
             server=frontier.client,
@@ -93,6 +94,9 @@ class Scheduler(_RedisScheduler):
         self._started = time.time()
         self._fetched = 0
         self._by_site: Counter[str] = Counter()
+        self.items_max = items_max
+        self._items_checked = 0.0
+        self._items_behind = 0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Scheduler:
@@ -111,6 +115,7 @@ class Scheduler(_RedisScheduler):
             heartbeat=settings.getfloat("FRONTIER_HEARTBEAT", 5.0),
             # Alone on its private Redis, a node has nobody to wait for.
             idle_grace=float(grace) if grace is not None else (0.0 if frontier.embedded else 10.0),
+            items_max=settings.getint("INDEX_QUEUE_MAX", 0),
         )
         scheduler.crawler = crawler
         crawler.signals.connect(scheduler._spider_opened, signal=signals.spider_opened)
@@ -194,7 +199,7 @@ class Scheduler(_RedisScheduler):
             return None
         try:
             self._flush()
-            if not self._taken:
+            if not self._taken and not self._indexer_behind():
                 self._taken.extend(self.leases.take(self.pop_batch))
         except REDIS_DOWN as exc:
             self._redis_down(exc)
@@ -208,6 +213,31 @@ class Scheduler(_RedisScheduler):
         self._fetched += 1
         self._by_site[site_of(request.url)] += 1
         return request
+
+    def _indexer_behind(self) -> bool:
+        """Whether more than ``items_max`` pages wait for the indexer (read at
+        most ten times a second, before taking requests): the node then takes no new requests, so the item
+        queue (and Redis memory) stays bounded when the indexer is slower
+        than the crawl, or not running yet."""
+        if not self.items_max:
+            return False
+        now = time.monotonic()
+        if now - self._items_checked >= 0.1:
+            self._items_checked = now
+            waiting = int(self.frontier.client.llen(self.frontier.items_key))
+            if waiting > self.items_max and not self._items_behind:
+                logger.warning(
+                    "%d pages wait for the indexer (INDEX_QUEUE_MAX = %d): fetching paused until "
+                    "it catches up (is `python -m indexer --follow` running?)", waiting, self.items_max,
+                )
+            elif self._items_behind and waiting <= self.items_max // 2:
+                logger.info("The indexer caught up (%d pages wait): fetching resumes", waiting)
+            if waiting > self.items_max:
+                self._items_behind = self._items_behind or 1
+                self._inc("scheduler/paused_for_indexer")
+            elif waiting <= self.items_max // 2:
+                self._items_behind = 0
+        return bool(self._items_behind)
 
     def has_pending_requests(self) -> bool:
         if self._pending or self._taken or time.monotonic() < self._down_until:

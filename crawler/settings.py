@@ -181,6 +181,11 @@ TRAPS_BLACKLIST_FILE = None
 # finalizes the index when the crawl ends. None = yes with the embedded
 # Redis, no with REDIS_URL (several nodes share one `python -m indexer`).
 INDEX_WITH_CRAWL = None
+# Pages waiting in the item queue (web:items) for the indexer, at most: past
+# this, nodes take no new requests until the indexer has drained half of
+# it, so a slow or absent indexer bounds Redis memory instead of filling it
+# (pages average tens of kB each). 0: no limit.
+INDEX_QUEUE_MAX = 2000
 
 # --- Scrapy housekeeping ---------------------------------------------------------
 

@@ -191,3 +191,24 @@ def _committed(data: Path) -> int:
         return index.open_dir(str(data / "index")).doc_count()
     except Exception:  # not created yet
         return 0
+
+
+def test_a_crawl_waits_for_a_slow_indexer_instead_of_filling_redis(shared: RedisServer, tmp_path: Path) -> None:
+    client = redis.Redis.from_url(shared.url)
+    data = tmp_path / "index-data"
+    with serve() as web:
+        crawling = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0", "INDEX_QUEUE_MAX=20")
+        wait_for(lambda: client.llen("web:items") > 20)
+        time.sleep(2)  # paused by now: nothing more is fetched
+        before = len(web.requests)
+        time.sleep(2)
+        assert len(web.requests) == before, "the crawl went on while the indexer was behind"
+        # Past the limit by at most what was in flight (CONCURRENT_REQUESTS)
+        # and taken (FRONTIER_POP_BATCH) when it paused.
+        assert client.llen("web:items") <= 20 + 32 + 8
+        follower = indexer(shared.url, data, "--follow")  # drains it: the crawl resumes
+        log, _ = finish(crawling, follower)
+    assert "wait for the indexer" in log
+    assert len(fetched(web)) >= web.page_count
+    assert client.llen("web:items") == 0
+    assert web.facts["chinese_title"]["url"] in documents(data)
