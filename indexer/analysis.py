@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
 from whoosh.analysis import Filter, Token, Tokenizer
 from whoosh.lang.porter import stem
 
-__all__ = ["MixedTokenizer", "LatinStemFilter", "has_cjk", "CJK_MODES"]
+__all__ = ["MixedTokenizer", "LatinStemFilter", "NormalizeFilter", "has_cjk", "CJK_MODES"]
 
 CJK_MODES = ("bigram", "jieba", "both")
 
@@ -97,9 +97,9 @@ def _code_tokens(word: str, start: int, pos: int) -> list[tuple[str, int, int, i
     >>> _code_tokens("lighthouse", 3, 1)
     [('lighthouse', 3, 13, 1)]
     """
-    components = [(m.group(), m.start()) for m in _COMPONENT.finditer(word)]
-    if len(components) == 1 and len(code_parts(word)) == 1:
+    if len(code_parts(word)) == 1:  # a plain word (most are): no dots, no parts
         return [(word, start, start + len(word), pos)]
+    components = [(m.group(), m.start()) for m in _COMPONENT.finditer(word)]
     tokens: list[tuple[str, int, int, int]] = [(word, start, start + len(word), pos)]
     for index, (component, offset) in enumerate(components):
         for stop in range(index + 2, len(components) + 1):
@@ -228,4 +228,38 @@ class LatinStemFilter(Filter):
             text = token.text
             if len(text) > 3 and _LATIN_WORD.match(text):
                 token.text = _stem(text)
+            yield token
+
+
+class NormalizeFilter(Filter):
+    """Lower-case, drop stop words, stem plain Latin words: in one pass.
+
+    The same as ``LowercaseFilter() | StopFilter(stoplist) |
+    LatinStemFilter()`` (indexes written before this filter keep that
+    chain), a third of the per-token generator steps.
+
+    >>> from whoosh.analysis import LowercaseFilter, StopFilter
+    >>> text = "The Lighthouses of os.path.join AND read_csv 灯塔"
+    >>> old = MixedTokenizer() | LowercaseFilter() | StopFilter(["the", "of", "and"], 1) | LatinStemFilter()
+    >>> new = MixedTokenizer() | NormalizeFilter(["the", "of", "and"])
+    >>> [t.text for t in new(text)] == [t.text for t in old(text)]
+    True
+    """
+
+    def __init__(self, stoplist: Iterable[str] = ()) -> None:
+        self.stops = frozenset(stoplist)
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.stops == other.stops  # type: ignore[attr-defined]
+
+    def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
+        stops = self.stops
+        for token in tokens:
+            text = token.text.lower()
+            if text in stops:
+                continue
+            if len(text) > 3 and text.isascii() and text.isalpha():
+                text = _stem(text)
+            token.text = text
+            token.stopped = False
             yield token

@@ -14,11 +14,10 @@ Chinese or Japanese text cut into character bigrams.
 
 from __future__ import annotations
 
-from whoosh.analysis import LowercaseFilter, StopFilter
 from whoosh.analysis.analyzers import CompositeAnalyzer
 from whoosh.fields import BOOLEAN, ID, KEYWORD, STORED, TEXT, Schema
 
-from indexer.analysis import LatinStemFilter, MixedTokenizer, has_cjk
+from indexer.analysis import MixedTokenizer, NormalizeFilter, has_cjk
 
 __all__ = [
     "schema",
@@ -71,13 +70,9 @@ def host_suffixes(host: str) -> str:
 
 def text_analyzer(cjk: str = "bigram") -> CompositeAnalyzer:
     """The analyzer of every text field, at index and query time."""
-    return (
-        MixedTokenizer(cjk)
-        | LowercaseFilter()
-        # renumber=False: a code name and its first part share a position.
-        | StopFilter(stoplist=_STOP_WORDS, minsize=1, renumber=False)
-        | LatinStemFilter()
-    )
+    # Lower-cased, stop words dropped (without renumbering: a code name
+    # and its first part share a position), plain Latin words stemmed.
+    return MixedTokenizer(cjk) | NormalizeFilter(_STOP_WORDS)
 
 
 def schema(cjk: str = "bigram") -> Schema:
