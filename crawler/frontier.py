@@ -7,6 +7,8 @@ Every key starts with the spider name (``web:``), as in scrapy-redis:
 ``web:requests:<depth>``    FIFO list of the requests at that depth (JSON)
 ``web:dupefilter``          set of 16-byte URL fingerprints ever queued
 ``web:content``             hash: MD5 of a page's text -> first URL with it
+``web:simhash:blocks``      hash: a bit block of a SimHash -> the SimHashes with it
+``web:simhash:urls``        hash: SimHash of a page's text -> first URL with it
 ``web:scope``               set of host names in scope (the seeds' hosts)
 ``web:items``               list of extracted pages for the indexer (JSON)
 ==========================  ==================================================
@@ -58,40 +60,57 @@ __all__ = ["Frontier", "encode_request", "decode_request", "connect", "QUEUED", 
 # budget (0: none), budget hash key, seen counter key; then per request:
 # seen-set arguments a and b (a == '': do not filter), depth, data, site.
 # Returns a status per request: 1 queued, 0 seen before, 2 over its site's budget.
+# The queued requests go in with one RPUSH per depth (in their order) and one
+# counter increment: a few commands per batch, not per request.
 _PUSH = """
 local prefix, queue, depths = ARGV[1], ARGV[2], ARGV[3]
 local budget, budgets, counter = tonumber(ARGV[4]), ARGV[5], ARGV[6]
-local out = {}
+local out, lists, order, fresh = {}, {}, {}, 0
 for i = 7, #ARGV, 5 do
   local a, b = ARGV[i], ARGV[i + 1]
   local status = 1
   if a ~= '' then
-    if TEST_AND_SET then redis.call('INCR', counter) else status = 0 end
+    if TEST_AND_SET then fresh = fresh + 1 else status = 0 end
   end
   if status == 1 and budget > 0 and redis.call('HINCRBY', budgets, ARGV[i + 4], 1) > budget then
     status = 2
   end
   if status == 1 then
     local depth = ARGV[i + 2]
-    redis.call('RPUSH', queue .. depth, ARGV[i + 3])
-    redis.call('ZADD', depths, depth, depth)
+    local list = lists[depth]
+    if not list then
+      list = {}
+      lists[depth] = list
+      order[#order + 1] = depth
+    end
+    list[#list + 1] = ARGV[i + 3]
   end
   out[#out + 1] = status
+end
+if fresh > 0 then redis.call('INCRBY', counter, fresh) end
+for _, depth in ipairs(order) do
+  local list = lists[depth]
+  for j = 1, #list, 1000 do
+    redis.call('RPUSH', queue .. depth, unpack(list, j, math.min(j + 999, #list)))
+  end
+  redis.call('ZADD', depths, depth, depth)
 end
 return out
 """
 
 # KEYS: content hash (fingerprint -> first URL), simhash hash (simhash ->
-# URL); ARGV: fingerprint, URL, simhash (16 hex digits, or ''), largest
-# distance, block key prefix, then the simhash's block key suffixes.
-# Returns the first URL with the same or nearly the same content, or false.
+# URL), simhash blocks hash (block -> the simhashes having it, 16 hex digits
+# each, concatenated); ARGV: fingerprint, URL, simhash (16 hex digits, or
+# ''), largest distance, then the simhash's blocks. Returns the first URL
+# with the same or nearly the same content, or false. Four commands for a
+# new page: one to record its fingerprint, one to read its blocks' SimHashes,
+# one to add its own to them, one to remember its URL.
 _CONTENT = """
-local first = redis.call('HGET', KEYS[1], ARGV[1])
-if first then
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
+  local first = redis.call('HGET', KEYS[1], ARGV[1])
   if first == ARGV[2] then return false end
   return first
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 local h = ARGV[3]
 if h == '' then return false end
 local limit = tonumber(ARGV[4])
@@ -101,17 +120,28 @@ local function ones(x)
   while x ~= 0 do x = bit.band(x, x - 1); n = n + 1 end
   return n
 end
-for i = 6, #ARGV do
-  for _, other in ipairs(redis.call('SMEMBERS', ARGV[5] .. ARGV[i])) do
-    local ohi = tonumber(string.sub(other, 1, 8), 16)
-    local olo = tonumber(string.sub(other, 9, 16), 16)
-    if ones(bit.bxor(hi, ohi)) + ones(bit.bxor(lo, olo)) <= limit then
-      local url = redis.call('HGET', KEYS[2], other)
-      if url and url ~= ARGV[2] then return url end
+local blocks = {}
+for i = 5, #ARGV do blocks[#blocks + 1] = ARGV[i] end
+local known = redis.call('HMGET', KEYS[3], unpack(blocks))
+for n = 1, #blocks do
+  local others = known[n]
+  if others then
+    for at = 1, #others, 16 do
+      local ohi = tonumber(string.sub(others, at, at + 7), 16)
+      local olo = tonumber(string.sub(others, at + 8, at + 15), 16)
+      if ones(bit.bxor(hi, ohi)) + ones(bit.bxor(lo, olo)) <= limit then
+        local url = redis.call('HGET', KEYS[2], string.sub(others, at, at + 15))
+        if url and url ~= ARGV[2] then return url end
+      end
     end
   end
 end
-for i = 6, #ARGV do redis.call('SADD', ARGV[5] .. ARGV[i], h) end
+local updates = {}
+for n = 1, #blocks do
+  updates[#updates + 1] = blocks[n]
+  updates[#updates + 1] = (known[n] or '') .. h
+end
+redis.call('HSET', KEYS[3], unpack(updates))
 redis.call('HSET', KEYS[2], h, ARGV[2])
 return false
 """
@@ -345,11 +375,12 @@ class Frontier:
         or (given its SimHash ``near``) nearly the same content."""
         args: list[bytes | str | int] = [digest, url]
         if near is not None and self.near_distance > 0:
-            args += [f"{near:016x}", self.near_distance, f"{self.simhash_key}:"]
-            args += _simhash_blocks(near, self.near_distance)
+            args += [f"{near:016x}", self.near_distance, *_simhash_blocks(near, self.near_distance)]
         else:
-            args += ["", 0, ""]
-        first = self._content(keys=[self.content_key, f"{self.simhash_key}:urls"], args=args)
+            args += ["", 0]
+        first = self._content(
+            keys=[self.content_key, f"{self.simhash_key}:urls", f"{self.simhash_key}:blocks"], args=args
+        )
         return first.decode() if first else None
 
     def set_soft404(self, site: str, signature: dict[str, Any]) -> None:

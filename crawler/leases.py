@@ -31,25 +31,34 @@ __all__ = ["Leases", "node_name"]
 
 # KEYS: depth index, the node's lease hash, the lease id counter;
 # ARGV: queue key prefix, how many. Returns id, data, id, data...
+# The batch is leased with one id increment and one HSET.
 _TAKE = """
-local out = {}
-local taken = 0
+local taken = {}
 local want = tonumber(ARGV[2])
-while taken < want do
+while #taken < want do
   local depth = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
   if not depth then break end
   local key = ARGV[1] .. depth
-  local got = redis.call('LPOP', key, want - taken)
+  local asked = want - #taken
+  local got = redis.call('LPOP', key, asked)
   if got then
-    for _, data in ipairs(got) do
-      local id = redis.call('INCR', KEYS[3])
-      redis.call('HSET', KEYS[2], id, data)
-      out[#out + 1] = id
-      out[#out + 1] = data
-      taken = taken + 1
-    end
+    for _, data in ipairs(got) do taken[#taken + 1] = data end
   end
-  if redis.call('LLEN', key) == 0 then redis.call('ZREM', KEYS[1], depth) end
+  if not got or #got < asked or redis.call('LLEN', key) == 0 then
+    redis.call('ZREM', KEYS[1], depth)
+  end
+end
+local out = {}
+if #taken > 0 then
+  local first = redis.call('INCRBY', KEYS[3], #taken) - #taken
+  local leases = {}
+  for n, data in ipairs(taken) do
+    out[#out + 1] = first + n
+    out[#out + 1] = data
+    leases[#leases + 1] = first + n
+    leases[#leases + 1] = data
+  end
+  redis.call('HSET', KEYS[2], unpack(leases))
 end
 return out
 """
