@@ -96,7 +96,7 @@ class Scheduler(_RedisScheduler):
         self._by_site: Counter[str] = Counter()
         self.items_max = items_max
         self._items_checked = 0.0
-        self._items_behind = 0
+        self._items_behind = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Scheduler:
@@ -215,29 +215,30 @@ class Scheduler(_RedisScheduler):
         return request
 
     def _indexer_behind(self) -> bool:
-        """Whether more than ``items_max`` pages wait for the indexer (read at
-        most ten times a second, before taking requests): the node then takes no new requests, so the item
-        queue (and Redis memory) stays bounded when the indexer is slower
-        than the crawl, or not running yet."""
+        """Whether more than ``items_max`` pages wait for the indexer: then
+        the node takes no new requests until it has drained half of them, so
+        the item queue (and Redis memory) stays bounded when the indexer is
+        slower than the crawl, or not running yet. Read before each batch is
+        taken (one command per ``pop_batch`` requests), and twice a second
+        while paused."""
         if not self.items_max:
             return False
         now = time.monotonic()
-        if now - self._items_checked >= 0.1:
-            self._items_checked = now
-            waiting = int(self.frontier.client.llen(self.frontier.items_key))
-            if waiting > self.items_max and not self._items_behind:
-                logger.warning(
-                    "%d pages wait for the indexer (INDEX_QUEUE_MAX = %d): fetching paused until "
-                    "it catches up (is `python -m indexer --follow` running?)", waiting, self.items_max,
-                )
-            elif self._items_behind and waiting <= self.items_max // 2:
-                logger.info("The indexer caught up (%d pages wait): fetching resumes", waiting)
-            if waiting > self.items_max:
-                self._items_behind = self._items_behind or 1
-                self._inc("scheduler/paused_for_indexer")
-            elif waiting <= self.items_max // 2:
-                self._items_behind = 0
-        return bool(self._items_behind)
+        if self._items_behind and now - self._items_checked < 0.5:
+            return True
+        self._items_checked = now
+        waiting = int(self.frontier.client.llen(self.frontier.items_key))
+        if not self._items_behind and waiting > self.items_max:
+            self._items_behind = True
+            self._inc("scheduler/paused_for_indexer")
+            logger.warning(
+                "%d pages wait for the indexer (INDEX_QUEUE_MAX = %d): fetching paused until "
+                "it catches up (is `python -m indexer --follow` running?)", waiting, self.items_max,
+            )
+        elif self._items_behind and waiting <= self.items_max // 2:
+            self._items_behind = False
+            logger.info("The indexer caught up (%d pages wait): fetching resumes", waiting)
+        return self._items_behind
 
     def has_pending_requests(self) -> bool:
         if self._pending or self._taken or time.monotonic() < self._down_until:
