@@ -148,3 +148,25 @@ def test_intervals_grow_for_unchanged_pages_and_shrink_for_changed_ones(recrawle
     assert intervals["changing.html"] == 500
     assert intervals["new.html"] == 1000  # new here: the first interval
     assert "old.html" not in intervals and "removed.html" not in intervals
+
+
+def test_a_stopped_recrawl_resumes_without_revisiting_a_page_twice(tmp_path: Path) -> None:
+    routes = {"/robots.txt": _routes()["/robots.txt"],
+              "/": page("".join(f'<a href="/p{n}.html">page {n}</a>' for n in range(8)), ETag='"home"')}
+    for n in range(8):
+        routes[f"/p{n}.html"] = page(f"<title>Page {n}</title><p>word{chr(97 + n)} text</p>", ETag=f'"p{n}"')
+    pages = set(routes) - {"/robots.txt"}
+    with serve_site(routes) as site:
+        assert crawl([site.url("/")], tmp_path, *BOUNDS).returncode == 0
+        first_mark = len(site.requests)
+        first = crawl([], tmp_path, *BOUNDS, "CLOSESPIDER_PAGECOUNT=3", spider_args=("recrawl=all",))
+        assert first.returncode == 0, first.stderr[-3000:]
+        second_mark = len(site.requests)
+        second = crawl([], tmp_path, *BOUNDS, spider_args=("recrawl=all",))
+        assert second.returncode == 0, second.stderr[-3000:]
+        by_first = {r.path for r in site.requests[first_mark:second_mark]} & pages
+        by_second = Counter(r.path for r in site.requests[second_mark:] if r.path in pages)
+    assert 0 < len(by_first) < len(pages)
+    # Left queued by the first run: fetched once. Fetched by it: asked again, its fetch being newer.
+    assert set(by_second) == pages and max(by_second.values()) == 1
+    assert _stat(second.stderr, "frontier/duplicate/shared") == len(pages - by_first)
