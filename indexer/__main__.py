@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -211,8 +212,9 @@ def _purge(data_dir: Path, args: argparse.Namespace) -> int:
             if any(matched.values()):
                 builder.commit()
                 builder.finalize()
-    except IndexBusy as exc:
-        print(f"indexer: {exc}; nothing was purged", file=sys.stderr)
+    except (IndexBusy, sqlite3.OperationalError) as exc:
+        print(f"indexer: {exc}; nothing was purged (is another indexer writing {data_dir}?)",
+              file=sys.stderr)
         return 2
     for target, urls in matched.items():
         print(f"{target}: {len(urls)} purged" if urls else f"{target}: nothing in the index matches")
