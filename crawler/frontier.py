@@ -11,6 +11,7 @@ Every key starts with the spider name (``web:``), as in scrapy-redis:
 ``web:simhash:urls``        hash: SimHash of a page's text -> first URL with it
 ``web:scope``               set of host names in scope (the seeds' hosts)
 ``web:items``               list of extracted pages for the indexer (JSON)
+``web:purged``              set of blacklist lines of purged URLs (``python -m indexer purge``)
 ==========================  ==================================================
 
 Breadth first: a pop takes from the lowest depth that has requests, first in
@@ -167,7 +168,10 @@ _KEPT_META = (
     "handle_httpstatus_list",
     "handle_httpstatus_all",
     "soft404_probe",
+    "revisit",
 )
+# Request headers that survive it: a revisit's validators (crawler/revisit.py).
+_KEPT_HEADERS = ("If-None-Match", "If-Modified-Since")
 
 
 def connect(settings: BaseSettings) -> tuple[redis.Redis, str, EmbeddedRedis | None]:
@@ -206,6 +210,14 @@ def encode_request(request: Request) -> bytes:
     kept = {key: request.meta[key] for key in _KEPT_META if key in request.meta}
     if kept:
         data["m"] = kept
+    if "redirect_urls" not in request.meta:
+        # Validators belong to the URL they were given for: a redirect's
+        # target is fetched whole.
+        conditional = {
+            name: request.headers[name].decode("latin-1") for name in _KEPT_HEADERS if name in request.headers
+        }
+        if conditional:
+            data["h"] = conditional
     if request.dont_filter:
         data["f"] = 1
     if request.priority:
@@ -226,14 +238,16 @@ def decode_request(data: bytes, spider: Spider | None = None) -> Request:
     """
     obj = json.loads(data)
     meta = {"depth": obj.get("d", 0), **obj.get("m", {})}
-    headers = {"Referer": obj["r"]} if "r" in obj else None
+    headers = dict(obj.get("h", {}))
+    if "r" in obj:
+        headers["Referer"] = obj["r"]
     callback = getattr(spider, obj["c"]) if spider is not None and "c" in obj else None
     errback = getattr(spider, obj["e"]) if spider is not None and "e" in obj else None
     return Request(
         obj["u"],
         callback=callback,
         errback=errback,
-        headers=headers,
+        headers=headers or None,
         meta=meta,
         priority=obj.get("p", 0),
         dont_filter=bool(obj.get("f")),
@@ -382,6 +396,10 @@ class Frontier:
             keys=[self.content_key, f"{self.simhash_key}:urls", f"{self.simhash_key}:blocks"], args=args
         )
         return first.decode() if first else None
+
+    def purged(self) -> list[str]:
+        """Blacklist lines of the URLs ``python -m indexer purge`` removed while this crawl ran."""
+        return [line.decode() for line in self.client.smembers(f"{self.name}:purged")]
 
     def set_soft404(self, site: str, signature: dict[str, Any]) -> None:
         """What ``site`` answers for a missing page ({} when it answers 404 properly)."""

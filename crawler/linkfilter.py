@@ -3,26 +3,33 @@
 Every link found goes through one :class:`LinkFilter`, in the order of its
 costs: a link this process already followed is skipped silently (no stats,
 no round trip); then ``rel=nofollow``, the scope, the URL-shape trap rules,
-the blacklist and the per-pattern budget each may refuse it, and the
+the blacklist, the purged URLs (``python -m indexer purge``) and the
+per-pattern budget each may refuse it, and the
 verdict names the rule, which the spider counts and logs once per site.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from crawler.scope import Scope
 from crawler.traps import Blacklist, PatternBudget
 from crawler.urls import TrapRules
 
-__all__ = ["LinkFilter", "FOLLOW", "ALREADY_FOLLOWED", "NOFOLLOW", "OUT_OF_SCOPE", "MEDIA"]
+__all__ = ["LinkFilter", "FOLLOW", "ALREADY_FOLLOWED", "NOFOLLOW", "OUT_OF_SCOPE", "MEDIA", "PURGED",
+           "PURGED_FILE"]
 
 FOLLOW = None
 ALREADY_FOLLOWED = "already_followed"
 NOFOLLOW = "nofollow"
 OUT_OF_SCOPE = "out_of_scope"
 MEDIA = "media"
+PURGED = "purged"
+# Written by `python -m indexer purge` in DATA_DIR, in the blacklist file's syntax.
+PURGED_FILE = "purged.txt"
 
 # Files whose bytes hold nothing to index: known by the anchors pointing at
 # them (the indexer gives them documents), never downloaded. PDFs and pages
@@ -51,9 +58,11 @@ class LinkFilter:
         blacklist: Blacklist,
         budget: PatternBudget,
         remember: int = 2_000_000,
+        purged: Blacklist | None = None,
     ) -> None:
         self.scope = scope
         self.blacklist = blacklist
+        self.purged = purged or Blacklist()
         self.budget = budget
         self.remember = remember
         self._followed: set[str] = set()
@@ -69,13 +78,23 @@ class LinkFilter:
         blacklist = (
             Blacklist.from_file(listing, hosts, patterns) if listing else Blacklist(hosts, patterns)
         )
+        purged = Path(settings.get("DATA_DIR") or "data") / PURGED_FILE
         return cls(
             scope,
             TrapRules.from_settings(settings),
             blacklist,
             PatternBudget(settings.getint("TRAPS_MAX_PAGES_PER_PATTERN", 5000)),
             settings.getint("FRONTIER_LOCAL_SEEN_MAX", 2_000_000),
+            Blacklist.from_file(purged) if purged.exists() else None,
         )
+
+    def add_purged(self, lines: Iterable[str]) -> None:
+        """Purged entries learnt while crawling (the crawl's Redis set), in the file syntax."""
+        known = {pattern.pattern for pattern in self.purged.patterns}
+        more = Blacklist.from_lines(lines)
+        fresh = [pattern.pattern for pattern in more.patterns if pattern.pattern not in known]
+        if fresh or more.hosts - self.purged.hosts:
+            self.purged = Blacklist(self.purged.hosts | more.hosts, [*known, *fresh])
 
     def verdict(self, url: str, nofollow: bool = False) -> str | None:
         """None to follow ``url`` (it is then remembered), or why not."""
@@ -91,6 +110,8 @@ class LinkFilter:
         if reason is None and self.blacklist:
             listed = self.blacklist.reason(url)
             reason = f"blacklist_{listed}" if listed else None
+        if reason is None and self.purged and self.purged.reason(url):
+            reason = PURGED
         if reason is None and not self.budget.admit(url):
             reason = "pattern_budget"
         if reason is None:
@@ -101,7 +122,8 @@ class LinkFilter:
 
     def indexable(self, url: str) -> bool:
         """Whether a link may stand in the link graph: no trap shape, not blacklisted."""
-        return self.trap_reason(url) is None and not (self.blacklist and self.blacklist.reason(url))
+        return (self.trap_reason(url) is None and not (self.blacklist and self.blacklist.reason(url))
+                and not (self.purged and self.purged.reason(url)))
 
 
 def _extension(url: str) -> str:

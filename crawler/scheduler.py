@@ -7,7 +7,8 @@ pushed in batches whose dedup against every node happens in Redis. Requests
 are taken a few at a time under leases (:mod:`crawler.leases`), released once
 their response is processed, in the same round trip that queues what it led
 to, so nothing taken is ever lost, and nothing is released before its
-children are safe.
+children are safe. A revisit of a known URL (``-a recrawl=1``) is deduplicated
+as the pair of the URL and the fetch it follows.
 
 Lifecycle of a node: it announces itself every ``FRONTIER_HEARTBEAT``
 seconds and gives back the requests of nodes that stopped doing so; when it
@@ -22,6 +23,7 @@ again with backoff; nothing is dropped.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -180,7 +182,7 @@ class Scheduler(_RedisScheduler):
             self._done.append(lease)
         fp = b""
         if not request.dont_filter:
-            fp = self.policy.fingerprint(request.url)
+            fp = self._fingerprint(request)
             if fp in self._local_seen:
                 self._inc("frontier/duplicate/local")
                 return False
@@ -193,6 +195,17 @@ class Scheduler(_RedisScheduler):
         if len(self._pending) >= 256:
             self._flush()
         return True
+
+    def _fingerprint(self, request: Request) -> bytes:
+        """The dedup key: the URL's fingerprint, or for a revisit (a URL seen
+        before, fetched again) that of the URL and of the fetch it follows,
+        so a revisit is queued once however often it is asked for, and the
+        next one (after the next fetch) is new again."""
+        fp = self.policy.fingerprint(request.url)
+        revisit = request.meta.get("revisit")
+        if revisit is not None:
+            fp = hashlib.md5(fp + f" revisit after {revisit['after']!r}".encode()).digest()
+        return fp
 
     def next_request(self) -> Request | None:
         if time.monotonic() < self._down_until:

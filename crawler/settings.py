@@ -175,6 +175,19 @@ TRAPS_BLACKLIST_HOSTS: list[str] = []
 TRAPS_BLACKLIST_URLS: list[str] = []
 TRAPS_BLACKLIST_FILE = None
 
+# --- Revisits: scrapy crawl web -a recrawl=1 (crawler/revisit.py) -----------------
+
+# A page is due RECRAWL_INTERVAL seconds after its first fetch; each revisit
+# halves its interval when the page changed and doubles it when not, within
+# RECRAWL_MIN_INTERVAL and RECRAWL_MAX_INTERVAL. Shorter: fresher results and
+# more requests to each site (most of them answered 304 Not Modified).
+RECRAWL_INTERVAL = 86400
+RECRAWL_MIN_INTERVAL = 3600
+RECRAWL_MAX_INTERVAL = 30 * 86400
+# Per site (scheme://host[:port]): [minimum, maximum] seconds, replacing the
+# two above, e.g. {"https://news.example": [600, 86400]} for a news site.
+RECRAWL_SITE_INTERVALS: dict[str, list[float]] = {}
+
 # --- Indexing during the crawl ---------------------------------------------------
 
 # Whether `scrapy crawl` runs the indexer itself (in a separate process) and

@@ -78,8 +78,18 @@ class Blacklist:
 
     @classmethod
     def from_file(cls, path: str | Path, hosts: Iterable[str] = (), patterns: Iterable[str] = ()) -> Blacklist:
+        return cls.from_lines(Path(path).read_text(encoding="utf-8").splitlines(), hosts, patterns)
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str], hosts: Iterable[str] = (), patterns: Iterable[str] = ()) -> Blacklist:
+        """Entries in the file syntax, one a line.
+
+        >>> lines = ["# trap sites", "calendar.example  # endless", "re:^http://a[.]test/x$"]
+        >>> Blacklist.from_lines(lines).reason("http://a.test/x")
+        'pattern'
+        """
         all_hosts, all_patterns = list(hosts), list(patterns)
-        for line in Path(path).read_text(encoding="utf-8").splitlines():
+        for line in lines:
             entry = line.split("#", 1)[0].strip() if not line.lstrip().startswith("re:") else line.strip()
             if not entry:
                 continue

@@ -5,6 +5,9 @@
                                                            all its nodes have stopped, finalize
     python -m indexer --data DIR [--redis URL] finalize   drain, then merge anchors and
                                                            compute PageRank
+    python -m indexer purge --data DIR [--redis URL] URL_OR_SITE...
+                                                           remove pages (a site: all of its
+                                                           pages) and never fetch them again
 
 Without ``--redis`` the indexer uses the embedded Redis server of ``DIR``:
 the running crawl's, or, when the crawl has stopped, one started for the
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -27,7 +31,8 @@ from types import FrameType
 import redis
 
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
-from indexer.builder import IndexBuilder, IndexBusy
+from indexer.builder import PURGED_FILE, IndexBuilder, IndexBusy
+from indexer.purge import purge, purge_rule
 from indexer.queue import ItemQueue, QueueBusy
 
 logger = logging.getLogger("indexer")
@@ -141,11 +146,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redis", help="Redis URL of the crawl (default: the embedded server of --data)")
     parser.add_argument("--queue", default="web:items", help="item queue key (default: web:items)")
     parser.add_argument("--follow", action="store_true", help="keep draining until stopped")
-    parser.add_argument("command", nargs="?", choices=["finalize"], help="finalize: anchors and PageRank")
-    args = parser.parse_args(argv)
+    parser.add_argument("command", nargs="?", choices=["finalize", "purge"],
+                        help="finalize: anchors and PageRank; purge: remove and blacklist pages")
+    parser.add_argument("targets", nargs="*", metavar="URL_OR_SITE", help="purge: what to remove")
+    # Intermixed: `purge --data DIR URL...` puts options between the positionals.
+    args = parser.parse_intermixed_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
 
     data_dir = Path(args.data)
+    if (args.command == "purge") != bool(args.targets):
+        parser.error("purge takes URL_OR_SITE arguments (and only purge does)")
+    if args.command == "purge":
+        return _purge(data_dir, args)
     stop = _Stop()
     try:
         with _connect(data_dir, args.redis) as client:
@@ -182,6 +194,54 @@ def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace,
                 report.documents, report.seconds,
             )
     return 0
+
+
+def _purge(data_dir: Path, args: argparse.Namespace) -> int:
+    """``purge``: remove the targets from the index; blacklist them for every crawl."""
+    try:
+        rules = [purge_rule(target) for target in args.targets]
+    except ValueError as exc:
+        print(f"indexer: {exc}", file=sys.stderr)
+        return 2
+    if not (data_dir / "index").is_dir():
+        print(f"indexer: {data_dir} has no index to purge", file=sys.stderr)
+        return 2
+    try:
+        with IndexBuilder(data_dir) as builder:
+            matched = purge(builder, args.targets)
+            if any(matched.values()):
+                builder.commit()
+                builder.finalize()
+    except (IndexBusy, sqlite3.OperationalError) as exc:
+        print(f"indexer: {exc}; nothing was purged (is another indexer writing {data_dir}?)",
+              file=sys.stderr)
+        return 2
+    for target, urls in matched.items():
+        print(f"{target}: {len(urls)} purged" if urls else f"{target}: nothing in the index matches")
+    if not any(matched.values()):
+        print("indexer: nothing matched: nothing was purged or blacklisted", file=sys.stderr)
+        return 1
+    lines = [line for (_, line, _), urls in zip(rules, matched.values()) if urls]
+    where = _publish(data_dir, args.redis, args.queue.rsplit(":", 1)[0] + ":purged", lines)
+    print(f"Blacklisted in {data_dir / PURGED_FILE}{where}: they will not be fetched again.")
+    return 0
+
+
+def _publish(data_dir: Path, url: str | None, key: str, lines: list[str]) -> str:
+    """Tell a running crawl: add ``lines`` to its Redis set ``key`` (its nodes
+    reread it every 30 s). Returns where, for the message ("" when no crawl's
+    Redis is reachable: the next crawl reads the file)."""
+    client = redis.Redis.from_url(url or socket_url(data_dir), socket_timeout=30, socket_connect_timeout=10)
+    try:
+        client.sadd(key, *lines)
+    except (redis.RedisError, OSError) as exc:
+        if url:
+            print(f"indexer: cannot tell the crawl at {url} ({exc}); its nodes read "
+                  f"{data_dir / PURGED_FILE} only when they start", file=sys.stderr)
+        return ""
+    finally:
+        client.close()
+    return f" and in the running crawl's Redis ({key})"
 
 
 if __name__ == "__main__":

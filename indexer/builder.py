@@ -6,6 +6,11 @@ commit each) and indexes every page with the anchor texts known so far;
 whose inbound anchor text changed since, adds a document for every page that
 was linked but not fetched (blocked by robots.txt, out of scope, media), known
 only by its anchor texts (SEEDS.md items 22 and 27), and computes PageRank.
+
+Revisits (``scrapy crawl web -a recrawl=1``) come back as the same items: a
+page replaces its earlier version and out-links, ``unchanged`` (a 304) keeps
+it, ``gone`` removes it, a redirect moves it; each sets when the URL is due
+again. Items for URLs that ``python -m indexer purge`` removed are dropped.
 """
 
 from __future__ import annotations
@@ -25,19 +30,24 @@ from urllib.parse import urlsplit
 from whoosh import index as whoosh_index
 from whoosh.writing import LockError
 
+from crawler.linkfilter import PURGED_FILE
+from crawler.revisit import next_interval
+from crawler.traps import Blacklist
 from indexer import schema as fields
 from indexer.graph import LinkGraph, pagerank
 from indexer.store import PageStore
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["IndexBuilder", "IndexBusy", "FinalizeReport", "host_of", "anchor_text"]
+__all__ = ["IndexBuilder", "IndexBusy", "FinalizeReport", "host_of", "anchor_text", "PURGED_FILE"]
 
 # An anchor text repeated by many pages says more than one said once, but
 # with diminishing returns (and a stable document, as counts grow).
 _MAX_ANCHOR_REPEATS = 4
 _MAX_ANCHOR_TEXTS = 200
 _WRITER_MB = 256
+# The crawl's bounds when an item carries none (crawler/settings.py RECRAWL_*).
+_DEFAULT_REVISIT = (86400.0, 3600.0, 30 * 86400.0)
 
 
 class IndexBusy(RuntimeError):
@@ -117,6 +127,8 @@ class IndexBuilder:
         self._pending: Any = None
         self._added: set[str] = set()
         self._vocabulary: Counter[str] = Counter()
+        self._purged_rules: Blacklist | None = None
+        self._purged_stamp: int | None = None
 
     def close(self) -> None:
         if self._pending is not None:
@@ -143,11 +155,20 @@ class IndexBuilder:
     def add(self, items: Iterable[dict[str, Any]]) -> Counter[str]:
         """Index crawler items (uncommitted until :meth:`commit`); counts by type."""
         counts: Counter[str] = Counter()
+        purged = self._purged()
         for item in items:
             kind = item.get("type", "page")
+            if purged and purged.reason(item["url"]):
+                counts["purged"] += 1  # fetched before its purge reached the crawl
+                continue
             counts[kind] += 1
+            if kind == "unchanged":
+                self._revisited(item, changed=False)
+                continue
             writer = self._writer_for(item["url"])
             if kind == "page":
+                if purged:
+                    item["links"] = [link for link in item.get("links") or () if not purged.reason(link[0])]
                 self._add_page(writer, item)
             elif kind == "duplicate":
                 self._add_alias(writer, item["url"], item["of"], "duplicate")
@@ -155,11 +176,51 @@ class IndexBuilder:
                     self._add_alias(writer, alias, item["of"], "redirect")
             elif kind == "gone":
                 self.store.mark_gone(item["url"], item.get("status"))
+                self.graph.remove([item["url"]])
                 writer.delete_by_term(fields.URL, item["url"])
                 self.store.forget_indexed([item["url"]])
             else:
                 logger.warning("Skipping an item of unknown type %r: %s", kind, item["url"])
         return counts
+
+    def _purged(self) -> Blacklist | None:
+        """The URLs ``python -m indexer purge`` removed (``DATA_DIR/purged.txt``),
+        reread when the file changes: their items are dropped."""
+        path = self.data_dir / PURGED_FILE
+        try:
+            stamp = path.stat().st_mtime_ns
+        except FileNotFoundError:
+            return None
+        if stamp != self._purged_stamp:
+            self._purged_rules, self._purged_stamp = Blacklist.from_file(path), stamp
+        return self._purged_rules
+
+    def _revisited(self, item: dict[str, Any], changed: bool) -> None:
+        """Record a fetch of ``item["url"]`` and set when to fetch it next.
+
+        A page seen for the first time starts at the crawl's first interval;
+        after that the interval halves when the text changed and doubles when
+        it did not (a 304, or the same digest), within the site's bounds that
+        the crawl put into the item (:mod:`crawler.revisit`).
+        """
+        url = item["url"]
+        before = self.store.revisit(url)
+        if before is None and item.get("type") == "unchanged":
+            return  # no longer a page of this index (gone, moved, purged meanwhile)
+        first, low, high = item.get("revisit") or _DEFAULT_REVISIT
+        fetched = item.get("fetched") or time.time()
+        etag, last_modified = item.get("etag"), item.get("last_modified")
+        digest = item.get("digest")
+        if before is None:
+            interval = min(max(first, low), high)
+        else:
+            changed = changed and (digest is None or digest != before["digest"])
+            interval = next_interval(before["interval"], changed, low, high)
+            if item.get("type") == "unchanged":
+                etag = etag or before["etag"]
+                last_modified = last_modified or before["last_modified"]
+                digest = before["digest"]
+        self.store.set_revisit(url, etag, last_modified, digest, fetched, interval)
 
     def _writer_for(self, url: str) -> Any:
         """The pending writer, committed first if it already holds ``url``.
@@ -196,8 +257,19 @@ class IndexBuilder:
             writer, self._pending = self._pending, None
             writer.cancel()
 
+    def remove(self, urls: Iterable[str]) -> None:
+        """Take ``urls`` out of the index, the store and the link graph (purge)."""
+        urls = list(urls)
+        writer = self._pending if self._pending is not None else self._writer()
+        self._pending = writer
+        for url in urls:
+            writer.delete_by_term(fields.URL, url)
+        self.store.remove(urls)
+        self.graph.remove(urls, inbound=True)
+
     def _add_alias(self, writer: Any, alias: str, url: str, kind: str) -> None:
         self.store.add_alias(alias, url, kind)
+        self.graph.remove([alias])  # the links of the page it used to be
         writer.delete_by_term(fields.URL, alias)
         self.store.forget_indexed([alias])
 
@@ -214,6 +286,7 @@ class IndexBuilder:
         writer.update_document(**self._page_document(item, anchors))
         self.store.set_indexed([(url, _digest(anchors))])
         self._vocabulary.update(_words(item))
+        self._revisited(item, changed=True)
 
     @staticmethod
     def _page_document(page: dict[str, Any], anchors: str) -> dict[str, Any]:
@@ -256,12 +329,15 @@ class IndexBuilder:
         aliases = self.store.aliases()
         crawled = self.store.urls()
         gone = self.store.gone()
+        purged = self._purged()
         inbound: dict[str, list[str]] = defaultdict(list)
         edges: list[tuple[str, str]] = []
         for source, target, text in self.graph.links():
             source = aliases.get(source, source)
             target = aliases.get(target, target)
             if source == target or source not in crawled or target in gone:
+                continue
+            if purged and purged.reason(target):
                 continue
             edges.append((source, target))
             inbound[target].append(text)

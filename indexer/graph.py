@@ -92,6 +92,18 @@ class LinkGraph:
             ((source, self._id(dst), anchor or "") for dst, anchor in links),
         )
 
+    def remove(self, urls: Iterable[str], inbound: bool = False) -> None:
+        """Drop the out-links of ``urls`` (a page gone or moved), and with
+        ``inbound`` the links into them too (a purged page leaves no trace)."""
+        for url in urls:
+            row = self.db.execute("SELECT id FROM nodes WHERE url = ?", (url,)).fetchone()
+            if row is None:
+                continue
+            self.db.execute("DELETE FROM links WHERE src = ?", row)
+            if inbound:
+                self.db.execute("DELETE FROM links WHERE dst = ?", row)
+                self.db.execute("DELETE FROM pagerank WHERE id = ?", row)
+
     def anchors_to(self, urls: Iterable[str]) -> list[tuple[str, str]]:
         """``(source, anchor text)`` of every link into any of ``urls``."""
         urls = list(urls)

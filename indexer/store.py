@@ -4,7 +4,9 @@ The index holds what ranking needs; the store holds the page itself (the
 Google paper's repository, SEEDS.md item 31), so that anchors can be merged
 into documents later, snippets can be cut from the full text, and the index
 can be rebuilt without recrawling. It also records URL aliases (redirects,
-duplicate content), which map onto the page that stands for them.
+duplicate content), which map onto the page that stands for them, and each
+page's revisit state: the validators (``ETag``, ``Last-Modified``) and text
+digest of its last fetch, its revisit interval and when it is next due.
 
 One writer (the indexer) and any number of readers (search): the database
 runs in WAL mode so readers never wait for the writer.
@@ -53,6 +55,16 @@ CREATE TABLE IF NOT EXISTS indexed (
     url TEXT PRIMARY KEY,
     anchor_hash TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS revisits (
+    url TEXT PRIMARY KEY,
+    etag TEXT,
+    last_modified TEXT,
+    digest TEXT,
+    fetched REAL NOT NULL,
+    interval REAL NOT NULL,
+    due REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS revisits_due ON revisits (due);
 """
 
 
@@ -92,6 +104,7 @@ class PageStore:
     def mark_gone(self, url: str, status: int | None) -> None:
         """``url`` answered with an error: no document, not even from anchors."""
         self.db.execute("DELETE FROM pages WHERE url = ?", (url,))
+        self.db.execute("DELETE FROM revisits WHERE url = ?", (url,))
         self.db.execute(
             "INSERT OR REPLACE INTO gone (url, status) VALUES (?, ?)", (url, status)
         )
@@ -138,6 +151,9 @@ class PageStore:
                 "INSERT OR REPLACE INTO aliases (alias, url, kind) VALUES (?, ?, ?)",
                 (alias, url, kind),
             )
+            # A page that now redirects, or now copies another, moves there.
+            self.db.execute("DELETE FROM pages WHERE url = ?", (alias,))
+            self.db.execute("DELETE FROM revisits WHERE url = ?", (alias,))
 
     def aliases(self) -> dict[str, str]:
         """Every alias mapped to the page it stands for, chains followed."""
@@ -183,6 +199,65 @@ class PageStore:
 
     def forget_indexed(self, urls: Iterable[str]) -> None:
         self.db.executemany("DELETE FROM indexed WHERE url = ?", ((url,) for url in urls))
+
+    # --- revisits ------------------------------------------------------------------
+
+    def revisit(self, url: str) -> dict[str, Any] | None:
+        """The revisit state of ``url``: validators, digest, last fetch, interval, due."""
+        row = self.db.execute(
+            "SELECT etag, last_modified, digest, fetched, interval, due FROM revisits WHERE url = ?",
+            (url,),
+        ).fetchone()
+        if row is None:
+            return None
+        return dict(zip(("etag", "last_modified", "digest", "fetched", "interval", "due"), row))
+
+    def set_revisit(
+        self, url: str, etag: str | None, last_modified: str | None, digest: str | None,
+        fetched: float, interval: float,
+    ) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO revisits (url, etag, last_modified, digest, fetched, interval, due)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (url, etag, last_modified, digest, fetched, interval, fetched + interval),
+        )
+
+    def due(self, now: float | None) -> Iterator[tuple[str, str | None, str | None, float]]:
+        """``(url, etag, last_modified, fetched)`` of the pages due by ``now``
+        (None: every page), soonest due first."""
+        query = "SELECT url, etag, last_modified, fetched FROM revisits"
+        if now is None:
+            yield from self.db.execute(query + " ORDER BY due")
+        else:
+            yield from self.db.execute(query + " WHERE due <= ? ORDER BY due", (now,))
+
+    # --- purging ---------------------------------------------------------------------
+
+    def remove(self, urls: Iterable[str]) -> None:
+        """Forget everything about ``urls``: pages, revisit state, aliases to or from them."""
+        rows = [(url,) for url in urls]
+        for statement in (
+            "DELETE FROM pages WHERE url = ?", "DELETE FROM revisits WHERE url = ?",
+            "DELETE FROM indexed WHERE url = ?", "DELETE FROM aliases WHERE alias = ?",
+            "DELETE FROM aliases WHERE url = ?",
+        ):
+            self.db.executemany(statement, rows)
+
+    def known(self, prefix: str | None = None, url: str | None = None) -> set[str]:
+        """Every URL the store knows (pages, documents, aliases) that is ``url``,
+        or starts with ``prefix``."""
+        found: set[str] = set()
+        for table, column in (("pages", "url"), ("indexed", "url"), ("aliases", "alias"),
+                              ("revisits", "url")):
+            if url is not None:
+                query, args = f"SELECT {column} FROM {table} WHERE {column} = ?", (url,)
+            else:
+                assert prefix is not None
+                # A range, not LIKE: the prefix needs no escaping and the key index serves it.
+                query = f"SELECT {column} FROM {table} WHERE {column} >= ? AND {column} < ?"
+                args = (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1))
+            found.update(value for (value,) in self.db.execute(query, args))
+        return found
 
 
 def _page(row: tuple[Any, ...]) -> dict[str, Any]:

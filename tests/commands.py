@@ -9,10 +9,15 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 
 
-def crawl(seeds: list[str], data: Path, *settings: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """``scrapy crawl web -a seeds=... -s DATA_DIR=data -s NAME=value...`` (settings as "NAME=value")."""
+def crawl(
+    seeds: list[str], data: Path, *settings: str, timeout: float = 300, spider_args: tuple[str, ...] = (),
+) -> subprocess.CompletedProcess[str]:
+    """``scrapy crawl web -a seeds=... [-a NAME=value...] -s DATA_DIR=data -s NAME=value...``
+    (settings and spider arguments as "NAME=value")."""
     command = [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={','.join(seeds)}",
                "-s", f"DATA_DIR={data}"]
+    for argument in spider_args:
+        command += ["-a", argument]
     for setting in settings:
         command += ["-s", setting]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)

@@ -5,8 +5,12 @@
         site.requests        # what the crawler asked for, in order
 
 A route is a :class:`Reply` or a function of the request path (with query)
-returning a Reply or None (404). Every request is logged before its reply is
-written, so once a client has its response the log holds the request.
+returning a Reply or None (404); routes may change while the site is served.
+A reply with an ``ETag`` or ``Last-Modified`` header is answered ``304 Not
+Modified`` to a request whose ``If-None-Match`` or ``If-Modified-Since``
+matches it, as HTTP servers do. Every request is logged (with its headers)
+before its reply is written, so once a client has its response the log holds
+the request.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import NamedTuple, Union
 
@@ -65,6 +70,20 @@ class Site:
         return [request.path for request in self.requests]
 
 
+def _not_modified(reply: Reply, request: Mapping[str, str]) -> bool:
+    """RFC 9110: If-None-Match decides when sent; else If-Modified-Since."""
+    etag, modified = reply.headers.get("ETag"), reply.headers.get("Last-Modified")
+    if request.get("If-None-Match") is not None:
+        return etag is not None and etag in (tag.strip() for tag in request["If-None-Match"].split(","))
+    since = request.get("If-Modified-Since")
+    if since is None or modified is None:
+        return False
+    try:
+        return parsedate_to_datetime(modified) <= parsedate_to_datetime(since)
+    except (TypeError, ValueError):
+        return False
+
+
 @contextmanager
 def serve_site(routes: Mapping[str, Route], default: Route | None = None) -> Iterator[Site]:
     """Serve ``routes`` (exact paths; ``default`` for any other) until the block ends."""
@@ -84,6 +103,9 @@ def serve_site(routes: Mapping[str, Route], default: Route | None = None) -> Ite
             reply = route(self.path) if callable(route) else route
             if reply is None:
                 reply = page("<title>Not found</title><p>Not found</p>", status=404)
+            if reply.status == 200 and _not_modified(reply, self.headers):
+                reply = Reply(b"", 304, {name: value for name, value in reply.headers.items()
+                                         if name in ("ETag", "Last-Modified")})
             self.send_response(reply.status)
             for name, value in reply.headers.items():
                 self.send_header(name, value)

@@ -1,12 +1,20 @@
 """The ``web`` spider: fetch, extract, follow links breadth first.
 
     scrapy crawl web -a seeds=URL[,URL...]      (or -a seeds_file=FILE)
-                     [-a scope=host|domain|any] [-s DATA_DIR=DIR] [-s REDIS_URL=...]
+                     [-a scope=host|domain|any] [-a recrawl=1|all]
+                     [-s DATA_DIR=DIR] [-s REDIS_URL=...]
 
 The spider is thin: extraction, canonicalization, trap rules and scope are
 pure functions elsewhere in this package; the frontier (queue, dedup) is the
 scheduler's. What it decides is what a page yields: one item for the indexer
 and a request for each new in-scope link.
+
+With ``-a recrawl=1`` it also revisits the known pages that are due (``all``:
+every known page), read from the index's page store in ``DATA_DIR``: each
+request sends back the validators of the last fetch (``If-None-Match``,
+``If-Modified-Since``), and a ``304 Not Modified`` becomes an ``unchanged``
+item. The indexer, which keeps each URL's history, decides when it is due
+next (:mod:`crawler.revisit`).
 """
 
 from __future__ import annotations
@@ -35,16 +43,20 @@ from crawler.boilerplate import BoilerplateDetector
 from crawler.extract import Page, extract
 from crawler.fingerprints import content_fingerprint, fingerprints, hamming, simhash
 from crawler.frontier import Frontier
-from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, LinkFilter
+from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, PURGED, LinkFilter
 from crawler.middlewares import site_of
+from crawler.revisit import RevisitBounds, conditional_headers
 from crawler.robots import page_directives
 from crawler.scope import Scope
 from crawler.traps import Blacklist, PatternBudget
 from crawler.urls import TrapRules, UrlPolicy
+from indexer.store import PageStore
 
 logger = logging.getLogger(__name__)
 
 _SCOPE_REFRESH = 30.0
+_PURGED_REFRESH = 30.0
+_RECRAWL = {"": None, "0": None, "1": "due", "due": "due", "all": "all"}
 _MAX_SITEMAPS = 50
 _MAX_SITEMAP_URLS = 50_000  # the sitemaps protocol's own limit per file
 _MAX_SITEMAP_BYTES = 50 * 1024 * 1024
@@ -80,19 +92,29 @@ def read_seeds(seeds: str | None, seeds_file: str | None, policy: UrlPolicy) -> 
     return urls
 
 
+def recrawl_mode(value: str | None) -> str | None:
+    """``-a recrawl=``: None (no revisits), ``"due"`` (1) or ``"all"``."""
+    try:
+        return _RECRAWL[(value or "").strip().lower()]
+    except KeyError:
+        raise UsageError(f"bad recrawl value {value!r}: use recrawl=1 (pages due) or recrawl=all") from None
+
+
 def check_arguments(
     settings: Any, seeds: str | None = None, seeds_file: str | None = None,
-    scope: str = "host", **others: Any,
+    scope: str = "host", recrawl: str | None = None, **others: Any,
 ) -> None:
     """Raise UsageError for spider arguments the crawl cannot run with."""
     unknown = sorted(others)
     if unknown:
         raise UsageError(f"unknown spider argument(s): {', '.join(unknown)}; "
-                         "the web spider takes seeds, seeds_file and scope")
+                         "the web spider takes seeds, seeds_file, scope and recrawl")
     try:
         Scope(scope)
+        RevisitBounds.from_settings(settings)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    recrawl_mode(recrawl)
     read_seeds(seeds, seeds_file, UrlPolicy.from_settings(settings))
 
 
@@ -104,11 +126,15 @@ class WebSpider(Spider):
         seeds: str | None = None,
         seeds_file: str | None = None,
         scope: str = "host",
+        recrawl: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self._seeds_arg = seeds
         self._seeds_file = seeds_file
+        self.recrawl = recrawl_mode(recrawl)
+        self.revisit_bounds = RevisitBounds(86400, 3600, 30 * 86400)
+        self.data_dir = Path("data")
         try:
             self.scope = Scope(scope)
         except ValueError as exc:
@@ -122,6 +148,7 @@ class WebSpider(Spider):
         self.frontier: Frontier | None = None
         self._logged: set[tuple[str, str]] = set()
         self._scope_read = 0.0
+        self._purged_read = 0.0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> WebSpider:
@@ -134,6 +161,11 @@ class WebSpider(Spider):
         except (OSError, ValueError) as exc:
             raise UsageError(f"cannot use the blacklist: {exc}") from None
         spider.seeds = read_seeds(spider._seeds_arg, spider._seeds_file, spider.policy)
+        try:
+            spider.revisit_bounds = RevisitBounds.from_settings(settings)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        spider.data_dir = Path(settings.get("DATA_DIR") or "data")
         crawler.signals.connect(spider._opened, signal=signals.spider_opened)
         return spider
 
@@ -142,8 +174,9 @@ class WebSpider(Spider):
         self.frontier.add_scope(urlsplit(url).hostname or "" for url in self.seeds)
         self.scope.add(self.frontier.scope())
         self._scope_read = time.monotonic()
+        self._refresh_purged(force=True)
         queued = len(self.frontier)
-        if not self.seeds and not queued:
+        if not self.seeds and not queued and not self.recrawl:
             logger.error(
                 "Nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE), "
                 "or resume a crawl that still has queued requests"
@@ -151,7 +184,38 @@ class WebSpider(Spider):
 
     async def start(self) -> AsyncIterator[Request]:
         for url in self.seeds:
+            if self.links.purged.reason(url):
+                self._refuse(url, PURGED)
+                continue
             yield Request(url, meta={"seed": True}, errback=self.failed)
+        if self.recrawl:
+            for request in self._revisits():
+                yield request
+
+    def _revisits(self) -> Iterator[Request]:
+        """Conditional requests for the known pages due by now (or all of them).
+
+        Read from the page store in ``DATA_DIR`` (read-only: the indexer is
+        its one writer), so run ``-a recrawl=1`` on the machine that holds the
+        index; the requests go into the shared queue, for any node to fetch.
+        """
+        path = self.data_dir / "pages.sqlite"
+        if not path.exists():
+            logger.warning("Nothing to revisit: %s has no index yet", self.data_dir)
+            return
+        stats = self.crawler.stats
+        due = 0
+        with PageStore(path, readonly=True) as store:
+            for url, etag, last_modified, fetched in store.due(None if self.recrawl == "all" else time.time()):
+                if self.links.purged.reason(url):
+                    continue
+                due += 1
+                stats.inc_value("recrawl/due")
+                yield Request(
+                    url, headers=conditional_headers(etag, last_modified), errback=self.failed,
+                    meta={"revisit": {"after": fetched}, "handle_httpstatus_list": [304]},
+                )
+        logger.info("Revisiting %d known pages (%s)", due, "all" if self.recrawl == "all" else "due by now")
 
     def sitemap_requests(self, site: str, declared: list[str]) -> list[Request]:
         """Requests to make once per site, when its robots.txt is first read:
@@ -213,6 +277,12 @@ class WebSpider(Spider):
     def parse(self, response: Response) -> Iterator[dict[str, Any] | Request]:
         stats = self.crawler.stats
         url = self.policy.canonicalize(response.url)
+        self._refresh_purged()
+        if response.meta.get("revisit") is not None:
+            stats.inc_value(f"recrawl/{'unchanged' if response.status == 304 else 'fetched'}")
+            if response.status == 304:
+                yield {"type": "unchanged", "url": url, **self._fetch_state(response)}
+                return
         headers = response.headers.to_unicode_dict()
         extraction = extract(response.body, url, None, headers, self.policy.canonicalize)
         page = extraction.page
@@ -240,14 +310,19 @@ class WebSpider(Spider):
         follow = "nofollow" not in directives
         if "noindex" in directives:
             stats.inc_value("meta/noindex")
+            if response.meta.get("revisit") is not None:
+                yield {"type": "gone", "url": url, "status": response.status, "noindex": True}
         else:
-            first = self._first_with_content(page) if page.text else None
+            digest, near = fingerprints(page) if page.text else (None, None)
+            first = self._first_with_content(page, digest, near, aliases) if digest else None
             if first is not None:
                 stats.inc_value("dupes/content")
                 yield {"type": "duplicate", "url": url, "of": first, "aliases": aliases}
                 return
             stats.inc_value("boilerplate/blocks", self.boilerplate.strip(page))
-            yield self._item(response, page, aliases, follow)
+            item = self._item(response, page, aliases, follow)
+            item["digest"] = digest.hex() if digest else None
+            yield item
         if not follow:
             stats.inc_value("meta/nofollow")
             return
@@ -305,15 +380,19 @@ class WebSpider(Spider):
         mine, theirs = simhash(page), signature["simhash"]
         return mine is not None and theirs is not None and hamming(mine, theirs) <= _SOFT404_BITS
 
-    def _first_with_content(self, page: Page) -> str | None:
-        """The URL that first had this page's text (or nearly), when not this one."""
+    def _first_with_content(
+        self, page: Page, digest: bytes, near: int | None, aliases: list[str]
+    ) -> str | None:
+        """The URL that first had this page's text (or nearly: SimHash
+        ``near``), when not this one, nor one that redirects here (a page
+        that moved)."""
         assert self.frontier is not None
-        digest, near = fingerprints(page)
         try:
-            return self.frontier.content_seen(digest, page.url, near)
+            first = self.frontier.content_seen(digest, page.url, near)
         except REDIS_DOWN:
             self.crawler.stats.inc_value("dupes/unchecked")  # index it rather than lose it
             return None
+        return None if first in aliases else first
 
     def _aliases(self, response: Response, url: str) -> list[str]:
         """URLs that led here through redirects: the index maps them to ``url``."""
@@ -353,6 +432,18 @@ class WebSpider(Spider):
             "kind": page.kind,
             "media_type": page.media_type,
             "links": links,
+            **self._fetch_state(response),
+        }
+
+    def _fetch_state(self, response: Response) -> dict[str, Any]:
+        """What the indexer needs to schedule the next revisit of a response's
+        URL: when it was fetched, its validators, and the site's interval
+        bounds ``[first, minimum, maximum]`` (:mod:`crawler.revisit`)."""
+        return {
+            "fetched": time.time(),
+            "etag": _header(response, b"ETag"),
+            "last_modified": _header(response, b"Last-Modified"),
+            "revisit": list(self.revisit_bounds.for_url(response.url)),
         }
 
     def _follow(self, page: Page, response: Response) -> Iterator[Request]:
@@ -385,6 +476,22 @@ class WebSpider(Spider):
             return False
         return len(self.scope) > before
 
+    def _refresh_purged(self, force: bool = False) -> None:
+        """Pages purged while the crawl runs (``python -m indexer purge``
+        adds them to a Redis set): reread at most every ``_PURGED_REFRESH``
+        seconds, so no link costs a round trip."""
+        assert self.frontier is not None
+        now = time.monotonic()
+        if not force and now - self._purged_read < _PURGED_REFRESH:
+            return
+        self._purged_read = now
+        try:
+            self.links.add_purged(self.frontier.purged())
+        except REDIS_DOWN:
+            pass  # the next refresh tries again
+        except ValueError as exc:
+            logger.error("Ignoring the crawl's purged URLs: %s", exc)
+
     def _refuse(self, url: str, reason: str) -> None:
         self.crawler.stats.inc_value(f"traps/{reason}")
         site = site_of(url)
@@ -396,6 +503,11 @@ class WebSpider(Spider):
                 reason,
                 url,
             )
+
+
+def _header(response: Response, name: bytes) -> str | None:
+    value = response.headers.get(name)
+    return value.decode("latin-1") if value else None
 
 
 def _without_path(page: Page) -> Page:
