@@ -26,7 +26,7 @@ from whoosh import index as whoosh_index
 from whoosh.writing import LockError
 
 from indexer import schema as fields
-from indexer.graph import LinkGraph, pagerank
+from indexer.graph import LinkGraph
 from indexer.store import PageStore
 
 logger = logging.getLogger(__name__)
@@ -257,13 +257,11 @@ class IndexBuilder:
         crawled = self.store.urls()
         gone = self.store.gone()
         inbound: dict[str, list[str]] = defaultdict(list)
-        edges: list[tuple[str, str]] = []
         for source, target, text in self.graph.links():
             source = aliases.get(source, source)
             target = aliases.get(target, target)
             if source == target or source not in crawled or target in gone:
                 continue
-            edges.append((source, target))
             inbound[target].append(text)
 
         indexed = self.store.indexed_hashes()
@@ -292,8 +290,9 @@ class IndexBuilder:
                 updated.append((url, digest))
             reindexed = len(updated)
             self.store.set_indexed(updated)
-            ranks = pagerank(edges, nodes=documents)
-            self.graph.set_pagerank(ranks)
+            # The same links as the anchors above, as a matrix of node ids.
+            matrix = self.graph.derive_matrix(crawled, aliases, gone)
+            self.graph.set_ranks(matrix.nodes, matrix.pagerank())
             self.store.commit()
             self.graph.commit()
             # One segment: queries then open one matcher per term, not one
@@ -307,7 +306,7 @@ class IndexBuilder:
             pages=len(crawled),
             anchor_only=anchor_only,
             reindexed=reindexed,
-            links=len(edges),
+            links=matrix.link_count(),
             seconds=time.monotonic() - started,
         )
 
