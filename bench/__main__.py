@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import platform
 
-from bench import crawl, query
+from bench import crawl, pagerank, query
 
 
 def main() -> None:
@@ -13,6 +13,7 @@ def main() -> None:
           f"Python {platform.python_version()}, {platform.machine()}\n")
     crawl.main()
     query.main([])
+    pagerank.main([])
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from crawler.linkfilter import PURGED_FILE
 from crawler.revisit import next_interval
 from crawler.traps import Blacklist
 from indexer import schema as fields
-from indexer.graph import LinkGraph, pagerank
+from indexer.graph import LinkGraph
 from indexer.store import PageStore
 
 logger = logging.getLogger(__name__)
@@ -331,7 +331,6 @@ class IndexBuilder:
         gone = self.store.gone()
         purged = self._purged()
         inbound: dict[str, list[str]] = defaultdict(list)
-        edges: list[tuple[str, str]] = []
         for source, target, text in self.graph.links():
             source = aliases.get(source, source)
             target = aliases.get(target, target)
@@ -339,7 +338,6 @@ class IndexBuilder:
                 continue
             if purged and purged.reason(target):
                 continue
-            edges.append((source, target))
             inbound[target].append(text)
 
         indexed = self.store.indexed_hashes()
@@ -368,8 +366,9 @@ class IndexBuilder:
                 updated.append((url, digest))
             reindexed = len(updated)
             self.store.set_indexed(updated)
-            ranks = pagerank(edges, nodes=documents)
-            self.graph.set_pagerank(ranks)
+            # The same links as the anchors above, as a matrix of node ids.
+            matrix = self.graph.derive_matrix(crawled, aliases, gone)
+            self.graph.set_ranks(matrix.nodes, matrix.pagerank())
             self.store.commit()
             self.graph.commit()
             # One segment: queries then open one matcher per term, not one
@@ -383,7 +382,7 @@ class IndexBuilder:
             pages=len(crawled),
             anchor_only=anchor_only,
             reindexed=reindexed,
-            links=len(edges),
+            links=matrix.link_count(),
             seconds=time.monotonic() - started,
         )
 
