@@ -5,8 +5,9 @@
         site.requests        # what the crawler asked for, in order
 
 A route is a :class:`Reply` or a function of the request path (with query)
-returning a Reply or None (404). Every request is logged before its reply is
-written, so once a client has its response the log holds the request.
+returning a Reply or None (404). Every request is logged when it arrives, and
+its status and body size once its reply is known, before the reply is
+written: once a client has its response, the log holds the request.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class Logged(NamedTuple):
     method: str
     path: str
     headers: dict[str, str]
+    status: int | None = None  # None while the reply is being made
+    size: int = 0  # bytes of the body sent
 
 
 class Site:
@@ -80,10 +83,14 @@ def serve_site(routes: Mapping[str, Route], default: Route | None = None) -> Ite
         def do_GET(self) -> None:
             with lock:
                 log.append(Logged(time.monotonic(), self.command, self.path, dict(self.headers)))
+                index = len(log) - 1
             route = routes.get(self.path, routes.get(self.path.split("?", 1)[0], default))
             reply = route(self.path) if callable(route) else route
             if reply is None:
                 reply = page("<title>Not found</title><p>Not found</p>", status=404)
+            size = 0 if self.command == "HEAD" else len(reply.body)
+            with lock:
+                log[index] = log[index]._replace(status=reply.status, size=size)
             self.send_response(reply.status)
             for name, value in reply.headers.items():
                 self.send_header(name, value)
