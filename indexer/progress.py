@@ -122,6 +122,7 @@ class Progress:
         self.done = 0
         self.closed = False
         self._shown_done = 0
+        self._drawn = 0
         self._started = self._shown = clock()
 
     def __enter__(self) -> Progress:
@@ -145,7 +146,10 @@ class Progress:
     def _show(self, final: bool = False) -> None:
         self._shown_done = self.done
         if self.tty:
-            self.stream.write("\r" + bar(self.done, self.total, self.unit, self.rate) + ("\n" if final else ""))
+            drawn = bar(self.done, self.total, self.unit, self.rate)
+            padding = " " * max(0, self._drawn - len(drawn))  # a shorter line covers the longer one
+            self._drawn = len(drawn)
+            self.stream.write("\r" + drawn + padding + ("\n" if final else ""))
             self.stream.flush()
             return
         text = (f"{self.label}: " if self.label else "") + line(self.done, self.total, self.unit, self.rate)

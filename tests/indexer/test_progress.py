@@ -55,6 +55,17 @@ def test_on_a_terminal_the_bar_is_redrawn_in_place() -> None:
     assert "\n" not in drawn[:-1]  # one line, rewritten
 
 
+def test_a_shorter_bar_covers_the_longer_one() -> None:
+    stream, clock = io.StringIO(), _Clock()
+    progress = Progress(100_000, "items", stream, tty=True, clock=clock)
+    clock.now += 1.0
+    progress.advance(50_000)  # 50,000/s, ETA 0:01
+    clock.now += 99.0
+    progress.advance(1)  # 500/s
+    first, second = stream.getvalue().split("\r")[1:]
+    assert len(second) == len(first) and second.endswith("  ")
+
+
 def test_elsewhere_a_plain_line_every_few_seconds() -> None:
     stream, clock = io.StringIO(), _Clock()
     with Progress(1_000, "items", stream, label="Indexing", every=5.0, tty=False, clock=clock) as progress:
