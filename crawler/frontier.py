@@ -410,14 +410,24 @@ class Frontier:
         data = self.client.hget(f"{self.name}:soft404", site)
         return None if data is None else json.loads(data)
 
-    def count_sites(self, taken: Mapping[str, int]) -> None:
-        """Requests taken per site, for ``python -m crawler status``."""
+    def count_sites(self, taken: Mapping[str, int], queued: Mapping[str, int] | None = None) -> None:
+        """Requests taken (and queued) per site, for ``python -m crawler status``
+        and the crawl monitor."""
         now = time.time()
         pipe = self.client.pipeline(transaction=False)
         for site, count in taken.items():
             pipe.hincrby(f"{self.name}:stats:sites", site, count)
             pipe.hsetnx(f"{self.name}:stats:since", site, now)
+        for site, count in (queued or {}).items():
+            pipe.hincrby(f"{self.name}:stats:queued", site, count)
         pipe.execute()
+
+    def sites_waiting(self) -> list[str]:
+        """Sites with requests queued and not taken yet, as the nodes last
+        counted them (every ``FRONTIER_HEARTBEAT`` seconds)."""
+        queued = self.client.hgetall(f"{self.name}:stats:queued")
+        taken = self.client.hgetall(f"{self.name}:stats:sites")
+        return [site.decode() for site, n in queued.items() if int(n) > int(taken.get(site, 0))]
 
     def site_counts(self) -> list[tuple[str, int, float]]:
         """``(site, requests taken, since when)``, busiest first."""

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RobotsMiddleware", "SharedRobots"]
+__all__ = ["RobotsMiddleware", "SharedRobots", "ForbiddenByRobots"]
 
 _REDIRECTS = 5  # RFC 9309: at least five consecutive redirects are followed
 _LOCK_SECONDS = 120.0  # a fetch holder that dies frees the site after this
@@ -81,6 +81,10 @@ while true do
 end
 return n
 """
+
+
+class ForbiddenByRobots(IgnoreRequest):
+    """robots.txt forbids the request's URL (it is never sent)."""
 
 
 class SharedRobots:
@@ -212,7 +216,7 @@ class RobotsMiddleware:
                     site, request.url,
                     f"Disallow: {rule.pattern}" if rule else "the whole site is off limits",
                 )
-            raise IgnoreRequest(f"Forbidden by robots.txt: {request.url}")
+            raise ForbiddenByRobots(f"Forbidden by robots.txt: {request.url}")
         return None
 
     # --- knowing a site's rules ---------------------------------------------------

@@ -99,6 +99,7 @@ class Scheduler(_RedisScheduler):
         self.items_max = items_max
         self._items_checked = 0.0
         self._items_behind = False
+        self._queued_by_site: Counter[str] = Counter()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Scheduler:
@@ -291,7 +292,9 @@ class Scheduler(_RedisScheduler):
         self._inc("scheduler/enqueued/redis", statuses.count(QUEUED))
         self._inc("frontier/duplicate/shared", statuses.count(SEEN))
         for (_, _, data, site), status in zip(pending, statuses):
-            if status == OVER_BUDGET:
+            if status == QUEUED:
+                self._queued_by_site[site] += 1
+            elif status == OVER_BUDGET:
                 self._inc("traps/site_budget")
                 if site not in self._over_budget_logged:
                     self._over_budget_logged.add(site)
@@ -327,9 +330,10 @@ class Scheduler(_RedisScheduler):
     def _beat_once(self) -> None:
         try:
             self._announce()
-            if self._by_site:
+            if self._by_site or self._queued_by_site:
                 by_site, self._by_site = self._by_site, Counter()
-                self.frontier.count_sites(by_site)
+                queued, self._queued_by_site = self._queued_by_site, Counter()
+                self.frontier.count_sites(by_site, queued)
             reaped = self.leases.reap()
             if reaped:
                 self._inc("frontier/reaped", reaped)

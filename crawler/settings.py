@@ -130,6 +130,8 @@ DOWNLOADER_MIDDLEWARES = {
     # After RetryMiddleware (550) on the way in, so before it on the way out:
     # it must see the 429/503 that Retry turns into a new request.
     "crawler.politeness.PolitenessMiddleware": 580,
+    # Next to the network: counts every HTTP exchange once (crawler/monitor.py).
+    "crawler.monitor.CrawlMonitor": 950,
 }
 SPIDER_MIDDLEWARES = {}
 ITEM_PIPELINES = {
@@ -138,6 +140,8 @@ ITEM_PIPELINES = {
 EXTENSIONS = {
     "scrapy.extensions.telnet.TelnetConsole": None,
     "crawler.limits.DownloadLimits": 500,
+    # The same object as the downloader middleware: progress line, alerts, report.
+    "crawler.monitor.CrawlMonitor": 510,
 }
 
 # --- URL canonicalization (crawler/urls.py) ------------------------------------
@@ -200,11 +204,30 @@ INDEX_WITH_CRAWL = None
 # (pages average tens of kB each). 0: no limit.
 INDEX_QUEUE_MAX = 2000
 
+# --- Monitoring (crawler/monitor.py, crawler/alerts.py) --------------------------------
+
+# Seconds between two progress lines ("Crawled 1,204 pages (38.5/s), 3,410
+# queued, 4 sites, 2 errors, indexer 120 behind"); 0: none. Each line asks
+# Redis two quick questions. The crawl report is written to DATA_DIR/reports
+# whatever this is.
+MONITOR_INTERVAL = 10.0
+# How many recent answers (per site) and page fetches (per node) the alerts
+# judge: larger is steadier and slower to notice.
+MONITOR_WINDOW = 100
+# Alert when more than this share of a site's recent answers are errors
+# (network errors, 5xx, 429), judged after at least 10 answers.
+MONITOR_ERROR_RATE = 0.2
+# Alert when one site takes more than this share of the page fetches, three
+# windows in a row, while other sites have requests waiting.
+MONITOR_SITE_SHARE = 0.8
+
 # --- Scrapy housekeeping ---------------------------------------------------------
 
 # Scrapy 2.19's remote-control endpoint can run code; never expose it.
 REMOTE_CONTROL_ENABLED = False
 TELNETCONSOLE_ENABLED = False
 LOG_LEVEL = "INFO"
-LOGSTATS_INTERVAL = 10.0
+# Scrapy's "Crawled N pages (at N pages/min)" line is replaced by the
+# monitor's progress line (MONITOR_INTERVAL); set this to have both.
+LOGSTATS_INTERVAL = 0
 FEED_EXPORT_ENCODING = "utf-8"

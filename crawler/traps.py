@@ -8,7 +8,9 @@ these complete them (SEEDS.md item 6):
   pattern are refused. It catches the traps no shape rule foresaw: a page
   counter, a filter combination, a calendar whose pages differ in content.
   Counted per crawl process (with several nodes, each gets the budget), with
-  memory bounded by forgetting patterns seen only once.
+  memory bounded by forgetting patterns seen only once. A pattern that
+  reaches half its budget is noted in ``growing``, for the crawl monitor to
+  raise an alert before URLs are refused.
 - :class:`Blacklist`: hosts (with their subdomains) and URL regular
   expressions that are never fetched, from settings or a file: known trap
   sites, and sites that object to being crawled.
@@ -34,12 +36,18 @@ class PatternBudget:
     [True, True, False]
     >>> budget.admit("http://a.test/about.html")
     True
+    >>> budget.growing
+    [('http://a.test/cal/N/N/', 2)]
     """
 
     def __init__(self, limit: int, max_patterns: int = 1_000_000) -> None:
         self.limit = limit
         self.max_patterns = max_patterns
         self._counts: dict[str, int] = {}
+        # Patterns that reached half the limit, and their count then, in
+        # order; whoever reports them may clear the list.
+        self.growing: list[tuple[str, int]] = []
+        self._half = max(2, limit // 2)
 
     def admit(self, url: str) -> bool:
         """Count ``url`` against its pattern; False once the pattern is spent."""
@@ -48,6 +56,8 @@ class PatternBudget:
         pattern = url_pattern(url)
         count = self._counts.get(pattern, 0) + 1
         self._counts[pattern] = count
+        if count == self._half:
+            self.growing.append((pattern, count))
         if len(self._counts) > self.max_patterns:
             # Patterns met once (most URLs of a normal site) are no trap.
             self._counts = {key: n for key, n in self._counts.items() if n > 1}

@@ -32,6 +32,7 @@ import redis
 
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from indexer.builder import PURGED_FILE, IndexBuilder, IndexBusy
+from indexer.progress import Progress
 from indexer.purge import purge, purge_rule
 from indexer.queue import ItemQueue, QueueBusy
 
@@ -43,6 +44,8 @@ _COMMIT_SECONDS = 5.0
 _POLL_SECONDS = 0.2
 _REPORT_SECONDS = 10.0
 _CHECK_SECONDS = 2.0
+# A queue longer than this at the start is drained under a progress bar.
+_PROGRESS_MIN = 1000
 
 
 class _Stop:
@@ -106,11 +109,21 @@ def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) ->
     reported = 0
     last_commit = last_check = time.monotonic()
     seen_nodes = [False]
+    backlog = len(queue)
+    progress = None
+    if backlog > _PROGRESS_MIN:
+        progress = Progress(backlog, "items", label="Indexing the queue", logger=logger)
     while True:
         items = [] if stop.requested else queue.take(_BATCH - queue.pending)
         if items:
             builder.add(items)
             total += len(items)
+            if progress is not None:
+                progress.advance(len(items))
+                if progress.done >= progress.total:
+                    progress.close()
+                    progress = None
+                    since_report, reported = time.monotonic(), total
         now = time.monotonic()
         due = queue.pending >= _BATCH or now - last_commit >= _COMMIT_SECONDS
         idle = not items
@@ -120,7 +133,7 @@ def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) ->
             last_commit = now
         elif idle and not queue.pending:
             queue.renew()
-        if now - since_report >= _REPORT_SECONDS and total > reported:
+        if progress is None and now - since_report >= _REPORT_SECONDS and total > reported:
             rate = (total - reported) / (now - since_report)
             logger.info("Indexed %d items (%.0f/s), %d queued", total, rate, len(queue))
             since_report, reported = now, total
@@ -134,6 +147,8 @@ def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) ->
                 break
         if idle:
             time.sleep(_POLL_SECONDS)
+    if progress is not None:
+        progress.close()
     if total:
         elapsed = time.monotonic() - started
         logger.info("Indexed %d items in %.1f s (%.0f/s)", total, elapsed, total / max(elapsed, 1e-9))

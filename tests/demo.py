@@ -27,10 +27,10 @@ DATA = ROOT / "data" / "demo"
 PORTS = {"docs": 8301, "news": 8302, "zh": 8303, "wiki": 8304}
 # The local demo web can take more than a public site: 50 ms between two
 # requests to one site (the default is 1 s), still two at a time per site.
-CRAWL_SETTINGS = ["DOWNLOAD_DELAY=0.05", "LOGSTATS_INTERVAL=3"]
+CRAWL_SETTINGS = ["DOWNLOAD_DELAY=0.05", "MONITOR_INTERVAL=3"]
 # Log lines a newcomer wants to see; the full log is in data/demo/crawl.log.
 _SHOWN = re.compile(
-    r"\[(crawler\.[\w.]+|indexer|scrapy\.extensions\.logstats|scrapy\.core\.engine)\]"
+    r"\[(crawler\.[\w.]+|indexer|scrapy\.core\.engine)\]"
     r"|\b(WARNING|ERROR|CRITICAL)\b"
 )
 _STAMP = re.compile(r"^\d{4}-\d\d-\d\d (\d\d:\d\d:\d\d)(?:,\d+)? ")
@@ -69,7 +69,7 @@ def _crawl(seed: str) -> dict[str, int]:
             in_stats = in_stats or "Dumping Scrapy stats" in line
             if in_stats and (match := _STAT.search(line.strip())):
                 stats[match.group(1)] = int(match.group(2))
-            if _SHOWN.search(line) and "Dumping Scrapy stats" not in line:
+            if _STAMP.match(line) and _SHOWN.search(line) and "Dumping Scrapy stats" not in line:
                 print("  " + _STAMP.sub(r"\1 ", line.rstrip()))
     if crawl.returncode:
         raise SystemExit(f"The crawl failed (status {crawl.returncode}); see {DATA / 'crawl.log'}")

@@ -9,7 +9,8 @@ returning a Reply or None (404); routes may change while the site is served.
 A reply with an ``ETag`` or ``Last-Modified`` header is answered ``304 Not
 Modified`` to a request whose ``If-None-Match`` or ``If-Modified-Since``
 matches it, as HTTP servers do. Every request is logged (with its headers)
-before its reply is written, so once a client has its response the log holds
+when it arrives, and its status and body size once its reply is known,
+before the reply is written: once a client has its response, the log holds
 the request.
 """
 
@@ -49,6 +50,8 @@ class Logged(NamedTuple):
     method: str
     path: str
     headers: dict[str, str]
+    status: int | None = None  # None while the reply is being made
+    size: int = 0  # bytes of the body sent
 
 
 class Site:
@@ -99,6 +102,7 @@ def serve_site(routes: Mapping[str, Route], default: Route | None = None) -> Ite
         def do_GET(self) -> None:
             with lock:
                 log.append(Logged(time.monotonic(), self.command, self.path, dict(self.headers)))
+                index = len(log) - 1
             route = routes.get(self.path, routes.get(self.path.split("?", 1)[0], default))
             reply = route(self.path) if callable(route) else route
             if reply is None:
@@ -106,6 +110,9 @@ def serve_site(routes: Mapping[str, Route], default: Route | None = None) -> Ite
             if reply.status == 200 and _not_modified(reply, self.headers):
                 reply = Reply(b"", 304, {name: value for name, value in reply.headers.items()
                                          if name in ("ETag", "Last-Modified")})
+            size = 0 if self.command == "HEAD" else len(reply.body)
+            with lock:
+                log[index] = log[index]._replace(status=reply.status, size=size)
             self.send_response(reply.status)
             for name, value in reply.headers.items():
                 self.send_header(name, value)

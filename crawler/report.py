@@ -1,0 +1,323 @@
+"""What one crawl node fetched, counted exactly, and the forms it is shown in (pure).
+
+:class:`Tally` counts every HTTP exchange of the node (an answer, or a
+network error), the way the sites' own access logs would: each retry, each
+redirect hop and each robots.txt fetch is a request of its own. Requests are
+sorted by what asked for them: ``page`` (the crawl proper), ``robots_txt``,
+``sitemap`` and ``probe`` (the one request per site that finds out how it
+answers for a missing page).
+
+What counts as an *error*: a network error, a 5xx or 429 answer, or a page
+the spider failed on. A 404 is the site's answer, not the crawl's failure:
+it is counted by status, and 4xx answers to pages are listed with examples
+apart from the errors (robots.txt, sitemaps and probes are expected to 404).
+
+:func:`report` turns a tally and the crawl's stats into the JSON document
+written to ``DATA_DIR/reports/``; :func:`table` renders it for people;
+:func:`progress_line` is the line logged while the crawl runs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Tally", "SiteTally", "KINDS", "report", "table", "progress_line", "is_error"]
+
+KINDS = ("page", "robots_txt", "sitemap", "probe")
+_CLASSES = ("2xx", "3xx", "4xx", "5xx", "network_error")
+
+
+def is_error(status: int | None) -> bool:
+    """Whether an answer (None: no answer at all) is an error of the crawl.
+
+    >>> [is_error(s) for s in (200, 301, 404, 429, 500, None)]
+    [False, False, False, True, True, True]
+    """
+    return status is None or status >= 500 or status == 429
+
+
+def _status_class(status: int | None) -> str:
+    if status is None:
+        return "network_error"
+    return f"{min(max(status // 100, 1), 5)}xx" if status >= 200 else "2xx"
+
+
+@dataclass
+class SiteTally:
+    requests: Counter[str] = field(default_factory=Counter)  # by kind
+    classes: Counter[str] = field(default_factory=Counter)  # by status class
+    bytes: int = 0
+    errors: int = 0
+    robots_refused: int = 0
+    first: float | None = None
+    last: float | None = None
+
+
+class _Examples:
+    """A count per kind and the first few URLs of each."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.counts: Counter[str] = Counter()
+        self.urls: dict[str, list[str]] = {}
+
+    def add(self, kind: str, url: str) -> None:
+        self.counts[kind] += 1
+        urls = self.urls.setdefault(kind, [])
+        if len(urls) < self.keep and url not in urls:
+            urls.append(url)
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        return {kind: {"count": n, "examples": self.urls[kind]} for kind, n in self.counts.most_common()}
+
+
+class Tally:
+    """Counts of one node's HTTP exchanges, per kind, status and site.
+
+    >>> tally = Tally()
+    >>> tally.answered("http://a.test/", "http://a.test:80", "page", 200, 512, now=10.0)
+    >>> tally.answered("http://a.test/x", "http://a.test:80", "page", 500, 20, now=11.0)
+    >>> tally.failed("http://b.test/robots.txt", "http://b.test:80", "robots_txt", "TimeoutError", now=12.0)
+    >>> tally.requests, tally.pages, tally.errors, tally.bytes
+    (3, 2, 2, 532)
+    >>> dict(tally.classes)
+    {'2xx': 1, '5xx': 1, 'network_error': 1}
+    """
+
+    def __init__(self, examples: int = 3) -> None:
+        self.kinds: Counter[str] = Counter()
+        self.classes: Counter[str] = Counter()
+        self.codes: Counter[int] = Counter()
+        self.sites: dict[str, SiteTally] = {}
+        self.bytes = 0
+        self.error_examples = _Examples(examples)
+        self.client_errors = _Examples(examples)
+
+    @property
+    def requests(self) -> int:
+        return sum(self.kinds.values())
+
+    @property
+    def pages(self) -> int:
+        return self.kinds["page"]
+
+    @property
+    def errors(self) -> int:
+        return sum(self.error_examples.counts.values())
+
+    def _site(self, site: str, now: float) -> SiteTally:
+        tally = self.sites.get(site)
+        if tally is None:
+            tally = self.sites[site] = SiteTally(first=now)
+        tally.last = now
+        return tally
+
+    def answered(self, url: str, site: str, kind: str, status: int, size: int, now: float) -> None:
+        """An answer with ``status`` and a body of ``size`` bytes."""
+        tally = self._site(site, now)
+        status_class = _status_class(status)
+        self.kinds[kind] += 1
+        self.classes[status_class] += 1
+        self.codes[status] += 1
+        self.bytes += size
+        tally.requests[kind] += 1
+        tally.classes[status_class] += 1
+        tally.bytes += size
+        if is_error(status):
+            tally.errors += 1
+            self.error_examples.add(f"HTTP {status}", url)
+        elif status >= 400 and kind == "page":
+            self.client_errors.add(f"HTTP {status}", url)
+
+    def failed(self, url: str, site: str, kind: str, error: str, now: float) -> None:
+        """A request that got no answer: ``error`` names the network error."""
+        tally = self._site(site, now)
+        self.kinds[kind] += 1
+        self.classes["network_error"] += 1
+        tally.requests[kind] += 1
+        tally.classes["network_error"] += 1
+        tally.errors += 1
+        self.error_examples.add(error, url)
+
+    def spider_failed(self, url: str, site: str, error: str, now: float) -> None:
+        """The spider raised ``error`` on a page (its request was counted when answered)."""
+        self._site(site, now).errors += 1
+        self.error_examples.add(f"spider {error}", url)
+
+    def refused(self, site: str, now: float) -> None:
+        """robots.txt forbade a request to ``site`` (it was never sent)."""
+        tally = self.sites.get(site) or self._site(site, now)
+        tally.robots_refused += 1
+
+
+def _prefixed(stats: Mapping[str, Any], prefix: str) -> dict[str, int]:
+    return {key[len(prefix):]: int(value) for key, value in sorted(stats.items())
+            if key.startswith(prefix) and isinstance(value, int)}
+
+
+def report(
+    tally: Tally,
+    stats: Mapping[str, Any],
+    *,
+    node: str,
+    started: str,
+    finished: str,
+    seconds: float,
+    reason: str,
+    alerts: Mapping[str, list[str]] | None = None,
+) -> dict[str, Any]:
+    """The crawl report of one node as JSON-ready data.
+
+    ``stats`` are the crawl's Scrapy stats: traps, duplicates, links, robots
+    outcomes and items are read from the keys the components count.
+    """
+    sites = {}
+    for site, counts in sorted(tally.sites.items(), key=lambda item: (-sum(item[1].requests.values()), item[0])):
+        span = (counts.last or 0.0) - (counts.first or 0.0)
+        sites[site] = {
+            "requests": sum(counts.requests.values()),
+            "pages": counts.requests["page"],
+            "robots_txt": counts.requests["robots_txt"],
+            "sitemaps": counts.requests["sitemap"],
+            "probes": counts.requests["probe"],
+            **{name: counts.classes[name] for name in _CLASSES},
+            "bytes": counts.bytes,
+            "errors": counts.errors,
+            "robots_refused": counts.robots_refused,
+            "pages_per_second": round(counts.requests["page"] / max(span, 1.0), 2),
+        }
+    seen_again = sum(_prefixed(stats, "frontier/duplicate/").values())
+    duplicates = _prefixed(stats, "dupes/")
+    duplicates.pop("unchecked", None)
+    if stats.get("extract/soft404"):
+        duplicates["soft404"] = int(stats["extract/soft404"])
+    return {
+        "node": node,
+        "started": started,
+        "finished": finished,
+        "seconds": round(seconds, 1),
+        "finish_reason": reason,
+        "requests": {
+            "total": tally.requests,
+            "pages": tally.kinds["page"],
+            "robots_txt": tally.kinds["robots_txt"],
+            "sitemaps": tally.kinds["sitemap"],
+            "probes": tally.kinds["probe"],
+        },
+        "pages_per_second": round(tally.pages / max(seconds, 1e-9), 2),
+        "status_classes": {name: tally.classes[name] for name in _CLASSES},
+        "status_codes": {str(code): n for code, n in sorted(tally.codes.items())},
+        "bytes": tally.bytes,
+        "sites": sites,
+        "robots": {
+            "refused": int(stats.get("robots/denied", 0)),
+            "refused_by_site": {site: c.robots_refused for site, c in sorted(tally.sites.items()) if c.robots_refused},
+            "robots_txt_status": _prefixed(stats, "robots/status/"),
+            "outcomes": _prefixed(stats, "robots/outcome/"),
+            "requests_parked": int(stats.get("robots/deferred", 0)),
+        },
+        "traps": _prefixed(stats, "traps/"),
+        "duplicates": duplicates,
+        "links": {**_prefixed(stats, "links/"), "already_seen": seen_again},
+        "limits": _prefixed(stats, "limits/"),
+        "errors": tally.error_examples.as_dict(),
+        "client_errors": tally.client_errors.as_dict(),
+        "items": _prefixed(stats, "items/"),
+        "alerts": {kind: list(messages) for kind, messages in (alerts or {}).items()},
+    }
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+def _pairs(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{key} {_n(value)}" for key, value in counts.items() if value) or "none"
+
+
+_COLUMNS = (  # heading, key, width
+    ("requests", "requests", 9), ("pages", "pages", 7), ("robots", "robots_txt", 7),
+    ("other", None, 6), ("2xx", "2xx", 7), ("3xx", "3xx", 6), ("4xx", "4xx", 6), ("5xx", "5xx", 6),
+    ("net", "network_error", 5), ("errors", "errors", 7), ("refused", "robots_refused", 8),
+    ("bytes", "bytes", 12), ("pages/s", "pages_per_second", 8),
+)
+
+
+def table(data: Mapping[str, Any]) -> str:
+    """The report as fixed-width text, for people (one line per site)."""
+    requests, classes = data["requests"], data["status_classes"]
+    lines = [
+        f"Crawl report of node {data['node']}",
+        f"{data['started']} to {data['finished']} ({data['seconds']:,.1f} s, {data['finish_reason']})",
+        "",
+        f"Requests       {_n(requests['total'])} = {_n(requests['pages'])} pages + {_n(requests['robots_txt'])} "
+        f"robots.txt + {_n(requests['sitemaps'])} sitemaps + {_n(requests['probes'])} soft-404 probes",
+        f"               (every HTTP request sent: retries and redirect hops included)",
+        f"Pages/s        {data['pages_per_second']:,.2f}",
+        f"Bytes          {_n(data['bytes'])}",
+        "Status         " + "   ".join(f"{name.replace('network_error', 'network errors')} {_n(classes[name])}"
+                                      for name in _CLASSES),
+        "Status codes   " + ("  ".join(f"{code}: {_n(n)}" for code, n in data["status_codes"].items()) or "none"),
+        f"Items          {_pairs(data['items'])} (sent to the indexer)",
+        "",
+    ]
+    width = max([4, *(len(site) for site in data["sites"])])
+    lines.append("site".ljust(width) + "".join(heading.rjust(size) for heading, _, size in _COLUMNS))
+    for site, row in data["sites"].items():
+        cells = []
+        for _, key, size in _COLUMNS:
+            value = row["sitemaps"] + row["probes"] if key is None else row[key]
+            cells.append((f"{value:,.2f}" if isinstance(value, float) else _n(value)).rjust(size))
+        lines.append(site.ljust(width) + "".join(cells))
+    lines += [
+        "(requests = pages + robots + other: sitemaps and soft-404 probes; errors: network errors,",
+        " 5xx and 429 answers, pages the spider failed on; refused: forbidden by robots.txt, never sent)",
+        "",
+        f"robots.txt     refused {_n(data['robots']['refused'])} request{'s' * (data['robots']['refused'] != 1)}"
+        + (" (" + _pairs(data["robots"]["refused_by_site"]) + ")" if data["robots"]["refused_by_site"] else "")
+        + f"; answers {_pairs(data['robots']['robots_txt_status'])}",
+        f"Traps          {_pairs(data['traps'])}",
+        f"Duplicates     {_pairs(data['duplicates'])}",
+        f"Links skipped  {_pairs(data['links'])}",
+    ]
+    if any(data["limits"].values()):
+        lines.append(f"Limits         {_pairs(data['limits'])}")
+    for title, section in (("Errors", data["errors"]), ("4xx on pages", data["client_errors"])):
+        if not section:
+            lines.append(f"{title:15s}none")
+            continue
+        lines.append(title)
+        for kind, entry in section.items():
+            lines.append(f"  {kind:28s} {_n(entry['count']):>7s}  e.g. {', '.join(entry['examples'])}")
+    alerts = data["alerts"]
+    lines.append("Alerts         " + ("none" if not alerts else ""))
+    for kind, messages in alerts.items():
+        for message in messages:
+            lines.append(f"  {kind}: {message}")
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def progress_line(
+    pages: int, rate: float, queued: int | None, sites: int, errors: int, behind: int | None
+) -> str:
+    """One line on how the crawl is doing: plain text, for terminals and log files alike.
+
+    ``queued`` and ``behind`` are None when Redis could not be asked.
+
+    >>> progress_line(1204, 38.46, 3410, 4, 2, 120)
+    'Crawled 1,204 pages (38.5/s), 3,410 queued, 4 sites, 2 errors, indexer 120 behind'
+    >>> progress_line(1, 0.2, None, 1, 0, None)
+    'Crawled 1 page (0.2/s), queue unknown (Redis unreachable), 1 site, 0 errors'
+    """
+    parts = [
+        f"Crawled {_n(pages)} page{'s' * (pages != 1)} ({rate:,.1f}/s)",
+        "queue unknown (Redis unreachable)" if queued is None else f"{_n(queued)} queued",
+        f"{_n(sites)} site{'s' * (sites != 1)}",
+        f"{_n(errors)} error{'s' * (errors != 1)}",
+    ]
+    if behind is not None:
+        parts.append(f"indexer {_n(behind)} behind" if behind else "indexer up to date")
+    return ", ".join(parts)
