@@ -1,19 +1,32 @@
-"""`make bench`: every benchmark, each with its baseline measured in the same run."""
+"""`make bench`: every benchmark, each with its baseline measured in the same run.
+
+Tables, in order: the crawl against a plain Scrapy CrawlSpider (with Redis
+commands per page, the item queue, the fetch-only limit) and indexing
+against plain Whoosh, on the demo web and on python3-doc when it is
+installed (:mod:`bench.crawl`, :mod:`bench.index`); query latency against
+plain Whoosh (:mod:`bench.query`); PageRank against a direct scipy
+iteration and NetworkX (:mod:`bench.pagerank`); the visited-URL set's
+memory against scrapy-redis' (:mod:`bench.dedup_memory`). Ratios are ours
+over the baseline, measured in the same run; absolute figures vary between
+machines.
+"""
 
 from __future__ import annotations
 
 import datetime
+import os
 import platform
 
-from bench import crawl, pagerank, query
+from bench import crawl, dedup_memory, pagerank, query
 
 
 def main() -> None:
-    print(f"Benchmarks, {datetime.date.today()}, {platform.node()}: "
-          f"Python {platform.python_version()}, {platform.machine()}\n")
+    print(f"Benchmarks, {datetime.date.today()}, {platform.node()}: Python {platform.python_version()}, "
+          f"{platform.machine()}, {os.cpu_count()} CPUs\n", flush=True)
     crawl.main()
     query.main([])
     pagerank.main([])
+    dedup_memory.main([1_000_000])
 
 
 if __name__ == "__main__":
