@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import json
 import logging
+import os
 import signal
 import subprocess
 import sys
@@ -40,10 +41,11 @@ __all__ = ["ItemQueuePipeline", "IndexerProcess"]
 class IndexerProcess:
     """``python -m indexer --follow`` beside the crawl, then ``finalize``."""
 
-    def __init__(self, data_dir: str, redis_url: str, items_key: str) -> None:
+    def __init__(self, data_dir: str, redis_url: str, items_key: str, niceness: int = 0) -> None:
         self.data_dir = data_dir
         self.redis_url = redis_url
         self.items_key = items_key
+        self.niceness = niceness
         self._process: subprocess.Popen[bytes] | None = None
 
     def _command(self, *args: str) -> list[str]:
@@ -62,11 +64,19 @@ class IndexerProcess:
             # Its own session: Ctrl-C reaches the crawl, which stops this
             # process in order. It dies with the crawl, even by kill -9.
             start_new_session=True,
-            preexec_fn=die_with_parent,
+            preexec_fn=self._prepare,
         )
         atexit.register(self.stop)
         logger.info("Indexer started (pid %d), writing %s", self._process.pid,
                     Path(self.data_dir) / "index")
+
+    def _prepare(self) -> None:
+        """In the indexer's process, before it runs: it dies with the crawl,
+        and yields the CPU to it (the crawl is what sites and users wait for;
+        the indexer catches up, bounded by INDEX_QUEUE_MAX)."""
+        die_with_parent()
+        if self.niceness:
+            os.nice(self.niceness)
 
     def stop(self) -> int | None:
         """Stop following: the indexer commits what it took, then exits."""
@@ -119,6 +129,7 @@ class ItemQueuePipeline:
                 str(Path(settings.get("DATA_DIR") or "data").resolve()),
                 frontier.url,
                 frontier.items_key,
+                settings.getint("INDEX_NICENESS", 10),
             )
         return cls(frontier, crawler.stats, indexer)
 

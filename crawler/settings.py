@@ -198,6 +198,9 @@ RECRAWL_SITE_INTERVALS: dict[str, list[float]] = {}
 # finalizes the index when the crawl ends. None = yes with the embedded
 # Redis, no with REDIS_URL (several nodes share one `python -m indexer`).
 INDEX_WITH_CRAWL = None
+# The niceness of that indexer process (0-19): it gives way to the crawl for
+# the CPU and catches up when the crawl waits on the network or has ended.
+INDEX_NICENESS = 10
 # Pages waiting in the item queue (web:items) for the indexer, at most: past
 # this, nodes take no new requests until the indexer has drained half of
 # it, so a slow or absent indexer bounds Redis memory instead of filling it
