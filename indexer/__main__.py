@@ -5,6 +5,8 @@
                                                            all its nodes have stopped, finalize
     python -m indexer --data DIR [--redis URL] finalize   drain, then merge anchors and
                                                            compute PageRank
+    python -m indexer --data DIR rebuild                  rebuild the index, graph and PageRank
+                                                           from DIR/archive (no network, no Redis)
 
 Without ``--redis`` the indexer uses the embedded Redis server of ``DIR``:
 the running crawl's, or, when the crawl has stopped, one started for the
@@ -29,6 +31,7 @@ import redis
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from indexer.builder import IndexBuilder, IndexBusy
 from indexer.queue import ItemQueue, QueueBusy
+from indexer.rebuild import NothingToRebuild, rebuild
 
 logger = logging.getLogger("indexer")
 
@@ -141,11 +144,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redis", help="Redis URL of the crawl (default: the embedded server of --data)")
     parser.add_argument("--queue", default="web:items", help="item queue key (default: web:items)")
     parser.add_argument("--follow", action="store_true", help="keep draining until stopped")
-    parser.add_argument("command", nargs="?", choices=["finalize"], help="finalize: anchors and PageRank")
+    parser.add_argument("command", nargs="?", choices=["finalize", "rebuild"],
+                        help="finalize: anchors and PageRank; rebuild: everything from DIR/archive")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
 
     data_dir = Path(args.data)
+    if args.command == "rebuild":
+        return _rebuild(data_dir)
     stop = _Stop()
     try:
         with _connect(data_dir, args.redis) as client:
@@ -162,6 +168,22 @@ def main(argv: list[str] | None = None) -> int:
     except (IndexBusy, QueueBusy, DataDirBusy) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
+
+
+def _rebuild(data_dir: Path) -> int:
+    try:
+        report = rebuild(data_dir)
+    except (NothingToRebuild, IndexBusy) as exc:
+        print(f"indexer: {exc}", file=sys.stderr)
+        return 2
+    final = report.final
+    logger.info(
+        "Index rebuilt from %d responses (%d records, %d skipped): %d documents (%d pages, "
+        "%d known by anchor text only), %d links, PageRank over %d nodes, in %.1f s",
+        report.fetches, report.records, report.skipped, final.documents, final.pages,
+        final.anchor_only, final.links, final.documents, report.seconds,
+    )
+    return 0
 
 
 def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace, stop: _Stop) -> int:
