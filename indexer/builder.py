@@ -292,7 +292,9 @@ class IndexBuilder:
                 updated.append((url, digest))
             reindexed = len(updated)
             self.store.set_indexed(updated)
-            ranks = pagerank(edges, nodes=documents)
+            # In a fixed order: the sums, to the last bit, do not depend on
+            # the order pages were crawled in (a rebuild gives the same ranks).
+            ranks = pagerank(sorted(edges), nodes=sorted(documents))
             self.graph.set_pagerank(ranks)
             self.store.commit()
             self.graph.commit()
