@@ -48,7 +48,6 @@ from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 from warcio.archiveiterator import ArchiveIterator
-from warcio.exceptions import ArchiveLoadFailed
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -359,8 +358,8 @@ class ArchiveReader:
                             continue
                         yield _fetch(record, http, body, request, info)
                         request, info = None, {}
-        except (ArchiveLoadFailed, OSError, EOFError, zlib.error, ValueError) as exc:
-            self._skip(path, f"the rest of the file, unreadable ({str(exc)[:120]})")
+        except Exception as exc:  # warcio fails on bad bytes in many ways (AttributeError too)
+            self._skip(path, f"the rest of the file, unreadable ({type(exc).__name__}: {str(exc)[:120]})")
             return
         if request is not None:
             self._skip(path, "a request whose response was never written")
