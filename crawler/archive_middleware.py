@@ -4,13 +4,16 @@ A downloader middleware placed after Scrapy's redirect (600) and
 decompression (590) middlewares on the way in, so before them on the way
 out: it sees each response as received, redirects, errors, robots.txt and
 compressed bodies included, before anything turns it into something else.
-Writing a record costs well under a millisecond for a typical page, so it
-is done in place, in order, which is also the order the spider sees pages.
+Records are written in the order responses arrived, which is the order the
+spider sees pages in (a rebuild replays them in that order), by one thread
+beside the event loop: gzip and SHA-1 of a 90 KiB page take about 1.4 ms.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +34,8 @@ logger = logging.getLogger(__name__)
 __all__ = ["ArchiveMiddleware", "fetch_of"]
 
 _CUT_SHORT = ("download_stopped", "partial", "dataloss")
+# Responses handed to the writing thread and not yet written, at most.
+_BACKLOG = 64
 
 
 def _pairs(headers: Headers) -> list[tuple[str, str]]:
@@ -68,12 +73,19 @@ def fetch_of(request: Request, response: Response) -> Fetch:
 
 
 class ArchiveMiddleware:
-    """Writes a request, a metadata and a response record for every response."""
+    """Writes a request, a metadata and a response record for every response.
+
+    The writing (gzip, digests, the file) happens in one thread of its own,
+    in the order responses arrived, so the event loop only hands it over;
+    at most ``_BACKLOG`` responses wait for it (then the loop waits).
+    """
 
     def __init__(self, writer: ArchiveWriter, stats: StatsCollector) -> None:
         self.writer = writer
         self.stats = stats
         self._failed = False
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="archive")
+        self._pending: deque[Future[None]] = deque()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ArchiveMiddleware:
@@ -91,8 +103,16 @@ class ArchiveMiddleware:
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response:
+        while self._pending and self._pending[0].done():
+            self._pending.popleft()
+        if len(self._pending) >= _BACKLOG:
+            self._pending.popleft().result()
+        self._pending.append(self._thread.submit(self._write, fetch_of(request, response)))
+        return response
+
+    def _write(self, fetch: Fetch) -> None:
         try:
-            written = self.writer.write(fetch_of(request, response))
+            written = self.writer.write(fetch)
         except OSError as exc:
             self.stats.inc_value("archive/errors")
             if not self._failed:
@@ -100,12 +120,12 @@ class ArchiveMiddleware:
                 logger.error("Cannot write the archive in %s (%s): responses go unarchived; "
                              "further failures are counted as archive/errors",
                              self.writer.directory, exc)
-            return response
+            return
         self.stats.inc_value("archive/responses")
         self.stats.inc_value("archive/bytes", written)
-        return response
 
     def close(self, spider: Spider | None = None) -> None:
+        self._thread.shutdown(wait=True)  # everything received is written
         self.writer.close()
         self.stats.set_value("archive/files", len(self.writer.files))
         if self.writer.files:

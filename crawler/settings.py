@@ -47,8 +47,9 @@ DEFAULT_REQUEST_HEADERS = {
 
 # Every response (request line, headers, body as received) is kept as WARC
 # records in DATA_DIR/archive, from which `python -m indexer rebuild`
-# rebuilds the index without recrawling. It costs disk: about a third of
-# the bytes downloaded (gzip). Off: nothing is kept, and no rebuild is possible.
+# rebuilds the index without recrawling. It costs disk (gzip keeps about 15%
+# of the bytes of documentation pages) and a writing thread's CPU time. Off:
+# nothing is kept, and no rebuild is possible.
 ARCHIVE_ENABLED = True
 # A WARC file is closed and the next one started once it holds this many
 # bytes (1 GiB, the usual size of web-archive files).
