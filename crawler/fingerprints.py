@@ -21,7 +21,7 @@ import numpy as np
 
 from crawler.extract import Page
 
-__all__ = ["content_fingerprint", "simhash", "fingerprints", "hamming", "SIMHASH_BITS"]
+__all__ = ["content_fingerprint", "simhash", "fingerprints", "simhash_blocks", "hamming", "SIMHASH_BITS"]
 
 SIMHASH_BITS = 64
 
@@ -127,3 +127,22 @@ def hamming(a: int, b: int) -> int:
     2
     """
     return (a ^ b).bit_count()
+
+
+def simhash_blocks(value: int, distance: int) -> list[str]:
+    """Key suffixes of the ``distance + 1`` bit blocks of a 64-bit SimHash.
+
+    Two hashes at most ``distance`` bits apart agree on at least one whole
+    block (pigeonhole), so looking up each block finds every candidate.
+
+    >>> simhash_blocks(0xFFFF_0000_FFFF_0000, 3)
+    ['0:ffff', '1:0', '2:ffff', '3:0']
+    """
+    blocks = distance + 1
+    width = -(-64 // blocks)
+    suffixes = []
+    for index in range(blocks):
+        shift = max(0, 64 - width * (index + 1))
+        bits = min(width, 64 - width * index)
+        suffixes.append(f"{index}:{(value >> shift) & ((1 << bits) - 1):x}")
+    return suffixes

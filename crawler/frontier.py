@@ -44,6 +44,7 @@ import redis
 from scrapy import Request, signals
 
 from crawler.embedded import EmbeddedRedis
+from crawler.fingerprints import simhash_blocks
 from crawler.middlewares import site_of
 from crawler.seen import BloomSeen, ExactSeen, SeenSet, seen_set
 from crawler.urls import UrlPolicy
@@ -389,7 +390,7 @@ class Frontier:
         or (given its SimHash ``near``) nearly the same content."""
         args: list[bytes | str | int] = [digest, url]
         if near is not None and self.near_distance > 0:
-            args += [f"{near:016x}", self.near_distance, *_simhash_blocks(near, self.near_distance)]
+            args += [f"{near:016x}", self.near_distance, *simhash_blocks(near, self.near_distance)]
         else:
             args += ["", 0]
         first = self._content(
@@ -456,22 +457,3 @@ class Frontier:
 
 
 QUEUED, SEEN, OVER_BUDGET = 1, 0, 2
-
-
-def _simhash_blocks(value: int, distance: int) -> list[str]:
-    """Key suffixes of the ``distance + 1`` bit blocks of a 64-bit SimHash.
-
-    Two hashes at most ``distance`` bits apart agree on at least one whole
-    block (pigeonhole), so looking up each block finds every candidate.
-
-    >>> _simhash_blocks(0xFFFF_0000_FFFF_0000, 3)
-    ['0:ffff', '1:0', '2:ffff', '3:0']
-    """
-    blocks = distance + 1
-    width = -(-64 // blocks)
-    suffixes = []
-    for index in range(blocks):
-        shift = max(0, 64 - width * (index + 1))
-        bits = min(width, 64 - width * index)
-        suffixes.append(f"{index}:{(value >> shift) & ((1 << bits) - 1):x}")
-    return suffixes

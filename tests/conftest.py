@@ -9,6 +9,11 @@ import pytest
 import redis
 
 from crawler.embedded import EmbeddedRedis
+from tests.commands import crawl
+from tests.demoweb import DemoWeb, serve
+
+# Politeness off: the demo web is ours and local.
+FAST = ("DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=8", "LOG_LEVEL=INFO")
 
 
 @pytest.fixture
@@ -21,3 +26,15 @@ def redis_client(tmp_path: Path) -> Iterator[redis.Redis]:
     finally:
         client.close()
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def demo_crawl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DemoWeb, Path, str]]:
+    """The demo web crawled once by a real ``scrapy crawl`` (embedded Redis,
+    inline indexer): the web (stopped once crawled; its request log, sites
+    and facts remain), the data directory, and the crawl's log."""
+    data = tmp_path_factory.mktemp("demo")
+    with serve() as web:
+        done = crawl(web.seeds[:1], data, *FAST)
+    assert done.returncode == 0, done.stderr[-3000:]
+    yield web, data, done.stderr

@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -52,12 +51,8 @@ def fetched(web: DemoWeb, since: int = 0) -> Counter[str]:
 
 
 @pytest.fixture(scope="module")
-def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DemoWeb, Path, str]]:
-    data = tmp_path_factory.mktemp("data")
-    with serve() as web:
-        done = crawl(web, data)
-        assert done.returncode == 0, done.stderr[-3000:]
-        yield web, data, done.stderr
+def crawled(demo_crawl: tuple[DemoWeb, Path, str]) -> tuple[DemoWeb, Path, str]:
+    return demo_crawl
 
 
 def test_every_page_is_fetched_once_and_nothing_forbidden(crawled) -> None:

@@ -5,9 +5,10 @@
                      [-s DATA_DIR=DIR] [-s REDIS_URL=...]
 
 The spider is thin: extraction, canonicalization, trap rules and scope are
-pure functions elsewhere in this package; the frontier (queue, dedup) is the
-scheduler's. What it decides is what a page yields: one item for the indexer
-and a request for each new in-scope link.
+pure functions elsewhere in this package; what a page yields for the index
+is decided by :class:`crawler.pages.PageLogic` (which a rebuild from the
+archive runs too); the frontier (queue, dedup) is the scheduler's. What the
+spider adds is the crawl: a request for each new in-scope link.
 
 With ``-a recrawl=1`` it also revisits the known pages that are due (``all``:
 every known page), read from the index's page store in ``DATA_DIR``: each
@@ -25,7 +26,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import lxml.etree
 from scrapy import Request, Spider, signals
@@ -40,13 +41,12 @@ from twisted.python.failure import Failure
 
 from crawler._async import REDIS_DOWN
 from crawler.boilerplate import BoilerplateDetector
-from crawler.extract import Page, extract
-from crawler.fingerprints import content_fingerprint, fingerprints, hamming, simhash
+from crawler.extract import Page
 from crawler.frontier import Frontier
 from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, PURGED, LinkFilter
 from crawler.middlewares import site_of
+from crawler.pages import Fetched, PageLogic
 from crawler.revisit import RevisitBounds, conditional_headers
-from crawler.robots import page_directives
 from crawler.scope import Scope
 from crawler.traps import Blacklist, PatternBudget
 from crawler.urls import TrapRules, UrlPolicy
@@ -61,7 +61,6 @@ _MAX_SITEMAPS = 50
 _MAX_SITEMAP_URLS = 50_000  # the sitemaps protocol's own limit per file
 _MAX_SITEMAP_BYTES = 50 * 1024 * 1024
 _SITEMAP_META = {"sitemap": True, "handle_httpstatus_list": [404, 410]}
-_SOFT404_BITS = 8  # a page this close to the site's "not found" answer is one
 
 
 def read_seeds(seeds: str | None, seeds_file: str | None, policy: UrlPolicy) -> list[str]:
@@ -143,7 +142,7 @@ class WebSpider(Spider):
         self.links = LinkFilter(self.scope, TrapRules(), Blacklist(), PatternBudget(0))
         self.agent = "LanternBot"
         self.boilerplate = BoilerplateDetector()
-        self._soft404: dict[str, dict[str, Any]] = {}
+        self.pages: PageLogic
         self.seeds: list[str] = []
         self.frontier: Frontier | None = None
         self._logged: set[tuple[str, str]] = set()
@@ -171,6 +170,9 @@ class WebSpider(Spider):
 
     def _opened(self, spider: Spider) -> None:
         self.frontier = Frontier.for_crawler(self.crawler)
+        self.pages = PageLogic(self.policy, self.links, self.agent,
+                               _SharedMemory(self.frontier, self.crawler.stats),
+                               self.crawler.stats.inc_value, self.boilerplate, self.revisit_bounds)
         self.frontier.add_scope(urlsplit(url).hostname or "" for url in self.seeds)
         self.scope.add(self.frontier.scope())
         self._scope_read = time.monotonic()
@@ -266,67 +268,21 @@ class WebSpider(Spider):
 
     def failed(self, failure: Failure) -> Iterator[dict[str, Any]]:
         """404/410: the URL must not live on as an anchor-only result."""
-        if failure.check(HttpError) and failure.value.response.status in (404, 410):
+        if failure.check(HttpError):
             response = failure.value.response
-            try:
-                url = self.policy.canonicalize(response.url)
-            except ValueError:
-                return
-            yield {"type": "gone", "url": url, "status": response.status}
+            item = self.pages.gone(response.url, response.status)
+            if item is not None:
+                yield item
 
     def parse(self, response: Response) -> Iterator[dict[str, Any] | Request]:
-        stats = self.crawler.stats
-        url = self.policy.canonicalize(response.url)
         self._refresh_purged()
-        if response.meta.get("revisit") is not None:
-            stats.inc_value(f"recrawl/{'unchanged' if response.status == 304 else 'fetched'}")
-            if response.status == 304:
-                yield {"type": "unchanged", "url": url, **self._fetch_state(response)}
-                return
-        headers = response.headers.to_unicode_dict()
-        extraction = extract(response.body, url, None, headers, self.policy.canonicalize)
-        page = extraction.page
-        if page is None:
-            stats.inc_value(f"extract/skipped/{extraction.skip}")
-            return
-        stats.inc_value(f"extract/{page.kind}")
-        aliases = self._aliases(response, url)
-        if page.refresh:  # a Refresh header, or a meta refresh Scrapy left alone
-            stats.inc_value("extract/refresh")
+        outcome = self.pages.page(fetched(response))
+        yield from outcome.items
+        if outcome.refresh:
             earlier = [*response.meta.get("redirect_urls", []), response.url]
-            yield Request(page.refresh, errback=self.failed, meta={"redirect_urls": earlier})
-            return
-        if page.canonical and page.canonical != url:
-            aliases.append(url)
-            page.url = url = page.canonical
-        if self._soft_not_found(page):
-            stats.inc_value("extract/soft404")
-            yield {"type": "gone", "url": url, "status": 404, "soft": True}
-            return
-        directives = page_directives(
-            page.meta, [value.decode("latin-1") for value in response.headers.getlist(b"X-Robots-Tag")],
-            self.agent,
-        )
-        follow = "nofollow" not in directives
-        if "noindex" in directives:
-            stats.inc_value("meta/noindex")
-            if response.meta.get("revisit") is not None:
-                yield {"type": "gone", "url": url, "status": response.status, "noindex": True}
-        else:
-            digest, near = fingerprints(page) if page.text else (None, None)
-            first = self._first_with_content(page, digest, near, aliases) if digest else None
-            if first is not None:
-                stats.inc_value("dupes/content")
-                yield {"type": "duplicate", "url": url, "of": first, "aliases": aliases}
-                return
-            stats.inc_value("boilerplate/blocks", self.boilerplate.strip(page))
-            item = self._item(response, page, aliases, follow)
-            item["digest"] = digest.hex() if digest else None
-            yield item
-        if not follow:
-            stats.inc_value("meta/nofollow")
-            return
-        yield from self._follow(page, response)
+            yield Request(outcome.refresh, errback=self.failed, meta={"redirect_urls": earlier})
+        elif outcome.follow is not None:
+            yield from self._follow(outcome.follow, response)
 
     # --- soft 404s: a site's answer to a page that cannot exist -------------------------
 
@@ -337,114 +293,8 @@ class WebSpider(Spider):
 
     def parse_probe(self, response: Response) -> Iterator[Any]:
         """Remember what the site answers for a page that does not exist."""
-        assert self.frontier is not None
-        site = site_of(response.url)
-        signature: dict[str, Any] = {}
-        if response.status == 200:
-            page = extract(response.body, response.url, None, response.headers.to_unicode_dict()).page
-            if page is not None and page.kind == "html":
-                page = _without_path(page)
-                signature = {"title": page.title, "simhash": simhash(page), "length": len(page.text),
-                             "digest": content_fingerprint(page).hex()}
-                logger.info("%s answers 200 for missing pages: such pages will not be indexed", site)
-        self._soft404[site] = signature
-        try:
-            self.frontier.set_soft404(site, signature)
-        except REDIS_DOWN:
-            pass  # other nodes probe again
+        self.pages.probe(fetched(response))
         return iter(())
-
-    def _soft_not_found(self, page: Page) -> bool:
-        """Whether a 200 page looks like the site's answer for a missing page."""
-        if page.kind != "html":
-            return False
-        site = site_of(page.url)
-        signature = self._soft404.get(site)
-        if signature is None:
-            assert self.frontier is not None
-            try:
-                signature = self.frontier.soft404(site)
-            except REDIS_DOWN:
-                signature = None
-            if signature is None:
-                return False  # the probe has not answered yet
-            self._soft404[site] = signature
-        if not signature or page.title != signature["title"]:
-            return False
-        page = _without_path(page)
-        if content_fingerprint(page).hex() == signature["digest"]:
-            return True
-        length = max(len(page.text), signature["length"], 1)
-        if abs(len(page.text) - signature["length"]) / length > 0.2:
-            return False
-        mine, theirs = simhash(page), signature["simhash"]
-        return mine is not None and theirs is not None and hamming(mine, theirs) <= _SOFT404_BITS
-
-    def _first_with_content(
-        self, page: Page, digest: bytes, near: int | None, aliases: list[str]
-    ) -> str | None:
-        """The URL that first had this page's text (or nearly: SimHash
-        ``near``), when not this one, nor one that redirects here (a page
-        that moved)."""
-        assert self.frontier is not None
-        try:
-            first = self.frontier.content_seen(digest, page.url, near)
-        except REDIS_DOWN:
-            self.crawler.stats.inc_value("dupes/unchecked")  # index it rather than lose it
-            return None
-        return None if first in aliases else first
-
-    def _aliases(self, response: Response, url: str) -> list[str]:
-        """URLs that led here through redirects: the index maps them to ``url``."""
-        aliases = []
-        for earlier in response.request.meta.get("redirect_urls", ()) if response.request else ():
-            try:
-                alias = self.policy.canonicalize(earlier)
-            except ValueError:
-                continue
-            if alias != url and alias not in aliases:
-                aliases.append(alias)
-        return aliases
-
-    def _item(
-        self, response: Response, page: Page, aliases: list[str], follow: bool
-    ) -> dict[str, Any]:
-        links = []
-        if follow:
-            links = [
-                [link.url, link.text]
-                for link in page.links
-                if not link.nofollow and self.links.indexable(link.url)
-            ]
-        return {
-            "type": "page",
-            "url": page.url,
-            "aliases": aliases,
-            "status": response.status,
-            "depth": response.meta.get("depth", 0),
-            "title": page.title,
-            "description": page.description,
-            "keywords": page.keywords,
-            "headings": page.headings,
-            "emphasis": page.emphasis,
-            "text": page.text,
-            "lang": page.lang,
-            "kind": page.kind,
-            "media_type": page.media_type,
-            "links": links,
-            **self._fetch_state(response),
-        }
-
-    def _fetch_state(self, response: Response) -> dict[str, Any]:
-        """What the indexer needs to schedule the next revisit of a response's
-        URL: when it was fetched, its validators, and the site's interval
-        bounds ``[first, minimum, maximum]`` (:mod:`crawler.revisit`)."""
-        return {
-            "fetched": time.time(),
-            "etag": _header(response, b"ETag"),
-            "last_modified": _header(response, b"Last-Modified"),
-            "revisit": list(self.revisit_bounds.for_url(response.url)),
-        }
 
     def _follow(self, page: Page, response: Response) -> Iterator[Request]:
         for link in page.links:
@@ -505,17 +355,53 @@ class WebSpider(Spider):
             )
 
 
-def _header(response: Response, name: bytes) -> str | None:
-    value = response.headers.get(name)
-    return value.decode("latin-1") if value else None
+
+def fetched(response: Response) -> Fetched:
+    """What the page logic reads of a response."""
+    return Fetched(
+        url=response.url,
+        status=response.status,
+        headers=response.headers.to_unicode_dict(),
+        body=response.body,
+        robots_tags=[value.decode("latin-1") for value in response.headers.getlist(b"X-Robots-Tag")],
+        depth=response.meta.get("depth", 0),
+        redirects=list(response.request.meta.get("redirect_urls", ())) if response.request else [],
+        revisit=response.meta.get("revisit") is not None,
+        fetched=time.time(),
+    )
 
 
-def _without_path(page: Page) -> Page:
-    """The page with its own URL's path taken out of its text: a "not found"
-    page often names the path it was asked for, the only part that differs."""
-    path = unquote(urlsplit(page.url).path)
-    text = page.text.replace(path, " ")
-    for segment in path.split("/"):
-        if len(segment) > 2:
-            text = text.replace(segment, " ")
-    return Page(url=page.url, title=page.title, text=" ".join(text.split()))
+class _SharedMemory:
+    """The page logic's memory in the frontier: shared by every node, each
+    site's soft-404 signature kept here once known. Redis down: a page is
+    indexed rather than lost, and another node probes the site again."""
+
+    def __init__(self, frontier: Frontier, stats: Any) -> None:
+        self.frontier = frontier
+        self.stats = stats
+        self._soft404: dict[str, dict[str, Any]] = {}
+
+    def content_seen(self, digest: bytes, url: str, near: int | None = None) -> str | None:
+        try:
+            return self.frontier.content_seen(digest, url, near)
+        except REDIS_DOWN:
+            self.stats.inc_value("dupes/unchecked")
+            return None
+
+    def soft404(self, site: str) -> dict[str, Any] | None:
+        signature = self._soft404.get(site)
+        if signature is None:
+            try:
+                signature = self.frontier.soft404(site)
+            except REDIS_DOWN:
+                return None
+            if signature is not None:
+                self._soft404[site] = signature
+        return signature
+
+    def set_soft404(self, site: str, signature: dict[str, Any]) -> None:
+        self._soft404[site] = signature
+        try:
+            self.frontier.set_soft404(site, signature)
+        except REDIS_DOWN:
+            pass  # other nodes probe again

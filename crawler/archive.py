@@ -1,0 +1,501 @@
+"""The repository: every fetched response kept as WARC records (pure).
+
+What came off the wire, request line, headers and body, is written in the
+web-archive standard (WARC/1.1, through warcio), one gzip member a record,
+in ``DATA_DIR/archive`` (SEEDS.md item 31, the Google paper's repository):
+any WARC tool reads it, and ``python -m indexer rebuild`` rebuilds the
+index from it without the network.
+
+Each fetch is three records, sharing ``WARC-Target-URI`` and ``WARC-Date``
+and tied to the response by ``WARC-Concurrent-To``, written in this order:
+
+- ``request``: the request line and headers as sent;
+- ``metadata`` (``application/warc-fields``): what the crawl knew of the
+  request, Heritrix-style: ``via`` (the URL that redirected here), and the
+  crawl's own ``lantern-role`` (page, robots, sitemap, probe),
+  ``lantern-depth`` and one ``lantern-redirect`` per URL of the redirect
+  chain that led here;
+- ``response``: the status line, the headers and the body as received
+  (still compressed when the site compressed it). A body cut off by
+  ``DOWNLOAD_MAXSIZE`` or stopped after its headers carries
+  ``WARC-Truncated: length``.
+
+The response comes last, so a crawl killed while writing leaves at worst an
+incomplete last fetch, which a reader skips and counts.
+
+Files are named ``lantern-<process start, UTC>-<host>-<pid>-<serial>.warc.gz``
+and created exclusively, so several crawl processes may share one
+directory; a file is closed and the next one opened once it holds
+``max_bytes``. Reading merges every writer's files by ``WARC-Date``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import io
+import json
+import logging
+import os
+import re
+import socket
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any, BinaryIO
+from urllib.parse import urlsplit
+
+from warcio.archiveiterator import ArchiveIterator
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "ArchiveReader", "ArchiveWriter", "Fetch", "ROLES", "decode_body", "file_name_pattern",
+    "joined_headers",
+]
+
+#: Why a request was made: a page (or anything a link led to), a site's
+#: robots.txt, a sitemap, or a probe for the site's "not found" answer.
+ROLES = ("page", "robots", "sitemap", "probe")
+
+_SUFFIX = ".warc.gz"
+_NAME = re.compile(r"^(?P<writer>lantern-\d{20}-.+-\d+)-(?P<serial>\d{5,})\.warc\.gz$")
+_DATE = "%Y-%m-%dT%H:%M:%S.%fZ"
+# Records are written with a faster gzip level than warcio's 9: about twice
+# the speed for about 3% more bytes on HTML.
+_GZIP_LEVEL = 6
+
+
+def file_name_pattern() -> re.Pattern[str]:
+    """The shape of an archive file's name (``writer`` and ``serial`` groups)."""
+    return _NAME
+
+
+@dataclass
+class Fetch:
+    """One request and the response it got, as archived and as read back.
+
+    ``request_headers`` and ``headers`` are ``(name, value)`` pairs in order,
+    values decoded as Latin-1 (the bytes of HTTP); ``body`` is the payload as
+    received; ``date`` is the UTC time the response was archived.
+    """
+
+    url: str
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+    method: str = "GET"
+    request_headers: list[tuple[str, str]] = field(default_factory=list)
+    protocol: str = "HTTP/1.1"
+    role: str = "page"
+    depth: int = 0
+    redirects: list[str] = field(default_factory=list)
+    truncated: bool = False
+    date: str = ""
+
+    def header_values(self, name: str) -> list[str]:
+        """Every value of header ``name``, in order."""
+        lowered = name.lower()
+        return [value for key, value in self.headers if key.lower() == lowered]
+
+
+def joined_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Headers as one string a name, repeated values joined with ``,`` (as
+    Scrapy's ``Headers.to_unicode_dict()`` hands them to the spider).
+
+    >>> joined_headers([("Set-Cookie", "a"), ("Content-Type", "text/html"), ("set-cookie", "b")])
+    {'Set-Cookie': 'a,b', 'Content-Type': 'text/html'}
+    """
+    joined: dict[str, str] = {}
+    names: dict[str, str] = {}
+    for name, value in headers:
+        key = name.lower()
+        if key in joined:
+            joined[key] += "," + value
+        else:
+            joined[key] = value
+            names[key] = name
+    return {names[key]: value for key, value in joined.items()}
+
+
+# --- Writing ------------------------------------------------------------------------
+
+
+class _Gzip:
+    """warcio's per-record gzip wrapper, at :data:`_GZIP_LEVEL`."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.compressor = zlib.compressobj(_GZIP_LEVEL, zlib.DEFLATED, zlib.MAX_WBITS + 16)
+        self.out = out
+
+    def write(self, data: bytes) -> None:
+        self.out.write(self.compressor.compress(data))
+
+    def flush(self) -> None:
+        self.out.write(self.compressor.flush())
+        self.out.flush()
+
+
+class _Writer(WARCWriter):
+    """warcio's writer, each record its own gzip member at our level."""
+
+    def _write_warc_record(self, out: BinaryIO, record: Any) -> None:
+        self.gzip = False
+        super()._write_warc_record(_Gzip(out), record)
+
+
+class ArchiveWriter:
+    """Appends fetches to gzip-compressed WARC files in ``directory``,
+    starting a new file once one holds ``max_bytes``."""
+
+    def __init__(
+        self, directory: str | Path, max_bytes: int, software: str = "Lantern",
+        settings: dict[str, Any] | None = None,
+    ) -> None:
+        if max_bytes < 1:
+            raise ValueError("max_bytes must be positive")
+        self.directory = Path(directory)
+        self.max_bytes = max_bytes
+        self.software = software
+        self.settings = settings or {}
+        started = datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S%f")
+        host = re.sub(r"[^A-Za-z0-9.]+", "_", socket.gethostname()) or "host"
+        self.prefix = f"lantern-{started}-{host}-{os.getpid()}"
+        self.files: list[Path] = []
+        self.bytes_written = 0
+        self._serial = 0
+        self._file: BinaryIO | None = None
+        self._warc = _Writer(io.BytesIO(), warc_version="1.1")
+
+    def _open(self) -> BinaryIO:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        while True:
+            path = self.directory / f"{self.prefix}-{self._serial:05d}{_SUFFIX}"
+            self._serial += 1
+            try:
+                out = open(path, "xb")  # never another writer's file
+            except FileExistsError:
+                continue
+            self.files.append(path)
+            self._file = out
+            self._warc.out = out
+            self._warc.write_record(self._warc.create_warcinfo_record(path.name, {
+                "software": self.software,
+                "format": "WARC File Format 1.1",
+                "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
+                "hostname": socket.gethostname(),
+                "lantern-settings": json.dumps(self.settings, sort_keys=True),
+            }))
+            return out
+
+    def write(self, fetch: Fetch) -> int:
+        """Archive one fetch (request, metadata, response); bytes written."""
+        out = self._file or self._open()
+        start = out.tell()
+        date = fetch.date or datetime.now(timezone.utc).strftime(_DATE)
+        warc = self._warc
+        base = {"WARC-Date": date}
+        response_headers = dict(base)
+        if fetch.truncated:
+            response_headers["WARC-Truncated"] = "length"
+        response = warc.create_warc_record(
+            fetch.url, "response", payload=io.BytesIO(fetch.body), length=len(fetch.body),
+            warc_headers_dict=response_headers,
+            http_headers=StatusAndHeaders(_status_line(fetch.status), fetch.headers,
+                                          protocol=fetch.protocol),
+        )
+        concurrent = {**base, "WARC-Concurrent-To": response.rec_headers.get_header("WARC-Record-ID")}
+        request = warc.create_warc_record(
+            fetch.url, "request", payload=io.BytesIO(b""), length=0, warc_headers_dict=dict(concurrent),
+            http_headers=StatusAndHeaders(
+                f"{fetch.method} {_target(fetch.url)} {fetch.protocol}",
+                _with_host(fetch.url, fetch.request_headers), is_http_request=True,
+            ),
+        )
+        metadata = _metadata(fetch).encode("utf-8")
+        info = warc.create_warc_record(
+            fetch.url, "metadata", payload=io.BytesIO(metadata), length=len(metadata),
+            warc_content_type="application/warc-fields", warc_headers_dict=dict(concurrent),
+        )
+        try:
+            for record in (request, info, response):
+                warc.write_record(record)
+            out.flush()  # whole records reach the file: a killed crawl leaves them readable
+        except OSError:
+            self._close_file()  # a half-written record ends this file; the next write opens another
+            raise
+        written = out.tell() - start
+        self.bytes_written += written
+        if out.tell() >= self.max_bytes:
+            self._close_file()
+        return written
+
+    def _close_file(self) -> None:
+        if self._file is not None:
+            out, self._file = self._file, None
+            out.close()
+
+    def close(self) -> None:
+        self._close_file()
+
+    def __enter__(self) -> ArchiveWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _status_line(status: int) -> str:
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = ""
+    return f"{status} {phrase}".rstrip()
+
+
+def _target(url: str) -> str:
+    parts = urlsplit(url)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def _with_host(url: str, headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    if any(name.lower() == "host" for name, _ in headers):
+        return list(headers)
+    return [("Host", urlsplit(url).netloc), *headers]
+
+
+def _metadata(fetch: Fetch) -> str:
+    lines = []
+    if fetch.redirects:
+        lines.append(f"via: {fetch.redirects[-1]}")
+    lines.append(f"lantern-role: {fetch.role}")
+    lines.append(f"lantern-depth: {fetch.depth}")
+    lines.extend(f"lantern-redirect: {url}" for url in fetch.redirects)
+    return "".join(f"{line}\r\n" for line in lines)
+
+
+# --- Reading ------------------------------------------------------------------------
+
+
+class ArchiveReader:
+    """Every complete fetch in a directory's WARC files, oldest first.
+
+    Each writer's files are read in the order they were written, and the
+    writers' fetches are merged by ``WARC-Date``. What cannot be read (a
+    corrupt file, a record cut short by a killed crawl, a response without
+    its request) is skipped and counted in :attr:`skipped`, with a warning
+    naming the file.
+    """
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self.records = 0
+        self.skipped = 0
+        self.files = 0
+        self._positions: dict[Path, int] = {}
+        #: Each writer's crawl settings (``lantern-settings`` of its warcinfo), once read.
+        self.settings: dict[str, dict[str, Any]] = {}
+
+    @property
+    def bytes_read(self) -> int:
+        """Compressed bytes read so far, of all files (for progress)."""
+        return sum(self._positions.values())
+
+    def total_bytes(self) -> int:
+        """The size of every archive file: what :attr:`bytes_read` grows to."""
+        return sum(path.stat().st_size for files in self.writers().values() for path in files)
+
+    def writers(self) -> dict[str, list[Path]]:
+        """Archive files by the process that wrote them, each writer's in order."""
+        groups: dict[str, list[tuple[int, Path]]] = {}
+        if not self.directory.is_dir():
+            return {}
+        for path in self.directory.iterdir():
+            match = _NAME.match(path.name)
+            if match is None:
+                if path.name.endswith((".warc.gz", ".warc")):
+                    groups.setdefault(path.name, []).append((0, path))
+                continue
+            groups.setdefault(match["writer"], []).append((int(match["serial"]), path))
+        return {writer: [path for _, path in sorted(files)] for writer, files in sorted(groups.items())}
+
+    def __iter__(self) -> Iterator[tuple[str, Fetch]]:
+        """``(writer, fetch)`` pairs, merged by date across writers."""
+        streams = [self._stream(order, writer, files)
+                   for order, (writer, files) in enumerate(self.writers().items())]
+        for _, _, writer, fetch in heapq.merge(*streams, key=lambda entry: entry[:2]):
+            yield writer, fetch
+
+    def _stream(self, order: int, writer: str, files: Iterable[Path]) -> Iterator[tuple[str, int, str, Fetch]]:
+        for path in files:
+            self.files += 1
+            for fetch in self._read_file(writer, path):
+                yield fetch.date, order, writer, fetch
+
+    def _read_file(self, writer: str, path: Path) -> Iterator[Fetch]:
+        request: dict[str, Any] | None = None
+        info: dict[str, list[str]] = {}
+        try:
+            with open(path, "rb") as stream:
+                for record in ArchiveIterator(stream, no_record_parse=False, arc2warc=False):
+                    self.records += 1
+                    self._positions[path] = stream.tell()
+                    kind = record.rec_type
+                    if kind == "request":
+                        request = {
+                            "for": record.rec_headers.get_header("WARC-Concurrent-To"),
+                            "method": record.http_headers.protocol if record.http_headers else "GET",
+                            "headers": list(record.http_headers.headers) if record.http_headers else [],
+                        }
+                    elif kind == "warcinfo":
+                        fields = _fields(_read_all(record).decode("utf-8", "replace"))
+                        for value in fields.get("lantern-settings", ())[:1]:
+                            self.settings.setdefault(writer, json.loads(value))
+                    elif kind == "metadata":
+                        info = _fields(_read_all(record).decode("utf-8", "replace"))
+                    elif kind == "response":
+                        body = _read_all(record)
+                        http = record.http_headers
+                        if http is None or record.raw_stream.limit > 0:
+                            self._skip(path, "a response record cut short")
+                            continue
+                        record_id = record.rec_headers.get_header("WARC-Record-ID")
+                        if request is None or request["for"] != record_id:
+                            self._skip(path, "a response without its request record")
+                            continue
+                        yield _fetch(record, http, body, request, info)
+                        request, info = None, {}
+        except Exception as exc:  # warcio fails on bad bytes in many ways (AttributeError too)
+            self._skip(path, f"the rest of the file, unreadable ({type(exc).__name__}: {str(exc)[:120]})")
+            self._positions[path] = path.stat().st_size
+            return
+        self._positions[path] = path.stat().st_size
+        if request is not None:
+            self._skip(path, "a request whose response was never written")
+
+    def _skip(self, path: Path, why: str) -> None:
+        self.skipped += 1
+        logger.warning("Skipping %s in %s", why, path.name)
+
+
+def _read_all(record: Any) -> bytes:
+    """A record's payload (what the reader left of it: less if cut short)."""
+    chunks = []
+    while chunk := record.raw_stream.read(1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _fields(text: str) -> dict[str, list[str]]:
+    fields: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition(":")
+        if sep:
+            fields.setdefault(name.strip().lower(), []).append(value.strip())
+    return fields
+
+
+def _fetch(record: Any, http: StatusAndHeaders, body: bytes, request: dict[str, Any],
+           info: dict[str, list[str]]) -> Fetch:
+    status_line = http.get_statuscode() or "0"
+    role = (info.get("lantern-role") or ["page"])[0]
+    try:
+        depth = int((info.get("lantern-depth") or ["0"])[0])
+    except ValueError:
+        depth = 0
+    return Fetch(
+        url=record.rec_headers.get_header("WARC-Target-URI"),
+        status=int(status_line) if status_line.isdigit() else 0,
+        headers=list(http.headers),
+        body=body,
+        request_headers=request["headers"],
+        protocol=http.protocol or "HTTP/1.1",
+        role=role if role in ROLES else "page",
+        depth=depth,
+        redirects=info.get("lantern-redirect", []),
+        truncated=bool(record.rec_headers.get_header("WARC-Truncated")),
+        date=record.rec_headers.get_header("WARC-Date") or "",
+    )
+
+
+# --- What the spider saw of a body --------------------------------------------------
+
+
+def decode_body(headers: list[tuple[str, str]], body: bytes) -> tuple[bytes, list[tuple[str, str]]]:
+    """The body and headers as the crawl's spider saw them: every
+    ``Content-Encoding`` it could decode undone, in reverse order, and that
+    header dropped (or left naming what could not be decoded), as Scrapy's
+    HttpCompressionMiddleware does. ValueError for a body that does not decode.
+    """
+    encodings = [
+        part.strip().lower()
+        for name, value in headers if name.lower() == "content-encoding"
+        for part in value.split(",")
+    ]
+    if not encodings:
+        return body, headers
+    while encodings and encodings[-1] in _DECODERS:
+        encoding = encodings.pop()
+        try:
+            body = _DECODERS[encoding](body)
+        except Exception as exc:  # zlib, brotli and zstd each have their own error
+            raise ValueError(f"cannot decode {encoding}: {exc}") from exc
+    kept = [(name, value) for name, value in headers if name.lower() != "content-encoding"]
+    if encodings:
+        kept.append(("Content-Encoding", ",".join(encodings)))
+    return body, kept
+
+
+def _gunzip(data: bytes) -> bytes:
+    """Every gzip member; a cut-off stream gives what it held (as Scrapy's gunzip)."""
+    output = bytearray()
+    while data:
+        decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            output += decompressor.decompress(data)
+        except zlib.error:
+            if not output:
+                raise
+            break
+        if not decompressor.eof:
+            break
+        data = decompressor.unused_data
+    return bytes(output)
+
+
+def _inflate(data: bytes) -> bytes:
+    try:
+        return zlib.decompressobj().decompress(data)
+    except zlib.error:
+        return zlib.decompressobj(-15).decompress(data)  # raw deflate (some servers)
+
+
+def _unbrotli(data: bytes) -> bytes:
+    import brotli
+
+    return bytes(brotli.Decompressor().process(data))
+
+
+def _unzstd(data: bytes) -> bytes:
+    try:
+        from compression import zstd  # type: ignore[import-not-found]
+    except ImportError:
+        from backports import zstd  # type: ignore[no-redef]
+    output = bytearray()
+    with zstd.ZstdFile(io.BytesIO(data)) as stream:
+        while True:
+            try:
+                chunk = stream.read(65536)
+            except EOFError:
+                break
+            if not chunk:
+                break
+            output += chunk
+    return bytes(output)
+
+
+_DECODERS = {"gzip": _gunzip, "x-gzip": _gunzip, "deflate": _inflate, "br": _unbrotli, "zstd": _unzstd}

@@ -1,0 +1,134 @@
+"""Archive every response as it came off the wire (see :mod:`crawler.archive`).
+
+A downloader middleware placed after Scrapy's redirect (600) and
+decompression (590) middlewares on the way in, so before them on the way
+out: it sees each response as received, redirects, errors, robots.txt and
+compressed bodies included, before anything turns it into something else.
+Records are written in the order responses arrived, which is the order the
+spider sees pages in (a rebuild replays them in that order), by one thread
+beside the event loop: gzip and SHA-1 of a 90 KiB page take about 1.4 ms.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+
+from crawler.archive import ArchiveWriter, Fetch
+from crawler.pages import page_settings
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Headers, Response
+    from scrapy.statscollectors import StatsCollector
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ArchiveMiddleware", "fetch_of"]
+
+_CUT_SHORT = ("download_stopped", "partial", "dataloss")
+# Responses handed to the writing thread and not yet written, at most.
+_BACKLOG = 64
+
+
+def _pairs(headers: Headers) -> list[tuple[str, str]]:
+    return [
+        (name.decode("latin-1"), value.decode("latin-1"))
+        for name, values in headers.items()
+        for value in values
+    ]
+
+
+def fetch_of(request: Request, response: Response) -> Fetch:
+    """What to archive of one response and the request it answers."""
+    meta = request.meta
+    if meta.get("robots_txt"):
+        role = "robots"
+    elif meta.get("sitemap"):
+        role = "sitemap"
+    elif meta.get("soft404_probe"):
+        role = "probe"
+    else:
+        role = "page"
+    return Fetch(
+        url=request.url,
+        status=response.status,
+        headers=_pairs(response.headers),
+        body=response.body,
+        method=request.method,
+        request_headers=_pairs(request.headers),
+        protocol=response.protocol or "HTTP/1.1",
+        role=role,
+        depth=int(meta.get("depth", 0)),
+        redirects=list(meta.get("redirect_urls", ())),
+        truncated=any(flag in response.flags for flag in _CUT_SHORT),
+    )
+
+
+class ArchiveMiddleware:
+    """Writes a request, a metadata and a response record for every response.
+
+    The writing (gzip, digests, the file) happens in one thread of its own,
+    in the order responses arrived, so the event loop only hands it over;
+    at most ``_BACKLOG`` responses wait for it (then the loop waits).
+    """
+
+    def __init__(self, writer: ArchiveWriter, stats: StatsCollector) -> None:
+        self.writer = writer
+        self.stats = stats
+        self._failed = False
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="archive")
+        self._pending: deque[Future[None]] = deque()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ArchiveMiddleware:
+        settings = crawler.settings
+        if not settings.getbool("ARCHIVE_ENABLED"):
+            raise NotConfigured("ARCHIVE_ENABLED is off")
+        directory = Path(settings.get("DATA_DIR") or "data") / "archive"
+        writer = ArchiveWriter(directory, settings.getint("ARCHIVE_MAX_BYTES"),
+                               software=settings.get("CRAWLER_PRODUCT") or "Lantern",
+                               settings=page_settings(settings))
+        middleware = cls(writer, crawler.stats)
+        crawler.signals.connect(middleware.close, signal=signals.spider_closed)
+        return middleware
+
+    def process_response(
+        self, request: Request, response: Response, spider: Spider | None = None
+    ) -> Response:
+        while self._pending and self._pending[0].done():
+            self._pending.popleft()
+        if len(self._pending) >= _BACKLOG:
+            self._pending.popleft().result()
+        self._pending.append(self._thread.submit(self._write, fetch_of(request, response)))
+        return response
+
+    def _write(self, fetch: Fetch) -> None:
+        try:
+            written = self.writer.write(fetch)
+        except OSError as exc:
+            self.stats.inc_value("archive/errors")
+            if not self._failed:
+                self._failed = True
+                logger.error("Cannot write the archive in %s (%s): responses go unarchived; "
+                             "further failures are counted as archive/errors",
+                             self.writer.directory, exc)
+            return
+        self.stats.inc_value("archive/responses")
+        self.stats.inc_value("archive/bytes", written)
+
+    def close(self, spider: Spider | None = None) -> None:
+        self._thread.shutdown(wait=True)  # everything received is written
+        self.writer.close()
+        self.stats.set_value("archive/files", len(self.writer.files))
+        if self.writer.files:
+            logger.info("Archived %d responses in %d WARC file(s) in %s",
+                        self.stats.get_value("archive/responses", 0), len(self.writer.files),
+                        self.writer.directory)

@@ -1,0 +1,389 @@
+"""What a fetched page yields for the index: the crawl's page logic (pure).
+
+One code path, used by the ``web`` spider while it crawls and by
+``python -m indexer rebuild`` when it replays the archive: canonical URL
+(``<link rel=canonical>``), aliases from redirects, refreshes followed like
+redirects, a site's "not found" look-alikes (soft 404s), robots META and
+``X-Robots-Tag``, content duplicates and near duplicates, per-site
+boilerplate, and 404/410 answers as gone pages.
+
+What differs between the two is memory: which contents were seen first and
+what each site answers for a missing page. A :class:`PageMemory` holds it:
+the crawl's lives in Redis and is shared by every node
+(:class:`crawler.frontier.Frontier`), the rebuild's in this process
+(:class:`LocalPageMemory`).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import unquote, urlsplit
+
+from crawler.archive import Fetch, decode_body, joined_headers
+from crawler.boilerplate import BoilerplateDetector
+from crawler.extract import Page, extract
+from crawler.fingerprints import content_fingerprint, fingerprints, hamming, simhash, simhash_blocks
+from crawler.linkfilter import LinkFilter
+from crawler.middlewares import site_of
+from crawler.revisit import RevisitBounds
+from crawler.robots import page_directives
+from crawler.scope import Scope
+from crawler.traps import Blacklist, PatternBudget
+from crawler.urls import TrapRules, UrlPolicy
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "Fetched", "LocalPageMemory", "Outcome", "PAGE_SETTINGS", "PageLogic", "PageMemory",
+    "page_settings", "replay",
+]
+
+_SOFT404_BITS = 8  # a page this close to the site's "not found" answer is one
+
+#: The settings that change what a page yields (kept with the archive, so a
+#: rebuild reads pages as the crawl did).
+PAGE_SETTINGS = (
+    *UrlPolicy._SETTINGS.values(),
+    *TrapRules._SETTINGS.values(),
+    "TRAPS_BLACKLIST_HOSTS", "TRAPS_BLACKLIST_URLS", "TRAPS_NEAR_DUPLICATE_BITS",
+    "ROBOTSTXT_USER_AGENT", "CRAWLER_PRODUCT",
+    "RECRAWL_INTERVAL", "RECRAWL_MIN_INTERVAL", "RECRAWL_MAX_INTERVAL", "RECRAWL_SITE_INTERVALS",
+)
+
+
+def page_settings(settings: Any) -> dict[str, Any]:
+    """The values of :data:`PAGE_SETTINGS` (Scrapy settings or a dict), as JSON data."""
+    values: dict[str, Any] = {}
+    for name in PAGE_SETTINGS:
+        value = settings.get(name)
+        if name in ("TRAPS_BLACKLIST_HOSTS", "TRAPS_BLACKLIST_URLS"):
+            value = list(settings.getlist(name)) if hasattr(settings, "getlist") else list(value or ())
+        values[name] = value
+    return values
+
+
+class PageMemory(Protocol):
+    """What the page logic remembers across pages (the frontier's methods)."""
+
+    def content_seen(self, digest: bytes, url: str, near: int | None = None) -> str | None:
+        """Record ``url``'s content; the first other URL with the same (or,
+        given its SimHash ``near``, nearly the same) content, if any."""
+
+    def soft404(self, site: str) -> dict[str, Any] | None:
+        """The site's missing-page signature; None while it is not known."""
+
+    def set_soft404(self, site: str, signature: dict[str, Any]) -> None:
+        """Remember what ``site`` answers for a missing page ({}: a real 404)."""
+
+
+class LocalPageMemory:
+    """A :class:`PageMemory` in this process, answering as the frontier's
+    Redis scripts do (same first URL, same near-duplicate rule)."""
+
+    def __init__(self, near_distance: int = 3) -> None:
+        self.near_distance = near_distance
+        self._contents: dict[bytes, str] = {}
+        self._blocks: dict[str, list[int]] = {}
+        self._near: dict[int, str] = {}
+        self._soft404: dict[str, dict[str, Any]] = {}
+
+    def content_seen(self, digest: bytes, url: str, near: int | None = None) -> str | None:
+        first = self._contents.get(digest)
+        if first is not None:
+            return None if first == url else first
+        self._contents[digest] = url
+        if near is None or self.near_distance <= 0:
+            return None
+        blocks = simhash_blocks(near, self.near_distance)
+        for block in blocks:
+            for other in self._blocks.get(block, ()):
+                if hamming(near, other) <= self.near_distance:
+                    other_url = self._near.get(other)
+                    if other_url and other_url != url:
+                        return other_url
+        for block in blocks:
+            known = self._blocks.setdefault(block, [])
+            if near not in known:
+                known.append(near)
+        self._near[near] = url
+        return None
+
+    def soft404(self, site: str) -> dict[str, Any] | None:
+        return self._soft404.get(site)
+
+    def set_soft404(self, site: str, signature: dict[str, Any]) -> None:
+        self._soft404[site] = signature
+
+
+@dataclass
+class Fetched:
+    """What the page logic reads of a response: as the spider got it
+    (redirects followed, body decoded), with the request's crawl context."""
+
+    url: str
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+    robots_tags: list[str] = field(default_factory=list)
+    depth: int = 0
+    redirects: list[str] = field(default_factory=list)
+    revisit: bool = False  # a conditional request for a page fetched before
+    fetched: float = 0.0  # when (epoch seconds)
+
+    def header(self, name: str) -> str | None:
+        lowered = name.lower()
+        return next((value for key, value in self.headers.items() if key.lower() == lowered), None)
+
+
+@dataclass
+class Outcome:
+    """What a page yields: items for the indexer, and for the crawl either a
+    refresh target to fetch like a redirect or a page whose links to follow."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    refresh: str | None = None
+    follow: Page | None = None
+
+
+class PageLogic:
+    """Pages in, index items out; every decision counted through ``count``."""
+
+    def __init__(
+        self,
+        policy: UrlPolicy,
+        links: LinkFilter,
+        agent: str,
+        memory: PageMemory,
+        count: Callable[..., Any],
+        boilerplate: BoilerplateDetector | None = None,
+        revisit: RevisitBounds | None = None,
+    ) -> None:
+        self.revisit = revisit or RevisitBounds(86400, 3600, 30 * 86400)
+        self.policy = policy
+        self.links = links
+        self.agent = agent
+        self.memory = memory
+        self.count = count
+        self.boilerplate = boilerplate or BoilerplateDetector()
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any], memory: PageMemory | None = None,
+                      count: Callable[..., Any] | None = None) -> PageLogic:
+        """From :func:`page_settings` values (a rebuild's logic: no scope, no budget)."""
+        links = LinkFilter(
+            Scope("any"), TrapRules.from_settings(settings),
+            Blacklist(settings.get("TRAPS_BLACKLIST_HOSTS") or (),
+                      settings.get("TRAPS_BLACKLIST_URLS") or ()),
+            PatternBudget(0),
+        )
+        near = settings.get("TRAPS_NEAR_DUPLICATE_BITS")
+        agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT") or "LanternBot"
+        def number(name: str, default: float) -> float:
+            value = settings.get(name)
+            return default if value is None else float(value)
+
+        revisit = RevisitBounds(
+            number("RECRAWL_INTERVAL", 86400), number("RECRAWL_MIN_INTERVAL", 3600),
+            number("RECRAWL_MAX_INTERVAL", 30 * 86400), settings.get("RECRAWL_SITE_INTERVALS") or {},
+        )
+        return cls(
+            UrlPolicy.from_settings(settings), links, agent,
+            memory if memory is not None else LocalPageMemory(3 if near is None else int(near)),
+            count or (lambda key, value=1: None), revisit=revisit,
+        )
+
+    def page(self, fetched: Fetched) -> Outcome:
+        """What a 2xx answer to a page request yields (or a 304 to a revisit)."""
+        outcome = Outcome()
+        url = self.policy.canonicalize(fetched.url)
+        if fetched.revisit or fetched.status == 304:
+            self.count(f"recrawl/{'unchanged' if fetched.status == 304 else 'fetched'}")
+        if fetched.status == 304:
+            outcome.items.append({"type": "unchanged", "url": url, **self._fetch_state(fetched)})
+            return outcome
+        extraction = extract(fetched.body, url, None, fetched.headers, self.policy.canonicalize)
+        page = extraction.page
+        if page is None:
+            self.count(f"extract/skipped/{extraction.skip}")
+            return outcome
+        self.count(f"extract/{page.kind}")
+        aliases = self._aliases(fetched.redirects, url)
+        if page.refresh:  # a Refresh header, or a meta refresh Scrapy left alone
+            self.count("extract/refresh")
+            outcome.refresh = page.refresh
+            return outcome
+        if page.canonical and page.canonical != url:
+            aliases.append(url)
+            page.url = url = page.canonical
+        if self._soft_not_found(page):
+            self.count("extract/soft404")
+            outcome.items.append({"type": "gone", "url": url, "status": 404, "soft": True})
+            return outcome
+        directives = page_directives(page.meta, fetched.robots_tags, self.agent)
+        follow = "nofollow" not in directives
+        if "noindex" in directives:
+            self.count("meta/noindex")
+            if fetched.revisit:  # indexed before: it leaves the index
+                outcome.items.append({"type": "gone", "url": url, "status": fetched.status, "noindex": True})
+        else:
+            digest, near = fingerprints(page) if page.text else (None, None)
+            # Not a copy of a URL that redirects here: the same page, moved.
+            first = self.memory.content_seen(digest, page.url, near) if digest else None
+            if first is not None and first not in aliases:
+                self.count("dupes/content")
+                outcome.items.append({"type": "duplicate", "url": url, "of": first, "aliases": aliases})
+                return outcome
+            self.count("boilerplate/blocks", self.boilerplate.strip(page))
+            item = self._item(fetched, page, aliases, follow)
+            item["digest"] = digest.hex() if digest else None
+            outcome.items.append(item)
+        if not follow:
+            self.count("meta/nofollow")
+            return outcome
+        outcome.follow = page
+        return outcome
+
+    def gone(self, url: str, status: int) -> dict[str, Any] | None:
+        """404/410: the URL must not live on as an anchor-only result."""
+        if status not in (404, 410):
+            return None
+        try:
+            return {"type": "gone", "url": self.policy.canonicalize(url), "status": status}
+        except ValueError:
+            return None
+
+    def probe(self, fetched: Fetched) -> None:
+        """Remember what the site answers for a page that does not exist."""
+        site = site_of(fetched.url)
+        signature: dict[str, Any] = {}
+        if fetched.status == 200:
+            page = extract(fetched.body, fetched.url, None, fetched.headers).page
+            if page is not None and page.kind == "html":
+                page = _without_path(page)
+                signature = {"title": page.title, "simhash": simhash(page), "length": len(page.text),
+                             "digest": content_fingerprint(page).hex()}
+                logger.info("%s answers 200 for missing pages: such pages will not be indexed", site)
+        self.memory.set_soft404(site, signature)
+
+    def _soft_not_found(self, page: Page) -> bool:
+        """Whether a 200 page looks like the site's answer for a missing page."""
+        if page.kind != "html":
+            return False
+        signature = self.memory.soft404(site_of(page.url))
+        if signature is None:
+            return False  # the probe has not answered yet
+        if not signature or page.title != signature["title"]:
+            return False
+        page = _without_path(page)
+        if content_fingerprint(page).hex() == signature["digest"]:
+            return True
+        length = max(len(page.text), signature["length"], 1)
+        if abs(len(page.text) - signature["length"]) / length > 0.2:
+            return False
+        mine, theirs = simhash(page), signature["simhash"]
+        return mine is not None and theirs is not None and hamming(mine, theirs) <= _SOFT404_BITS
+
+    def _aliases(self, redirects: list[str], url: str) -> list[str]:
+        """URLs that led here through redirects: the index maps them to ``url``."""
+        aliases = []
+        for earlier in redirects:
+            try:
+                alias = self.policy.canonicalize(earlier)
+            except ValueError:
+                continue
+            if alias != url and alias not in aliases:
+                aliases.append(alias)
+        return aliases
+
+    def _item(self, fetched: Fetched, page: Page, aliases: list[str], follow: bool) -> dict[str, Any]:
+        links = []
+        if follow:
+            links = [
+                [link.url, link.text]
+                for link in page.links
+                if not link.nofollow and self.links.indexable(link.url)
+            ]
+        return {
+            "type": "page",
+            "url": page.url,
+            "aliases": aliases,
+            "status": fetched.status,
+            "depth": fetched.depth,
+            "title": page.title,
+            "description": page.description,
+            "keywords": page.keywords,
+            "headings": page.headings,
+            "emphasis": page.emphasis,
+            "text": page.text,
+            "lang": page.lang,
+            "kind": page.kind,
+            "media_type": page.media_type,
+            "links": links,
+            **self._fetch_state(fetched),
+        }
+
+    def _fetch_state(self, fetched: Fetched) -> dict[str, Any]:
+        """What the indexer needs to schedule the next revisit of a response's
+        URL: when it was fetched, its validators, and the site's interval
+        bounds ``[first, minimum, maximum]`` (:mod:`crawler.revisit`)."""
+        return {
+            "fetched": fetched.fetched,
+            "etag": fetched.header("ETag"),
+            "last_modified": fetched.header("Last-Modified"),
+            "revisit": list(self.revisit.for_url(fetched.url)),
+        }
+
+
+def replay(logic: PageLogic, fetch: Fetch) -> list[dict[str, Any]]:
+    """The items an archived response gave in the crawl, made again.
+
+    Scrapy's middlewares decided which responses reached the spider, and
+    how; the same rules here: robots.txt and sitemaps give no items, a probe
+    is remembered whatever its status, a redirect or a retried error led to
+    another request (archived on its own), 404 and 410 are gone pages, and a
+    2xx body is decoded and read as a page.
+    """
+    if fetch.role in ("robots", "sitemap"):
+        return []
+    if fetch.role == "probe" or 200 <= fetch.status < 300 or fetch.status == 304:
+        try:
+            body, headers = decode_body(fetch.headers, fetch.body)
+        except ValueError as exc:
+            logger.debug("Undecodable body of %s: %s", fetch.url, exc)
+            return []  # the crawl's decompression failed too: no page
+        fetched = Fetched(
+            url=fetch.url, status=fetch.status, headers=joined_headers(headers), body=body,
+            robots_tags=fetch.header_values("X-Robots-Tag"), depth=fetch.depth,
+            redirects=list(fetch.redirects), fetched=_epoch(fetch.date),
+            revisit=any(name.lower() in ("if-none-match", "if-modified-since")
+                        for name, _ in fetch.request_headers),
+        )
+        if fetch.role == "probe":
+            logic.probe(fetched)
+            return []
+        return logic.page(fetched).items
+    item = logic.gone(fetch.url, fetch.status)
+    return [item] if item is not None else []
+
+
+def _epoch(date: str) -> float:
+    """A WARC-Date (ISO 8601, UTC) in epoch seconds; 0 if unreadable."""
+    try:
+        return datetime.fromisoformat(date.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _without_path(page: Page) -> Page:
+    """The page with its own URL's path taken out of its text: a "not found"
+    page often names the path it was asked for, the only part that differs."""
+    path = unquote(urlsplit(page.url).path)
+    text = page.text.replace(path, " ")
+    for segment in path.split("/"):
+        if len(segment) > 2:
+            text = text.replace(segment, " ")
+    return Page(url=page.url, title=page.title, text=" ".join(text.split()))

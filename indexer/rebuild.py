@@ -1,0 +1,175 @@
+"""Rebuild the index, the link graph and PageRank from the crawl's archive.
+
+    python -m indexer rebuild --data DIR
+
+Reads every WARC file in ``DIR/archive`` (written by the crawl, see
+:mod:`crawler.archive`) in the order the crawl wrote them, makes each
+response's items again with the crawl's own page logic
+(:func:`crawler.pages.replay`: same canonical URLs, redirects, duplicates,
+soft 404s, robots META, boilerplate), and feeds them through the same
+:class:`IndexBuilder` path as the crawl's indexer. No network, no Redis.
+
+The new index is built beside the old one (``DIR/.rebuild``) and replaces
+it only when complete: a failed or interrupted rebuild leaves the old index
+as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from whoosh.filedb.filestore import FileStorage
+
+import crawler.settings as crawl_defaults
+from crawler.archive import ArchiveReader
+from crawler.pages import LocalPageMemory, PageLogic, page_settings, replay
+from indexer.builder import FinalizeReport, IndexBuilder, IndexBusy
+from indexer.progress import Progress
+
+logger = logging.getLogger("indexer")
+
+__all__ = ["NothingToRebuild", "RebuildReport", "rebuild"]
+
+_BATCH = 500
+_REPORT_SECONDS = 5.0
+# What a rebuild replaces, and builds first in DIR/.rebuild.
+_PARTS = ("index", "graph", "pages.sqlite")
+
+
+class NothingToRebuild(RuntimeError):
+    """The data directory has no archive to rebuild from."""
+
+
+@dataclass
+class RebuildReport:
+    records: int
+    fetches: int
+    skipped: int
+    files: int
+    items: Counter[str]
+    final: FinalizeReport
+    seconds: float
+
+
+class _Settings(dict):  # type: ignore[type-arg]
+    """A crawl's page settings, read as Scrapy's ``Settings`` would be."""
+
+    def getlist(self, name: str) -> list[Any]:
+        return list(self.get(name) or ())
+
+
+def _defaults() -> dict[str, Any]:
+    """The crawl's default page settings (for archives that do not carry theirs)."""
+    return page_settings(_Settings(
+        (name, getattr(crawl_defaults, name)) for name in dir(crawl_defaults) if name.isupper()
+    ))
+
+
+def _timestamp(date: str) -> float | None:
+    try:
+        return datetime.fromisoformat(date.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def rebuild(data_dir: str | Path, progress: Callable[[str], None] | None = None) -> RebuildReport:
+    """Rebuild ``data_dir``'s index, graph and page store from ``data_dir/archive``."""
+    data_dir = Path(data_dir)
+    say = progress or logger.info
+    reader = ArchiveReader(data_dir / "archive")
+    if not reader.writers():
+        raise NothingToRebuild(f"{data_dir / 'archive'} holds no WARC files: nothing to rebuild from")
+    work = data_dir / ".rebuild"
+    shutil.rmtree(work, ignore_errors=True)
+    started = time.monotonic()
+    logics: dict[str, PageLogic] = {}
+    memory: LocalPageMemory | None = None
+    items: Counter[str] = Counter()
+    fetches = 0
+    bar = Progress(max(1, reader.total_bytes() // 1024), "kB of archive", label="Rebuilding", logger=logger)
+    try:
+        with IndexBuilder(work) as builder:
+            batch: list[dict[str, Any]] = []
+            last_report = started
+            for writer, fetch in reader:
+                bar.advance(reader.bytes_read // 1024 - bar.done)
+                fetches += 1
+                logic = logics.get(writer)
+                if logic is None:
+                    # Each crawl process learnt boilerplate on its own; the
+                    # content seen and the sites' soft 404s were shared.
+                    settings = reader.settings.get(writer) or _defaults()
+                    if memory is None:
+                        near = settings.get("TRAPS_NEAR_DUPLICATE_BITS")
+                        memory = LocalPageMemory(3 if near is None else int(near))
+                    logic = logics[writer] = PageLogic.from_settings(settings, memory)
+                for item in replay(logic, fetch):
+                    if item["type"] == "page":
+                        item["fetched"] = _timestamp(fetch.date)
+                    items[item["type"]] += 1
+                    batch.append(item)
+                if len(batch) >= _BATCH:
+                    builder.add(batch)
+                    builder.commit()
+                    batch = []
+                now = time.monotonic()
+                if progress is not None and now - last_report >= _REPORT_SECONDS:
+                    last_report = now
+                    say(f"Rebuilding: {reader.records} records read, {fetches} responses, "
+                        f"{items['page']} pages ({fetches / (now - started):.0f} responses/s)")
+            builder.add(batch)
+            builder.commit()
+            bar.advance(bar.total - bar.done)
+            bar.close()
+            say(f"Read {reader.records} records in {reader.files} files: {fetches} responses, "
+                f"{items['page']} pages, {items['duplicate']} duplicates, {items['gone']} gone; "
+                f"{reader.skipped} skipped; merging anchors and computing PageRank...")
+            final = builder.finalize()
+        _swap(data_dir, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return RebuildReport(reader.records, fetches, reader.skipped, reader.files, items, final,
+                         time.monotonic() - started)
+
+
+def _swap(data_dir: Path, work: Path) -> None:
+    """Put the rebuilt parts in place of the old ones, under the old index's lock."""
+    index_dir = data_dir / "index"
+    lock = None
+    if index_dir.is_dir():
+        lock = FileStorage(str(index_dir)).lock("WRITELOCK")
+        if not lock.acquire(blocking=False):
+            raise IndexBusy(f"{index_dir} is being written by another process (a crawl or an "
+                            "indexer): stop it, then rebuild")
+    old = data_dir / f".rebuild-old-{os.getpid()}"
+    moved: list[Path] = []
+    try:
+        old.mkdir()
+        for part in _PARTS:
+            for path in data_dir.glob(part + "*"):  # pages.sqlite-wal, -shm with it
+                path.rename(old / path.name)
+                moved.append(path)
+        for part in _PARTS:
+            for path in work.glob(part + "*"):
+                path.rename(data_dir / path.name)
+    except BaseException:
+        for path in moved:  # the old parts back, as they were
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+            (old / path.name).rename(path)
+        raise
+    finally:
+        if lock is not None:
+            lock.release()
+    shutil.rmtree(old, ignore_errors=True)

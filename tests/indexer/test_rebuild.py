@@ -1,0 +1,111 @@
+"""`python -m indexer rebuild`: the index made again from the crawl's archive alone.
+
+The demo web is crawled once for the session (tests/conftest.py) and its
+servers are stopped before any rebuild runs, so a rebuild that fetched
+anything would fail. The data directory is copied with its archive only:
+no index, no page store, no Redis.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from warcio.archiveiterator import ArchiveIterator
+
+from search.engine import SearchEngine
+from tests.commands import run
+from tests.demoweb import DemoWeb
+
+
+def queries(web: DemoWeb) -> list[str]:
+    """Twenty varied queries: English, Chinese, code names, anchor-only pages, syntax."""
+    return [
+        "json encoder", "read_csv", "JSONEncoder", "json.dumps", "Kestrel",
+        web.facts["chinese_title"]["title"], "龙井", "端午节 粽子", "春节",
+        web.facts["anchor_only"]["anchor"], "lighthouse inspection", "tidal energy trial",
+        "site:127.0.0.1 json", "harbour site:127.0.0.1", "\"json module\"",
+        "lighthouse OR harbour", "lighthouse -storm", "title:json", "village market", "harbor",
+    ]
+
+
+def answers(data: Path, texts: list[str]) -> list[tuple[int, list[str], list[str]]]:
+    """Per query: the total, the result URLs in order (first two pages), their titles."""
+    found = []
+    with SearchEngine(data) as engine:
+        for query in texts:
+            first, second = engine.search(query, n=10), engine.search(query, n=10, page=2)
+            results = [*first.results, *second.results]
+            found.append((first.total, [r.url for r in results], [r.title for r in results]))
+    return found
+
+
+def archive_only(source: Path, target: Path) -> Path:
+    target.mkdir()
+    shutil.copytree(source / "archive", target / "archive")
+    return target
+
+
+@pytest.fixture(scope="module")
+def rebuilt(demo_crawl, tmp_path_factory: pytest.TempPathFactory):
+    web, data, _ = demo_crawl
+    copy = archive_only(data, tmp_path_factory.mktemp("rebuild") / "data")
+    requests_before = len(web.requests)
+    done = run("indexer", "rebuild", "--data", str(copy), timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert len(web.requests) == requests_before
+    return web, data, copy, done.stderr
+
+
+def test_a_rebuild_from_the_archive_answers_20_queries_exactly_like_the_original_index(rebuilt) -> None:
+    web, data, copy, _ = rebuilt
+    texts = queries(web)
+    assert len(texts) == 20
+    original, again = answers(data, texts), answers(copy, texts)
+    for text, before, after in zip(texts, original, again):
+        assert after == before, text
+    assert [text for text, (total, _, _) in zip(texts, original) if not total] == []
+
+
+def test_the_rebuild_reports_what_it_read(rebuilt) -> None:
+    _, _, copy, log = rebuilt
+    assert "Index rebuilt from" in log and "0 skipped" in log
+    assert not (copy / "redis").exists()  # no Redis was started
+    assert not list(copy.glob(".rebuild*"))  # the work directory is gone
+
+
+def test_a_cut_off_last_record_and_a_corrupt_file_are_skipped_and_counted(demo_crawl, tmp_path: Path) -> None:
+    web, data, _ = demo_crawl
+    copy = archive_only(data, tmp_path / "data")
+    (warc,) = sorted((copy / "archive").glob("*.warc.gz"))
+    with open(warc, "rb") as stream:
+        iterator = ArchiveIterator(stream)
+        last = None
+        for record in iterator:
+            if record.rec_type == "response":
+                last = (iterator.get_record_offset(), record.rec_headers.get_header("WARC-Target-URI"))
+    assert last is not None
+    offset, _ = last
+    with open(warc, "r+b") as stream:  # as a crawl killed while writing its last record leaves it
+        stream.truncate(offset + 200)
+    (copy / "archive" / "lantern-20000101000000000000-elsewhere-1-00000.warc.gz").write_bytes(
+        b"\x1f\x8b\x08\x00 not really a WARC file" * 10
+    )
+    done = run("indexer", "rebuild", "--data", str(copy), timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "2 skipped" in done.stderr
+    assert "cut short" in done.stderr and "unreadable" in done.stderr
+    with SearchEngine(copy) as engine:
+        assert engine.search(web.facts["chinese_title"]["title"]).results[0].url == web.facts["chinese_title"]["url"]
+
+
+def test_a_rebuild_replaces_an_existing_index_and_nothing_to_rebuild_is_an_error(rebuilt, tmp_path: Path) -> None:
+    web, _, copy, _ = rebuilt
+    before = answers(copy, queries(web)[:3])
+    done = run("indexer", "rebuild", "--data", str(copy), timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert answers(copy, queries(web)[:3]) == before
+    empty = run("indexer", "rebuild", "--data", str(tmp_path))
+    assert empty.returncode == 2
+    assert "nothing to rebuild" in empty.stderr
