@@ -170,7 +170,9 @@ class SearchEngine:
         to titles; ``"phrases"``, ``OR``, ``NOT`` and ``-word`` as usual.
         """
         parser = self.relaxed_parser if relaxed else self.parser
-        return parser.parse(text)
+        # A host with a port (site:127.0.0.1:8304) is one term, not a field
+        # named "1" inside it: quoted, Whoosh reads it whole.
+        return parser.parse(_SITE_WITH_PORT.sub(r'\1"\2"', text))
 
     def tokens(self, text: str) -> list[str]:
         """``text`` as the index analyzes it (lower-cased, stemmed, split)."""
@@ -413,6 +415,9 @@ class SearchEngine:
             more_from_host=more,
             explain=details,
         )
+
+
+_SITE_WITH_PORT = re.compile(r'(?i)(?<![\w"])(site:)([^\s"()]+:[^\s"()]+)')
 
 
 def _count(hits: Any, depth: int) -> int:

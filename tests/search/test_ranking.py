@@ -159,11 +159,15 @@ def test_query_syntax(build: Build) -> None:
         page("http://docs.example.org/a", "Tide tables", "Reading tide tables by the harbour."),
         page("http://www.example.org/b", "Harbour history", "The harbour and its tide mill."),
         page("http://other.test/c", "Tide power", "Energy from the tide."),
+        page("http://other.test:8080/d", "Tide clock", "A clock for the tide."),
     )
+    # A host with a port, as "more from this site" links give it.
+    assert urls(engine, "tide site:other.test:8080") == ["http://other.test:8080/d"]
+    assert set(urls(engine, "tide site:other.test")) == {"http://other.test/c", "http://other.test:8080/d"}
     assert set(urls(engine, "tide site:example.org")) == {"http://docs.example.org/a", "http://www.example.org/b"}
     assert urls(engine, "tide site:docs.example.org") == ["http://docs.example.org/a"]
-    assert set(urls(engine, "tide -harbour")) == {"http://other.test/c"}
-    assert set(urls(engine, "tide NOT harbour")) == {"http://other.test/c"}
+    assert set(urls(engine, "tide -harbour")) == {"http://other.test/c", "http://other.test:8080/d"}
+    assert set(urls(engine, "tide NOT harbour")) == {"http://other.test/c", "http://other.test:8080/d"}
     assert set(urls(engine, "mill OR energy")) == {"http://www.example.org/b", "http://other.test/c"}
     assert urls(engine, "title:history") == ["http://www.example.org/b"]
     assert urls(engine, '"tide tables"') == ["http://docs.example.org/a"]
