@@ -36,7 +36,6 @@ import atexit
 import json
 import logging
 import time
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -45,9 +44,7 @@ from scrapy import Request, signals
 
 from crawler.embedded import EmbeddedRedis
 from crawler.fingerprints import simhash_blocks
-from crawler.middlewares import site_of
 from crawler.seen import BloomSeen, ExactSeen, SeenSet, seen_set
-from crawler.urls import UrlPolicy
 
 if TYPE_CHECKING:
     from scrapy import Spider

@@ -255,7 +255,7 @@ def table(data: Mapping[str, Any]) -> str:
         "",
         f"Requests       {_n(requests['total'])} = {_n(requests['pages'])} pages + {_n(requests['robots_txt'])} "
         f"robots.txt + {_n(requests['sitemaps'])} sitemaps + {_n(requests['probes'])} soft-404 probes",
-        f"               (every HTTP request sent: retries and redirect hops included)",
+        "               (every HTTP request sent: retries and redirect hops included)",
         f"Pages/s        {data['pages_per_second']:,.2f}",
         f"Bytes          {_n(data['bytes'])}",
         "Status         " + "   ".join(f"{name.replace('network_error', 'network errors')} {_n(classes[name])}"

@@ -10,7 +10,6 @@ time it is needed. When that is not possible the test fails with
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import struct

@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
-from pathlib import Path
 
 import pytest
 from whoosh import index

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
