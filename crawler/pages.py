@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 from crawler.archive import Fetch, decode_body, joined_headers
 from crawler.boilerplate import BoilerplateDetector
-from crawler.extract import Page, extract
+from crawler.extract import Extraction, Page, extract
 from crawler.fingerprints import content_fingerprint, fingerprints, hamming, simhash, simhash_blocks
 from crawler.linkfilter import LinkFilter
 from crawler.middlewares import site_of
@@ -196,8 +196,18 @@ class PageLogic:
             count or (lambda key, value=1: None), revisit=revisit,
         )
 
-    def page(self, fetched: Fetched) -> Outcome:
-        """What a 2xx answer to a page request yields (or a 304 to a revisit)."""
+    def extraction(self, fetched: Fetched) -> tuple[str, Extraction | None]:
+        """The canonical URL of a response, and what :meth:`page` extracts
+        from it (None for a 304: nothing to read); to compute elsewhere (a
+        worker process) and hand to :meth:`page`."""
+        url = self.policy.canonicalize(fetched.url)
+        if fetched.status == 304:
+            return url, None
+        return url, extract(fetched.body, url, None, fetched.headers, self.policy.canonicalize)
+
+    def page(self, fetched: Fetched, extraction: Extraction | None = None) -> Outcome:
+        """What a 2xx answer to a page request yields (or a 304 to a revisit);
+        ``extraction``: already done (:meth:`extraction`), else done here."""
         outcome = Outcome()
         url = self.policy.canonicalize(fetched.url)
         if fetched.revisit or fetched.status == 304:
@@ -205,7 +215,8 @@ class PageLogic:
         if fetched.status == 304:
             outcome.items.append({"type": "unchanged", "url": url, **self._fetch_state(fetched)})
             return outcome
-        extraction = extract(fetched.body, url, None, fetched.headers, self.policy.canonicalize)
+        if extraction is None:
+            extraction = extract(fetched.body, url, None, fetched.headers, self.policy.canonicalize)
         page = extraction.page
         if page is None:
             self.count(f"extract/skipped/{extraction.skip}")

@@ -88,6 +88,10 @@ FRONTIER_IDLE_GRACE = None
 # (not the Redis one) when it reaches this size.
 FRONTIER_LOCAL_SEEN_MAX = 2_000_000
 
+# Processes that parse pages beside the crawl's own (crawler/extract_pool.py),
+# so that a node uses a second core; 0: parse in the crawl's process.
+CRAWLER_EXTRACT_PROCESSES = 1
+
 # --- Politeness (per site: scheme + host + port) ------------------------------
 
 ROBOTSTXT_OBEY = True

@@ -42,6 +42,7 @@ from twisted.python.failure import Failure
 from crawler._async import REDIS_DOWN
 from crawler.boilerplate import BoilerplateDetector
 from crawler.extract import Page
+from crawler.extract_pool import ExtractPool
 from crawler.frontier import Frontier
 from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, PURGED, LinkFilter
 from crawler.middlewares import site_of
@@ -148,6 +149,8 @@ class WebSpider(Spider):
         self._logged: set[tuple[str, str]] = set()
         self._scope_read = 0.0
         self._purged_read = 0.0
+        self.extractor: ExtractPool | None = None
+        self._extract_processes = 0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> WebSpider:
@@ -165,14 +168,22 @@ class WebSpider(Spider):
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         spider.data_dir = Path(settings.get("DATA_DIR") or "data")
+        spider._extract_processes = max(0, settings.getint("CRAWLER_EXTRACT_PROCESSES", 1))
         crawler.signals.connect(spider._opened, signal=signals.spider_opened)
+        crawler.signals.connect(spider._closed, signal=signals.spider_closed)
         return spider
+
+    def _closed(self, spider: Spider) -> None:
+        if self.extractor is not None:
+            self.extractor.close()
 
     def _opened(self, spider: Spider) -> None:
         self.frontier = Frontier.for_crawler(self.crawler)
         self.pages = PageLogic(self.policy, self.links, self.agent,
                                _SharedMemory(self.frontier, self.crawler.stats),
                                self.crawler.stats.inc_value, self.boilerplate, self.revisit_bounds)
+        if self._extract_processes:
+            self.extractor = ExtractPool(self._extract_processes, self.policy)
         self.frontier.add_scope(urlsplit(url).hostname or "" for url in self.seeds)
         self.scope.add(self.frontier.scope())
         self._scope_read = time.monotonic()
@@ -274,15 +285,22 @@ class WebSpider(Spider):
             if item is not None:
                 yield item
 
-    def parse(self, response: Response) -> Iterator[dict[str, Any] | Request]:
+    async def parse(self, response: Response) -> AsyncIterator[dict[str, Any] | Request]:
         self._refresh_purged()
-        outcome = self.pages.page(fetched(response))
-        yield from outcome.items
+        page = fetched(response)
+        extraction = None
+        if self.extractor is not None and page.status != 304:
+            url = self.policy.canonicalize(page.url)
+            extraction = await self.extractor.extract(page.body, url, page.headers)
+        outcome = self.pages.page(page, extraction)
+        for item in outcome.items:
+            yield item
         if outcome.refresh:
             earlier = [*response.meta.get("redirect_urls", []), response.url]
             yield Request(outcome.refresh, errback=self.failed, meta={"redirect_urls": earlier})
         elif outcome.follow is not None:
-            yield from self._follow(outcome.follow, response)
+            for request in self._follow(outcome.follow, response):
+                yield request
 
     # --- soft 404s: a site's answer to a page that cannot exist -------------------------
 

@@ -1,0 +1,50 @@
+"""Extraction in a worker process gives what extraction in the crawl's process gives."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+from crawler.extract import extract
+from crawler.extract_pool import ExtractPool
+from crawler.urls import UrlPolicy
+
+_HTML = (
+    b"<html><head><title>Tide tables</title><meta name=description content='When the sea turns'></head>"
+    b"<body><nav><a href='/'>Home</a></nav><h1>Tide tables</h1><p>High water at <b>6:40</b>."
+    b" <a href='/a?utm_source=x&b=2&a=1'>Next</a> <a href='/moon.pdf'>Moon</a></p></body></html>"
+)
+_HEADERS = {"Content-Type": "text/html; charset=utf-8"}
+
+
+def test_a_worker_extracts_as_the_crawl_would() -> None:
+    policy = UrlPolicy(drop_www=True)
+    pool = ExtractPool(1, policy)
+    try:
+        got = asyncio.run(pool.extract(_HTML, "http://www.a.test/t.html", _HEADERS))
+    finally:
+        pool.close()
+    expected = extract(_HTML, "http://www.a.test/t.html", None, _HEADERS, policy.canonicalize)
+    assert got == expected
+    # The worker canonicalized the links with the crawl's settings (www dropped, query sorted).
+    assert [link.url for link in got.page.links] == ["http://a.test/", "http://a.test/a?a=1&b=2", "http://a.test/moon.pdf"]
+
+
+def test_a_dead_worker_leaves_extraction_to_the_crawl() -> None:
+    pool = ExtractPool(1, UrlPolicy())
+
+    async def two_pages() -> tuple[object, object]:
+        first = await pool.extract(_HTML, "http://a.test/1", _HEADERS)
+        assert pool._pool is not None
+        for pid in list(pool._pool._processes):  # the worker dies, as under the OOM killer
+            os.kill(pid, signal.SIGKILL)
+        second = await pool.extract(_HTML, "http://a.test/2", _HEADERS)
+        return first, second
+
+    try:
+        first, second = asyncio.run(two_pages())
+    finally:
+        pool.close()
+    assert first.page.title == second.page.title == "Tide tables"
+    assert pool._pool is None  # from now on, in the crawl's process
