@@ -2,10 +2,17 @@
 
 Each records when page requests arrive, so a crawl's rate is measured from
 its first to its last page fetch, apart from start-up and shutdown costs.
+A directory is served by nginx (Debian's, installed with apt-get when
+missing and possible), which takes little of the CPU the crawlers share,
+or else by Python's threaded HTTP server, which takes a good part of it.
 """
 
 from __future__ import annotations
 
+import shutil
+import socket
+import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +23,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from tests.demoweb import serve as serve_demo_web
+from tests.system import SystemPackageMissing, ensure
 
 PYTHON3_DOC = Path("/usr/share/doc/python3/html")
 
@@ -59,6 +67,78 @@ def serve_directory(name: str, root: Path) -> Iterator[Site]:
         thread.join()
 
 
+_NGINX_CONF = """daemon off;
+worker_processes 1;
+pid {work}/nginx.pid;
+error_log {work}/error.log;
+events {{ worker_connections 1024; }}
+http {{
+    include /etc/nginx/mime.types;
+    log_format arrival '$msec $request_uri';
+    access_log {work}/access.log arrival;
+    client_body_temp_path {work}/body;
+    proxy_temp_path {work}/proxy;
+    fastcgi_temp_path {work}/fastcgi;
+    uwsgi_temp_path {work}/uwsgi;
+    scgi_temp_path {work}/scgi;
+    sendfile on;
+    server {{
+        listen 127.0.0.1:{port};
+        root {root};
+    }}
+}}
+"""
+
+
+def _nginx() -> str | None:
+    try:
+        ensure("nginx")
+    except SystemPackageMissing:
+        return None
+    return shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def serve_with_nginx(name: str, root: Path, nginx: str) -> Iterator[Site]:
+    """Serve ``root`` on 127.0.0.1 with nginx; arrivals read from its access log."""
+    with tempfile.TemporaryDirectory(prefix="bench-nginx-") as work:
+        port = _free_port()
+        conf = Path(work) / "nginx.conf"
+        conf.write_text(_NGINX_CONF.format(work=work, port=port, root=root))
+        log = Path(work) / "access.log"
+        server = subprocess.Popen([nginx, "-c", str(conf), "-p", work], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE)
+        try:
+            for _ in range(100):  # until it listens
+                with socket.socket() as probe:
+                    if probe.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                time.sleep(0.05)
+
+            def arrivals() -> list[float]:
+                if not log.exists():
+                    return []
+                times = []
+                for line in log.read_text().splitlines():
+                    stamp, _, path = line.partition(" ")
+                    if not path.startswith("/robots.txt"):
+                        # nginx stamps the end of a request; wall-clock
+                        # seconds, as comparable among themselves as monotonic.
+                        times.append(float(stamp))
+                return times
+
+            yield Site(f"{name} (nginx)", f"http://127.0.0.1:{port}/index.html", arrivals)
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+
 @contextmanager
 def demo_web() -> Iterator[Site]:
     with serve_demo_web() as web:
@@ -74,5 +154,9 @@ def available() -> list[Callable[[], AbstractContextManager[Site]]]:
     """A factory for every benchmark site on this machine."""
     sites: list[Callable[[], AbstractContextManager[Site]]] = [demo_web]
     if (PYTHON3_DOC / "index.html").exists():
-        sites.append(partial(serve_directory, "python3-doc", PYTHON3_DOC))
+        nginx = _nginx()
+        if nginx is not None:
+            sites.append(partial(serve_with_nginx, "python3-doc", PYTHON3_DOC, nginx))
+        else:
+            sites.append(partial(serve_directory, "python3-doc", PYTHON3_DOC))
     return sites

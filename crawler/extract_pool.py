@@ -2,7 +2,8 @@
 
 Parsing a page (lxml, then a walk over its tree in Python) is most of what
 a crawl node spends its CPU on, and Python runs it on one core at a time.
-With ``CRAWLER_EXTRACT_PROCESSES = N`` (default 1) the spider hands each
+With ``CRAWLER_EXTRACT_PROCESSES = N`` (by default 1 on a machine with a
+second core and no indexer running beside the crawl) the spider hands each
 response body to a pool of N processes and goes on fetching while they
 parse; what comes back is the same :class:`~crawler.extract.Extraction`
 the spider would have computed itself (the same pure function, with the
@@ -40,6 +41,11 @@ def _start(policy: dict[str, bool]) -> None:
     _policy = UrlPolicy(**policy)
 
 
+def _ready() -> None:
+    """Nothing: submitted at once, so that the workers start (and import
+    lxml) while the crawl fetches its first robots.txt."""
+
+
 def _extract(body: bytes, url: str, headers: Mapping[str, str]) -> Extraction:
     assert _policy is not None
     return extract(body, url, None, headers, _policy.canonicalize)
@@ -57,6 +63,8 @@ class ExtractPool:
             initializer=_start,
             initargs=(asdict(policy),),
         )
+        for _ in range(processes):
+            self._pool.submit(_ready)
 
     async def extract(self, body: bytes, url: str, headers: Mapping[str, str]) -> Extraction:
         if self._pool is not None:

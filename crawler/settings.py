@@ -89,8 +89,10 @@ FRONTIER_IDLE_GRACE = None
 FRONTIER_LOCAL_SEEN_MAX = 2_000_000
 
 # Processes that parse pages beside the crawl's own (crawler/extract_pool.py),
-# so that a node uses a second core; 0: parse in the crawl's process.
-CRAWLER_EXTRACT_PROCESSES = 1
+# so that a node uses a second core; 0: parse in the crawl's process. None:
+# one when the machine has two cores or more and the crawl runs no indexer
+# beside it (INDEX_WITH_CRAWL), which would take the second core; else 0.
+CRAWLER_EXTRACT_PROCESSES = None
 
 # --- Politeness (per site: scheme + host + port) ------------------------------
 

@@ -21,6 +21,7 @@ next (:mod:`crawler.revisit`).
 from __future__ import annotations
 
 import logging
+import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -90,6 +91,18 @@ def read_seeds(seeds: str | None, seeds_file: str | None, policy: UrlPolicy) -> 
         if canonical not in urls:
             urls.append(canonical)
     return urls
+
+
+def extract_processes(settings: Any) -> int:
+    """``CRAWLER_EXTRACT_PROCESSES``, or when unset: one worker when the
+    machine has a core the crawl can have to itself, that is a second core
+    and no indexer beside the crawl (which would take that core)."""
+    value = settings.get("CRAWLER_EXTRACT_PROCESSES")
+    if value is not None:
+        return max(0, int(value))
+    inline = settings.get("INDEX_WITH_CRAWL")
+    indexing = settings.getbool("INDEX_WITH_CRAWL") if inline is not None else not settings.get("REDIS_URL")
+    return 1 if (os.cpu_count() or 1) >= 2 and not indexing else 0
 
 
 def recrawl_mode(value: str | None) -> str | None:
@@ -168,7 +181,7 @@ class WebSpider(Spider):
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         spider.data_dir = Path(settings.get("DATA_DIR") or "data")
-        spider._extract_processes = max(0, settings.getint("CRAWLER_EXTRACT_PROCESSES", 1))
+        spider._extract_processes = extract_processes(settings)
         crawler.signals.connect(spider._opened, signal=signals.spider_opened)
         crawler.signals.connect(spider._closed, signal=signals.spider_closed)
         return spider
