@@ -197,19 +197,31 @@ def test_a_crawl_waits_for_a_slow_indexer_instead_of_filling_redis(shared: Redis
     client = redis.Redis.from_url(shared.url)
     data = tmp_path / "index-data"
     with serve() as web:
-        crawling = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0", "INDEX_QUEUE_MAX=20")
-        wait_for(lambda: client.llen("web:items") > 20)
-        time.sleep(2)  # paused by now: nothing more is fetched
+        log = tmp_path / "node.log"
+        crawling = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0", "INDEX_QUEUE_MAX=20",
+                        f"LOG_FILE={log}")
+        wait_for(lambda: log.exists() and "wait for the indexer" in log.read_text())  # it paused
+        # What it had asked for before pausing is answered and parsed: the
+        # request log and the queue stand still for half a second.
+        last: list[tuple[int, int, float]] = []
+
+        def settled() -> bool:
+            now = (len(web.requests), client.llen("web:items"), time.monotonic())
+            if not last or last[0][:2] != now[:2]:
+                last[:] = [now]
+            return now[2] - last[0][2] >= 0.5
+
+        wait_for(settled)
         before, waiting = len(web.requests), client.llen("web:items")
-        time.sleep(2)
+        time.sleep(1)  # a window in which nothing may happen: absence has no event
         assert len(web.requests) == before, "the crawl went on while the indexer was behind"
         assert client.llen("web:items") == waiting, "the item queue grew while paused"
         # Past the limit by what was in flight when it paused (downloads, pages
         # being parsed, a taken batch): a few dozen, however long the pause.
         assert waiting <= 20 + 100
         follower = indexer(shared.url, data, "--follow")  # drains it: the crawl resumes
-        log, _ = finish(crawling, follower)
-    assert "wait for the indexer" in log
+        finish(crawling, follower)
+    assert "fetching resumes" in log.read_text()
     assert len(fetched(web)) >= web.page_count
     assert client.llen("web:items") == 0
     assert web.facts["chinese_title"]["url"] in documents(data)
