@@ -35,15 +35,16 @@ from typing import Any
 from whoosh.analysis import Filter, Token, Tokenizer
 from whoosh.lang.porter import stem
 
-__all__ = ["MixedTokenizer", "LatinStemFilter", "NormalizeFilter", "has_cjk", "CJK_MODES"]
+__all__ = ["MixedTokenizer", "LatinStemFilter", "NormalizeFilter", "has_cjk", "joined", "code_parts", "CJK_MODES"]
 
 CJK_MODES = ("bigram", "jieba", "both")
 
 _CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # A run of CJK characters; or a word of other scripts, digits and
-# underscores, with dotted or colon-joined parts (json.dumps, std::vector).
+# underscores, with dotted, colon- or hyphen-joined parts (json.dumps,
+# std::vector, e-mail).
 _TOKEN = re.compile(
-    rf"([{_CJK_CLASS}]+)|[^\W{_CJK_CLASS}]+(?:(?:\.|::?)[^\W{_CJK_CLASS}]+)*"
+    rf"([{_CJK_CLASS}]+)|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|-)[^\W{_CJK_CLASS}]+)*"
 )
 _HAS_CJK = re.compile(f"[{_CJK_CLASS}]")
 # The parts of a code name: split at dots, colons and underscores, and
@@ -119,6 +120,55 @@ def _code_tokens(word: str, start: int, pos: int) -> list[tuple[str, int, int, i
     return tokens
 
 
+# A hyphenated word of at most this many pieces is also indexed joined.
+_MAX_JOINED_PIECES = 6
+_PLAIN_PIECE = re.compile(r"[^\W_]+\Z")
+
+
+def joined(word: str) -> str | None:
+    """The joined form of a hyphenated word (``e-mail``: ``email``), or None.
+
+    Only for words of plain pieces with a letter among them: ``2024-05-01``
+    or ``os.path-like`` are not words anybody writes joined.
+
+    >>> joined("e-mail"), joined("Wi-Fi"), joined("state-of-the-art")
+    ('email', 'WiFi', 'stateoftheart')
+    >>> joined("email"), joined("2024-05-01"), joined("os.path-like")
+    (None, None, None)
+    """
+    pieces = word.split("-")
+    if not 1 < len(pieces) <= _MAX_JOINED_PIECES or not all(_PLAIN_PIECE.match(p) for p in pieces):
+        return None
+    whole = "".join(pieces)
+    return whole if not whole.isdigit() else None
+
+
+def _word_tokens(word: str, start: int, pos: int) -> list[tuple[str, int, int, int]]:
+    """``(text, start, end, position)`` of a word: hyphenated pieces one by
+    one (each whole and split, as :func:`_code_tokens`), and the joined form
+    at the first piece's position, so that ``e-mail`` is found by ``email``,
+    ``"e mail"`` and ``e-mail``.
+
+    >>> [(t, p) for t, _, _, p in _word_tokens("in-memory", 0, 3)]
+    [('inmemory', 3), ('in', 3), ('memory', 4)]
+    >>> [(t, p) for t, _, _, p in _word_tokens("json.dumps", 0, 0)]
+    [('json.dumps', 0), ('json', 0), ('dumps', 1)]
+    """
+    if "-" not in word:
+        return _code_tokens(word, start, pos)
+    tokens: list[tuple[str, int, int, int]] = []
+    whole = joined(word)
+    if whole is not None:
+        tokens.append((whole, start, start + len(word), pos))
+    offset = 0
+    for piece in word.split("-"):
+        piece_tokens = _code_tokens(piece, start + offset, pos)
+        tokens.extend(piece_tokens)
+        pos = max(position for _, _, _, position in piece_tokens) + 1
+        offset += len(piece) + 1
+    return tokens
+
+
 @lru_cache(maxsize=1)
 def _jieba() -> Any:
     """jieba, loaded on first use only."""
@@ -191,7 +241,7 @@ class MixedTokenizer(Tokenizer):
                     yield self._emit(token, word, pos, start + begin, start + end, start_char, keeporiginal)
                     pos += 1
                 continue
-            for text, begin, end, position in _code_tokens(match.group(0), start, pos):
+            for text, begin, end, position in _word_tokens(match.group(0), start, pos):
                 yield self._emit(token, text, position, begin, end, start_char, keeporiginal)
                 pos = max(pos, position + 1)
 
