@@ -328,6 +328,7 @@ class PageLogic:
             "description": page.description,
             "keywords": page.keywords,
             "headings": page.headings,
+            "sections": page.sections,
             "emphasis": page.emphasis,
             "text": page.text,
             "lang": page.lang,

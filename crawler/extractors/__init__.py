@@ -10,8 +10,9 @@ The media type is the declared one unless it is missing, malformed or
 generic (then sniffed), or a binary signature contradicts a declared text
 type (see :mod:`crawler.extractors.sniff`). HTTP headers add what markup
 would say: ``Refresh`` (it wins over a meta refresh, as the header comes
-first) and a ``Link: <...>; rel="canonical"`` (used when markup names no
-canonical).
+first), a ``Link: <...>; rel="canonical"`` (used when markup names no
+canonical) and ``Content-Language`` (used when markup declares no language;
+a guess from the text comes last, :mod:`crawler.extractors.lang`).
 
 Every outcome is data, never an exception: a page, or one of
 ``SKIP_REASONS`` for the caller to count.
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from crawler.extractors import html, media, pdf, text
+from crawler.extractors.lang import guess_lang
 from crawler.extractors.location import (
     Resolve, link_header_canonical, refresh_target, same_site,
 )
@@ -141,6 +143,9 @@ def extract(
 
 
 def _apply_headers(page: Page, headers: Mapping[str, str], resolve: Resolve) -> None:
+    if not page.lang:  # markup declares none: the header, else a guess
+        declared = (headers.get("content-language") or "").split(",")[0].strip().lower()
+        page.lang = declared or guess_lang(page.title + " " + page.text[:2000])
     refresh = headers.get("refresh")
     if refresh:
         target = refresh_target(refresh, page.url, resolve)

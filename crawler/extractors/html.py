@@ -66,10 +66,16 @@ _MAX_STYLED_EMPHASIS = 200  # a styled container this long is layout, not emphas
 _LINK_SCHEMES = ("http://", "https://")
 _MAX_ANCHOR = 200
 _HEAD_TAGS = ("title", "meta", "link", "base")
+# Sections a result can link into: at most this many a page, text cut to this.
+_MAX_SECTIONS = 1000
+_MAX_SECTION_TEXT = 200
+_PERMALINK_MARKS = "¶#§🔗"
+_SECTION_PARENTS = frozenset(["section", "div", "article"])
 
 
 def extract(body: bytes, url: str, content_type: str | None, resolve: Resolve) -> Page | str:
-    """A page from HTML bytes in any charset, or why there is none."""
+    """A page from HTML bytes in any charset, or why there is none; its
+    ``lang`` only as declared in the markup."""
     text, encoding = decode(body, content_type)
     if binary_text(text):
         return "binary_as_html"
@@ -96,8 +102,11 @@ def extract_html(html: str | bytes, url: str, resolve: Resolve = canonicalize) -
     """
     if isinstance(html, bytes):
         text, encoding = decode(html)
-        return _extract_decoded(html, text, encoding, url, resolve)
-    return _extract(html.encode("utf-8", "replace"), url, resolve)
+        page = _extract_decoded(html, text, encoding, url, resolve)
+    else:
+        page = _extract(html.encode("utf-8", "replace"), url, resolve)
+    page.lang = page.lang or guess_lang(page.title + " " + page.text[:2000])
+    return page
 
 
 def _extract_decoded(body: bytes, text: str, encoding: str, url: str, resolve: Resolve) -> Page:
@@ -144,9 +153,8 @@ def _extract(data: bytes, url: str, resolve: Resolve) -> Page:
     if head.refresh:
         target = refresh_target(head.refresh, base, resolve)
         page.refresh = target if target != url else None
+    # Declared only: extract() may still find a Content-Language header.
     page.lang = (root.get("lang") or root.get("xml:lang") or head.language).strip().lower()
-    if not page.lang:
-        page.lang = guess_lang(page.title + " " + page.text[:2000])
     return page
 
 
@@ -297,6 +305,9 @@ class _Walker:
                     text = _clean(child.text_content())
                     if text:
                         page.headings.append(text)
+                        self._section(child, tag, text)
+                elif tag == "dt" and get("id"):
+                    self._section(child, tag, _clean(child.text_content()))
                 elif tag in _EMPHASIS:
                     text = _clean(child.text_content())
                     if text:
@@ -316,6 +327,29 @@ class _Walker:
                 self.flush()
             if child.tail and not chrome:
                 parts.append(child.tail)
+
+    def _section(self, element: lxml.html.HtmlElement, tag: str, text: str) -> None:
+        """Record a heading or definition that a link can point into, by the
+        id a documentation generator gives it: its own, a permalink's or an
+        anchor's inside it (Sphinx, Node.js, DocBook), or that of the
+        section it opens."""
+        sections = self.page.sections
+        if len(sections) >= _MAX_SECTIONS:
+            return
+        anchor = element.get("id")
+        if not anchor:
+            for inner in element.iter("a"):
+                href = inner.get("href") or ""
+                anchor = inner.get("id") or inner.get("name") or (href[1:] if href.startswith("#") else "")
+                if anchor:
+                    break
+        if not anchor:
+            parent = element.getparent()
+            if parent is not None and parent.tag in _SECTION_PARENTS:
+                anchor = parent.get("id")
+        text = text.strip(_PERMALINK_MARKS + " ")[:_MAX_SECTION_TEXT]
+        if anchor and text:
+            sections.append([anchor.strip(), text, tag])
 
     def _styled(self, element: lxml.html.HtmlElement, tag: str, style: str | None) -> None:
         if (style and _emphatic_style(style)) or (

@@ -1,12 +1,17 @@
 """Which language a page is in, as far as the indexer needs to know (pure).
 
-The indexer segments Chinese and Japanese text (no spaces between words), so
-what matters is telling CJK scripts apart cheaply, not identifying every
-language: a declared language wins (``<html lang>``, set by the extractor),
-and undeclared text gets "zh", "ja" or "ko" when more than 30% of its first
-2000 characters are CJK: "ja" when kana make up over a tenth of them (every
-Japanese sentence has kana, Chinese has none), "ko" when Hangul outnumbers
-Han characters, else "zh". Anything else stays "" (the analyzer's default).
+Search prefers pages in the query's language (an English query on a site
+with a Chinese edition should not get the Chinese pages, which share its
+command and file names), and the indexer segments Chinese and Japanese text,
+so what matters is telling scripts apart cheaply and English from the rest,
+not identifying every language. A declared language wins (``<html lang>``,
+``<meta http-equiv=content-language>``, then the ``Content-Language``
+header); undeclared text gets "zh", "ja" or "ko" when more than 30% of its
+first 2000 characters are CJK: "ja" when kana make up over a tenth of them
+(every Japanese sentence has kana, Chinese has none), "ko" when Hangul
+outnumbers Han characters, else "zh"; "en" when English function words
+make up an eighth of its first 300 words (they are a third to a half of
+running English text, and rare in other languages). Anything else stays "".
 """
 
 from __future__ import annotations
@@ -20,6 +25,14 @@ _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _SAMPLE = 2000
 _CJK_SHARE = 0.3
+_LATIN_WORD = re.compile(r"[a-z]+")
+_ENGLISH_WORDS = frozenset(
+    """the of and to in is that for it with as on are this be by or an not you
+    can from which if at was we your have will all has more when use one""".split()
+)
+_ENGLISH_SAMPLE = 300
+_ENGLISH_SHARE = 0.125
+_ENGLISH_MIN_WORDS = 12
 
 
 def cjk_ratio(text: str) -> float:
@@ -33,20 +46,32 @@ def cjk_ratio(text: str) -> float:
 
 
 def guess_lang(text: str) -> str:
-    """"zh", "ja" or "ko" for mostly-CJK text, else "".
+    """"zh", "ja" or "ko" for mostly-CJK text, "en" for English, else "".
 
     >>> guess_lang("西湖龙井是中国著名的绿茶。"), guess_lang("東京は日本の首都です。")
     ('zh', 'ja')
     >>> guess_lang("서울은 대한민국의 수도입니다."), guess_lang("Plain English.")
     ('ko', '')
+    >>> guess_lang("The lighthouse stands on the cliff, and its keeper is in the tower at night. "
+    ...            "It was built in 1870 for the ships that come to the harbour.")
+    'en'
+    >>> guess_lang("Le phare se dresse sur la falaise et son gardien est dans la tour la nuit.")
+    ''
     """
     sample = text[:_SAMPLE]
     cjk = len(_CJK.findall(sample))
     chars = len(sample) - sample.count(" ")
     if not chars or cjk <= _CJK_SHARE * chars:
-        return ""
+        return "en" if _english(sample) else ""
     kana = len(_KANA.findall(sample))
     if kana * 10 > cjk:
         return "ja"
     hangul = len(_HANGUL.findall(sample))
     return "ko" if hangul * 2 > cjk else "zh"
+
+
+def _english(sample: str) -> bool:
+    words = _LATIN_WORD.findall(sample.lower())[:_ENGLISH_SAMPLE]
+    if len(words) < _ENGLISH_MIN_WORDS:
+        return False
+    return sum(1 for word in words if word in _ENGLISH_WORDS) >= _ENGLISH_SHARE * len(words)

@@ -46,6 +46,9 @@ class Page:
     ``KINDS``, ``media_type`` what the body was read as (declared or
     sniffed), ``encoding`` the codec that decoded it ("" when text came in).
     ``lang`` is declared (``<html lang>``) or guessed ("zh", "ja", "ko").
+    ``sections`` are the ``[id, text, tag]`` of the headings (``h1``...)
+    and definitions (``dt``) a link can point into (``page.html#id``):
+    search links a result to the section its query names.
     """
 
     url: str
@@ -65,3 +68,4 @@ class Page:
     refresh: str | None = None
     meta: dict[str, str] = field(default_factory=dict)
     blocks: list[str] = field(default_factory=list)
+    sections: list[list[str]] = field(default_factory=list)

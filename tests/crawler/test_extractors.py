@@ -308,3 +308,43 @@ def test_extract_never_raises(
         assert isinstance(result.page.text, str) and isinstance(result.page.title, str)
     else:
         assert result.skip in SKIP_REASONS
+
+
+# --- sections a result can link into, and the page's language ----------------------------
+
+
+def test_headings_and_definitions_keep_the_ids_links_point_at() -> None:
+    html = (
+        '<html lang="en"><title>QuerySet API</title>'
+        '<div class="section" id="queryset-api"><h1>QuerySet API<a class="headerlink" href="#queryset-api">¶</a></h1>'
+        '<dl><dt class="sig" id="django.db.models.query.QuerySet.filter">filter(*args)<a class="headerlink">¶</a></dt>'
+        "<dd>Filters.</dd></dl>"
+        '<h3>Promises API<span><a class="mark" href="#promises-api" id="promises-api">#</a></span></h3>'
+        '<h3 class="title"><a id="_basic_precautions"></a>2.1.2. Basic precautions</h3>'
+        '<h2 id="_synopsis">SYNOPSIS</h2><h2>No id anywhere</h2></div>'
+    )
+    page = extract(html.encode(), "http://docs.test/q.html", "text/html").page
+    assert page.sections == [
+        ["queryset-api", "QuerySet API", "h1"],
+        ["django.db.models.query.QuerySet.filter", "filter(*args)", "dt"],
+        ["promises-api", "Promises API", "h3"],
+        ["_basic_precautions", "2.1.2. Basic precautions", "h3"],
+        ["_synopsis", "SYNOPSIS", "h2"],
+        ["queryset-api", "No id anywhere", "h2"],  # the section it is in
+    ]
+
+
+@pytest.mark.parametrize(
+    ("markup", "headers", "lang"),
+    [
+        ('<html lang="zh-CN">', {}, "zh-cn"),  # declared in markup: wins
+        ("<html>", {"Content-Language": "de, en"}, "de"),  # the header, when markup says nothing
+        ('<html lang="fr">', {"Content-Language": "de"}, "fr"),
+        ("<html>", {}, "en"),  # English text, undeclared: detected
+    ],
+)
+def test_the_language_is_declared_sent_or_detected(markup: str, headers: dict, lang: str) -> None:
+    body = (markup + "<title>Ferries</title><p>The ferry leaves the harbour at noon, and it is "
+            "the only one that goes to the island in winter when the sea is rough.</p>").encode()
+    page = extract(body, "http://a.test/", "text/html", headers).page
+    assert page.lang == lang
