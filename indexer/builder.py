@@ -305,12 +305,12 @@ class IndexBuilder:
             fields.BODY: page.get("text") or "",
             fields.ANCHOR: anchors,
             fields.CRAWLED: True,
-            fields.LANG: page.get("lang") or "",
+            fields.LANG: fields.lang_terms(page.get("lang") or ""),
             fields.FETCHED: page.get("fetched"),
         }
 
     @staticmethod
-    def _anchor_document(url: str, anchors: str) -> dict[str, Any]:
+    def _anchor_document(url: str, anchors: str, sources: int) -> dict[str, Any]:
         title = Counter(anchors.split("\n")).most_common(1)[0][0] if anchors else url
         return {
             fields.URL: url,
@@ -320,6 +320,7 @@ class IndexBuilder:
             fields.TITLE: title,
             fields.ANCHOR: anchors,
             fields.CRAWLED: False,
+            fields.SOURCES: sources,
         }
 
     def finalize(self) -> FinalizeReport:
@@ -331,6 +332,7 @@ class IndexBuilder:
         gone = self.store.gone()
         purged = self._purged()
         inbound: dict[str, list[str]] = defaultdict(list)
+        sources: dict[str, set[str]] = defaultdict(set)
         for source, target, text in self.graph.links():
             source = aliases.get(source, source)
             target = aliases.get(target, target)
@@ -339,6 +341,7 @@ class IndexBuilder:
             if purged and purged.reason(target):
                 continue
             inbound[target].append(text)
+            sources[target].add(source)
 
         indexed = self.store.indexed_hashes()
         documents = crawled | set(inbound)
@@ -352,9 +355,10 @@ class IndexBuilder:
             updated = []
             for url in sorted(documents):
                 anchors = anchor_text(inbound.get(url, ()))
+                linking = len(sources.get(url, ()))
                 if url not in crawled:
                     anchor_only += 1
-                digest = _digest(anchors)
+                digest = _digest(anchors if url in crawled else f"{anchors}\n{linking}")
                 if indexed.get(url) == digest:
                     continue
                 if url in crawled:
@@ -362,7 +366,7 @@ class IndexBuilder:
                     assert page is not None
                     writer.update_document(**self._page_document(page, anchors))
                 else:
-                    writer.update_document(**self._anchor_document(url, anchors))
+                    writer.update_document(**self._anchor_document(url, anchors, linking))
                 updated.append((url, digest))
             reindexed = len(updated)
             self.store.set_indexed(updated)

@@ -15,7 +15,7 @@ Chinese or Japanese text cut into character bigrams.
 from __future__ import annotations
 
 from whoosh.analysis.analyzers import CompositeAnalyzer
-from whoosh.fields import BOOLEAN, ID, KEYWORD, STORED, TEXT, Schema
+from whoosh.fields import BOOLEAN, ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from indexer.analysis import MixedTokenizer, NormalizeFilter, has_cjk
 
@@ -24,7 +24,8 @@ __all__ = [
     "text_analyzer",
     "host_suffixes",
     "URL", "HOST", "SITE", "URLWORDS", "TITLE", "HEADINGS", "EMPHASIS", "DESCRIPTION",
-    "BODY", "ANCHOR", "CRAWLED", "LANG", "FETCHED", "TEXT_FIELDS", "has_cjk",
+    "BODY", "ANCHOR", "CRAWLED", "LANG", "FETCHED", "SOURCES", "TEXT_FIELDS", "has_cjk",
+    "lang_terms", "primary_lang",
 ]
 
 URL = "url"
@@ -40,6 +41,7 @@ ANCHOR = "anchor"
 CRAWLED = "crawled"
 LANG = "lang"
 FETCHED = "fetched"
+SOURCES = "sources"  # distinct pages linking to a page known only by anchors
 TEXT_FIELDS = (TITLE, ANCHOR, URLWORDS, HEADINGS, EMPHASIS, DESCRIPTION, BODY)
 
 # Only the words too common to say anything; "not", "how", "what"... stay
@@ -68,6 +70,28 @@ def host_suffixes(host: str) -> str:
     return " ".join(dict.fromkeys(names))
 
 
+def primary_lang(lang: str) -> str:
+    """A language tag's primary subtag: what ``lang:`` and the language
+    preference compare.
+
+    >>> primary_lang("zh-CN"), primary_lang("en_US"), primary_lang("")
+    ('zh', 'en', '')
+    """
+    return lang.strip().lower().replace("_", "-").split("-")[0]
+
+
+def lang_terms(lang: str) -> str:
+    """What the ``lang`` field holds for a page: the tag as declared, then its
+    primary subtag, so ``lang:zh`` finds ``zh-cn`` pages and ``lang:zh-cn``
+    only those.
+
+    >>> lang_terms("zh-CN"), lang_terms("en"), lang_terms("")
+    ('zh-cn zh', 'en', '')
+    """
+    full = lang.strip().lower().replace("_", "-")
+    return " ".join(dict.fromkeys(filter(None, (full, primary_lang(full)))))
+
+
 def text_analyzer(cjk: str = "bigram") -> CompositeAnalyzer:
     """The analyzer of every text field, at index and query time."""
     # Lower-cased, stop words dropped (without renumbering: a code name
@@ -90,7 +114,8 @@ def schema(cjk: str = "bigram") -> Schema:
             BODY: TEXT(analyzer=text),
             ANCHOR: TEXT(analyzer=text, stored=True),
             CRAWLED: BOOLEAN(stored=True),
-            LANG: ID(stored=True),
+            LANG: KEYWORD(stored=True, lowercase=True),
             FETCHED: STORED(),
+            SOURCES: NUMERIC(stored=True),
         }
     )

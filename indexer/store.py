@@ -25,7 +25,7 @@ from indexer._sqlite import connect
 __all__ = ["PageStore", "STORED_FIELDS"]
 
 # Page fields kept compressed in one blob; the rest are columns.
-STORED_FIELDS = ("description", "keywords", "headings", "emphasis", "text", "links")
+STORED_FIELDS = ("description", "keywords", "headings", "emphasis", "text", "links", "sections")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS pages (
@@ -126,16 +126,18 @@ class PageStore:
         for row in cursor:
             yield _page(row)
 
-    def texts(self, urls: Iterable[str]) -> dict[str, str]:
-        """Body text of each stored page among ``urls`` (for snippets)."""
+    def bodies(self, urls: Iterable[str]) -> dict[str, tuple[str, list[list[str]]]]:
+        """Body text and sections (``[id, text]``) of each stored page among
+        ``urls``: what a result's snippet and deep link are cut from."""
         urls = list(urls)
-        found: dict[str, str] = {}
+        found: dict[str, tuple[str, list[list[str]]]] = {}
         for start in range(0, len(urls), 500):
             chunk = urls[start : start + 500]
             marks = ",".join("?" * len(chunk))
             rows = self.db.execute(f"SELECT url, data FROM pages WHERE url IN ({marks})", chunk)
             for url, blob in rows:
-                found[url] = json.loads(zlib.decompress(blob)).get("text") or ""
+                data = json.loads(zlib.decompress(blob))
+                found[url] = (data.get("text") or "", data.get("sections") or [])
         return found
 
     def urls(self) -> set[str]:
