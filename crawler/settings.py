@@ -229,6 +229,17 @@ INDEX_NICENESS = 10
 # (pages average tens of kB each). 0: no limit.
 INDEX_QUEUE_MAX = 2000
 
+# --- Search (search/engine.py; `python -m search --anchor-only`, `search.web --anchor-only`)
+
+# Pages known only by the anchor text of links to them (not fetched: off
+# site, robots.txt, media) in results: "rank" lets one rank among crawled
+# pages only on strong evidence, links from at least SEARCH_ANCHOR_MIN_SOURCES
+# distinct pages, and puts the rest after every crawled result; "last" puts
+# them all after; "hide" leaves them out. A site-search user wants the
+# site's own pages, and one mention of a mailing list is not evidence.
+SEARCH_ANCHOR_ONLY = "rank"
+SEARCH_ANCHOR_MIN_SOURCES = 3
+
 # --- Monitoring (crawler/monitor.py, crawler/alerts.py) --------------------------------
 
 # Seconds between two progress lines ("Crawled 1,204 pages (38.5/s), 3,410

@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from urllib.parse import quote
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from whoosh import index as whoosh_index
 from whoosh.index import EmptyIndexError
-from whoosh.qparser import MultifieldParser, OrGroup
-from whoosh.qparser.plugins import PlusMinusPlugin
-from whoosh.query import NullQuery, Or, Query, Term
+from whoosh.query import And, Every, NullQuery, Or, Query, Term
 from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F
 
@@ -35,6 +34,8 @@ from indexer import schema as fields
 from indexer.graph import LinkGraph
 from indexer.store import PageStore
 from search import proximity, ranking, spelling
+from search.parsing import ANY, LEVELS, PARTS, STRICT, QueryParser, word_forms
+from search.deeplinks import best_section
 from search.snippets import passage, word_pattern
 
 __all__ = ["SearchEngine", "SearchError", "Result", "Results"]
@@ -44,6 +45,12 @@ _DEPTH = 100
 _PROXIMITY_DEPTH = 50
 _FEW = 3  # results below which a spelling suggestion is looked for
 _OPERATORS = re.compile(r'"|\bOR\b|\bAND\b|\bNOT\b|(^|\s)[-+]\S|\w:')
+# Restrictions, taken out of the text before it is parsed: they filter the
+# matches at every level of relaxation instead of becoming optional words.
+_FILTER = re.compile(r'(?i)(?:(?<=\s)|^)(-?)(site|lang):("[^"]*"|[^\s"()]+)')
+_ANCHOR_POLICIES = ("rank", "last", "hide")
+# What a fragment may hold unescaped (RFC 3986 fragment characters).
+_FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"
 _TITLE_SEPARATORS = re.compile(r"\s+[—–|·:-]\s+|\s+-\s+")
 _LATIN = re.compile(r"[a-z]{4,}\Z")
 
@@ -54,12 +61,17 @@ class SearchError(Exception):
 
 @dataclass
 class Result:
+    """One result: ``url`` links into the section the query names when one
+    does (``page.html#id``), ``page`` is the page's URL without it."""
+
     url: str
     title: str
     snippet: str
     score: float
     pagerank: float
     host: str
+    page: str = ""
+    lang: str = ""
     crawled: bool = True
     # Results from the same host left off this page ("more from this site").
     more_from_host: int = 0
@@ -94,6 +106,19 @@ class Results:
         return data
 
 
+@dataclass(frozen=True)
+class _Request:
+    """A query as the engine runs it: its words (restrictions out), whether
+    they are plain words (no operators), and what every result must match
+    (``restrict``) and must not (``mask``)."""
+
+    text: str
+    words: list[str]
+    plain: bool
+    restrict: Query | None
+    mask: Query | None
+
+
 @dataclass
 class _Candidate:
     hit: Any
@@ -104,7 +129,22 @@ class _Candidate:
 class SearchEngine:
     """Read-only search over ``DATA_DIR``; cheap to keep open between queries."""
 
-    def __init__(self, data_dir: str | Path) -> None:
+    def __init__(
+        self, data_dir: str | Path, anchor_only: str | None = None, anchor_min_sources: int | None = None
+    ) -> None:
+        """Open ``data_dir``'s index; ``anchor_only`` (``rank``, ``last`` or
+        ``hide``) and ``anchor_min_sources`` say where pages known only by
+        anchor text go (defaults: ``SEARCH_ANCHOR_ONLY`` and
+        ``SEARCH_ANCHOR_MIN_SOURCES`` of ``crawler/settings.py``)."""
+        from crawler import settings as defaults
+
+        self.anchor_only = anchor_only or defaults.SEARCH_ANCHOR_ONLY
+        if self.anchor_only not in _ANCHOR_POLICIES:
+            raise SearchError(f"anchor-only policy must be one of {', '.join(_ANCHOR_POLICIES)}, "
+                              f"not {self.anchor_only!r}")
+        self.anchor_min_sources = (
+            defaults.SEARCH_ANCHOR_MIN_SOURCES if anchor_min_sources is None else anchor_min_sources
+        )
         self.data_dir = Path(data_dir)
         index_dir = self.data_dir / "index"
         if not index_dir.is_dir():
@@ -127,13 +167,7 @@ class SearchEngine:
             K1=ranking.K1,
             **{f"{name}_B": value for name, value in ranking.FIELD_B.items()},
         )
-        names = list(ranking.FIELD_WEIGHTS)
-        boosts = dict(ranking.FIELD_WEIGHTS)
-        self.parser = MultifieldParser(names, self.index.schema, fieldboosts=boosts)
-        self.parser.add_plugin(PlusMinusPlugin())
-        self.relaxed_parser = MultifieldParser(
-            names, self.index.schema, fieldboosts=boosts, group=OrGroup
-        )
+        self.parser = QueryParser(self.index.schema, dict(ranking.FIELD_WEIGHTS))
 
     def _fresh_searcher(self) -> Any:
         """The open searcher, moved to the index's latest commit if there is one.
@@ -163,16 +197,36 @@ class SearchEngine:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def parse(self, text: str, relaxed: bool = False) -> Query:
-        """The query for ``text``: all words required unless ``relaxed``.
+    def parse(self, text: str, level: str = STRICT) -> Query:
+        """The query for ``text`` (its words, without ``site:`` or ``lang:``)
+        at a level of :mod:`search.parsing`: every word as written
+        (``strict``), every word's parts (``parts``), any word (``any``).
 
-        ``site:HOST`` restricts to a host and its subdomains, ``title:word``
-        to titles; ``"phrases"``, ``OR``, ``NOT`` and ``-word`` as usual.
+        ``title:word`` looks in titles only; ``"phrases"``, ``OR``, ``NOT``
+        and ``-word`` as usual.
         """
-        parser = self.relaxed_parser if relaxed else self.parser
-        # A host with a port (site:127.0.0.1:8304) is one term, not a field
-        # named "1" inside it: quoted, Whoosh reads it whole.
-        return parser.parse(_SITE_WITH_PORT.sub(r'\1"\2"', text))
+        return self.parser.parse(text, level)
+
+    @staticmethod
+    def filters(text: str) -> tuple[str, Query | None, list[Query]]:
+        """``text`` without its ``site:`` and ``lang:`` restrictions, the
+        query every result must match, and those no result may match.
+
+        ``site:HOST`` is a host (with its port, if given) and its subdomains;
+        ``lang:xx`` a language (``lang:zh`` includes ``zh-cn``); ``-site:``
+        and ``-lang:`` exclude.
+        """
+        required: list[Query] = []
+        excluded: list[Query] = []
+        for minus, name, value in _FILTER.findall(text):
+            value = value.strip('"').lower()
+            if not value:
+                continue
+            term = Term(fields.SITE if name.lower() == "site" else fields.LANG, value)
+            (excluded if minus else required).append(term)
+        rest = " ".join(_FILTER.sub(" ", text).split())
+        filter_query = None if not required else required[0] if len(required) == 1 else And(required)
+        return rest, filter_query, excluded
 
     def tokens(self, text: str) -> list[str]:
         """``text`` as the index analyzes it (lower-cased, stemmed, split)."""
@@ -185,48 +239,77 @@ class SearchEngine:
         if n < 1 or page < 1:
             raise SearchError("-n and --page must be at least 1")
         started = time.perf_counter()
-        plain = not _OPERATORS.search(text)
-        words = [word for word in text.split() if self.tokens(word)] if plain else []
+        words_text, restrict, excluded = self.filters(text)
+        plain = not _OPERATORS.search(words_text)
+        words = [word for word in words_text.split() if self.tokens(word)] if plain else []
         depth = max(_DEPTH, 3 * n * page)
         searcher = self._fresh_searcher()
-        candidates, total, matched_all = self._candidates(searcher, text, words, depth, n * page, plain)
+        if self.anchor_only == "hide":
+            excluded = [*excluded, Term(fields.CRAWLED, False)]
+        mask = None if not excluded else excluded[0] if len(excluded) == 1 else Or(excluded)
+        candidates, total, matched_all = self._candidates(
+            searcher, _Request(words_text, words, plain, restrict, mask), depth, n * page
+        )
         if candidates:
-            self._rank(searcher, candidates, words)
-        window = ranking.page_by_host(candidates, lambda c: c.hit.get(fields.HOST, ""), n, page)
-        bodies = self.store.texts(c.hit[fields.URL] for c, _ in window) if self.store else {}
-        per_field = self._field_scores(searcher, text, [c for c, _ in window]) if explain else {}
-        pattern = word_pattern(self.tokens(text)) if window else None
+            self._rank(searcher, candidates, words, ranking.query_script(words_text))
+        window = ranking.page_by_host(candidates, lambda c: c.hit.get(fields.HOST, ""), n, page,
+                                      last=lambda c: c.features.demoted)
+        bodies = self.store.bodies(c.hit[fields.URL] for c, _ in window) if self.store else {}
+        per_field = self._field_scores(searcher, words_text, [c for c, _ in window]) if explain else {}
+        pattern = word_pattern([self.tokens(word) for word in words_text.split()]) if window else None
+        sequence = self._sequence([word for word in words_text.replace('"', " ").split()
+                                   if word not in ("OR", "AND", "NOT") and word[0] not in "-+"
+                                   and ":" not in word]) if window else []
         results = [
-            self._result(candidate, more, bodies, pattern, per_field.get(candidate.hit.docnum), explain)
+            self._result(candidate, more, bodies, pattern, per_field.get(candidate.hit.docnum), explain,
+                         words_text.split(), sequence)
             for candidate, more in window
         ]
         suggestion = None
         if matched_all < _FEW and words:
-            suggestion = self._suggest(searcher, words, matched_all)
+            suggestion = self._suggest(searcher, words, matched_all, restrict, mask)
         return Results(text, total, results, page, n, time.perf_counter() - started, suggestion)
 
     # --- candidates and their features ---------------------------------------------
 
     def _candidates(
-        self, searcher: Any, text: str, words: list[str], depth: int, wanted: int, plain: bool
+        self, searcher: Any, request: _Request, depth: int, wanted: int
     ) -> tuple[list[_Candidate], int, int]:
-        """Candidates, how many pages match (some words), how many match all words."""
-        # Without terms=True, Whoosh can skip blocks that cannot reach the top.
-        hits = searcher.search(self.parse(text), limit=depth)
-        total = matched_all = _count(hits, depth)
-        candidates = [
-            _Candidate(hit, ranking.Features(text=hit.score, words_matched=len(words))) for hit in hits
-        ]
-        if total < wanted and plain and len(words) > 1:
-            seen = {c.hit.docnum for c in candidates}
-            relaxed = [hit for hit in searcher.search(self.parse(text, relaxed=True), limit=depth)
-                       if hit.docnum not in seen]
-            matched = self._words_matched(searcher, [hit.docnum for hit in relaxed], words)
-            for hit in relaxed:
-                features = ranking.Features(text=hit.score, all_words=False,
-                                            words_matched=matched.get(hit.docnum, 0))
+        """Candidates, how many pages match (some words), how many match all words as written.
+
+        Levels of :mod:`search.parsing` are tried in turn while fewer than
+        ``wanted`` pages have matched: the words as written, then their
+        parts, then (a query of plain words only) any of them. Pages found
+        at a level rank after those of the levels before.
+        """
+        candidates: list[_Candidate] = []
+        seen: set[int] = set()
+        total = matched_all = 0
+        previous: Query | None = None
+        for number, level in enumerate(LEVELS):
+            if number and (len(seen) >= wanted or (level == ANY and not (request.plain and len(request.words) > 1))):
+                break
+            query = self.parse(request.text, level) if request.text else Every()
+            if previous is not None and query == previous:
+                continue
+            previous = query
+            # Without terms=True, Whoosh can skip blocks that cannot reach the top.
+            found = searcher.search(query, limit=depth, filter=request.restrict, mask=request.mask)
+            if level == STRICT:
+                total = matched_all = _count(found, depth)
+            hits = [hit for hit in found if hit.docnum not in seen]
+            total = max(total, len(seen) + len(hits))
+            matched = (
+                self._words_matched(searcher, [hit.docnum for hit in hits], request.words)
+                if level != STRICT else {}
+            )
+            for hit in hits:
+                features = ranking.Features(
+                    text=hit.score, level=number,
+                    words_matched=matched.get(hit.docnum, len(request.words)),
+                )
                 candidates.append(_Candidate(hit, features))
-            total = max(total, len(seen) + len(relaxed))
+                seen.add(hit.docnum)
         return candidates, total, matched_all
 
     def _words_matched(self, searcher: Any, docnums: list[int], words: list[str]) -> dict[int, int]:
@@ -254,7 +337,7 @@ class SearchEngine:
             for docnum, tokens in found.items()
         }
 
-    def _rank(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> None:
+    def _rank(self, searcher: Any, candidates: list[_Candidate], words: list[str], script: str) -> None:
         proximity = self._proximity(searcher, candidates, words)
         urls = [c.hit[fields.URL] for c in candidates]
         ranks = self.graph.pagerank_of(urls) if self.graph is not None else {}
@@ -262,18 +345,26 @@ class SearchEngine:
         query_tokens = self.tokens(" ".join(words)) if words else []
         for candidate in candidates:
             hit = candidate.hit
-            features = candidate.features
-            candidate.features = ranking.Features(
-                text=features.text,
+            crawled = bool(hit.get(fields.CRAWLED, True))
+            candidate.features = replace(
+                candidate.features,
                 proximity=proximity.get(hit.docnum, 0.0),
                 pagerank=ranks.get(hit[fields.URL], 0.0),
                 nodes=nodes,
-                all_words=features.all_words,
-                words_matched=features.words_matched,
                 exact_title=bool(query_tokens) and self._is_title(hit.get(fields.TITLE) or "", query_tokens),
+                anchor_only=not crawled,
+                demoted=not crawled and self._weak_anchors(hit),
+                other_language=ranking.other_language(script, (hit.get(fields.LANG) or "").split()[:1]),
             )
             candidate.final = ranking.score(candidate.features)
         candidates.sort(key=lambda c: (ranking.order_key(c.features), c.hit[fields.URL]))
+
+    def _weak_anchors(self, hit: Any) -> bool:
+        """Whether a page known only by anchors goes after the crawled results:
+        always (``last``), or when too few pages link to it (``rank``)."""
+        if self.anchor_only == "last":
+            return True
+        return int(hit.get(fields.SOURCES) or 0) < self.anchor_min_sources
 
     def _is_title(self, title: str, query_tokens: list[str]) -> bool:
         """Whether the title (or its first part, before a " — " or " | ") is the query."""
@@ -344,7 +435,9 @@ class SearchEngine:
                 scores[hit.docnum][name] = round(hit.score, 4)
         return scores
 
-    def _suggest(self, searcher: Any, words: list[str], matched_all: int) -> str | None:
+    def _suggest(
+        self, searcher: Any, words: list[str], matched_all: int, restrict: Query | None, mask: Query | None
+    ) -> str | None:
         """A respelling of the query that more pages match in full, from the index's vocabulary."""
         if self.store is None:
             return None
@@ -362,7 +455,7 @@ class SearchEngine:
         if not changed:
             return None
         suggestion = " ".join(respelled)
-        found = searcher.search(self.parse(suggestion), limit=1)
+        found = searcher.search(self.parse(suggestion), limit=1, filter=restrict, mask=mask)
         return suggestion if len(found) > matched_all else None
 
     # --- presentation ----------------------------------------------------------------
@@ -371,16 +464,20 @@ class SearchEngine:
         self,
         candidate: _Candidate,
         more: int,
-        bodies: dict[str, str],
+        bodies: dict[str, tuple[str, list[list[str]]]],
         pattern: Any,
         field_scores: dict[str, float] | None,
         explain: bool,
+        words: list[str],
+        sequence: list[str],
     ) -> Result:
         hit = candidate.hit
         url = hit[fields.URL]
         crawled = bool(hit.get(fields.CRAWLED, True))
         title = hit.get(fields.TITLE) or url
-        body = bodies.get(url, "")
+        body, sections = bodies.get(url, ("", []))
+        names = [word for word in words if word_forms(word)[0] == "code"]
+        section = best_section(sections, sequence, self.tokens, title, names) if sections else None
         text = passage(body, pattern) if body else hit.get(fields.DESCRIPTION) or ""
         if not crawled and not text:
             anchors = sorted(set((hit.get(fields.ANCHOR) or "").split("\n")))
@@ -395,29 +492,63 @@ class SearchEngine:
                 "pagerank": features.pagerank,
                 "pagerank_x_nodes": round(features.pagerank * features.nodes, 4),
                 "prior": round(ranking.prior(features.pagerank, features.nodes), 4),
+                "level": LEVELS[features.level],
                 "all_words": features.all_words,
                 "words_matched": features.words_matched,
                 "exact_title": features.exact_title,
+                "rules": self._rules(hit, features, words),
                 "formula": (
                     f"(text + {ranking.PROXIMITY_WEIGHT} * proximity) * "
-                    f"(1 + {ranking.PAGERANK_WEIGHT} * ln(1 + pagerank * N)); "
-                    "ordered by all words, exact title, words matched, then this"
+                    f"(1 + {ranking.PAGERANK_WEIGHT} * ln(1 + pagerank * N)); ordered by weakly "
+                    "linked anchor-only pages last, the query's language, level, exact title, "
+                    "words matched, then this"
                 ),
             }
+        if explain and section:
+            details["rules"].append(f"the query names the section #{section}: linked there")
         return Result(
-            url=url,
+            url=f"{url}#{quote(section, safe=_FRAGMENT_SAFE)}" if section else url,
             title=title,
             snippet=text,
             score=round(candidate.final, 4),
             pagerank=features.pagerank,
             host=hit.get(fields.HOST, ""),
+            page=url,
+            lang=(hit.get(fields.LANG) or "").split(" ")[0],
             crawled=crawled,
             more_from_host=more,
             explain=details,
         )
 
 
-_SITE_WITH_PORT = re.compile(r'(?i)(?<![\w"])(site:)([^\s"()]+:[^\s"()]+)')
+    def _rules(self, hit: Any, features: ranking.Features, words: list[str]) -> list[str]:
+        """Which of the query rules shaped this result, in words (``--explain``)."""
+        rules = [f"matched at level {LEVELS[features.level]}: " + _LEVEL_MEANING[LEVELS[features.level]]]
+        for word in words:
+            kind, parts, _ = word_forms(word)
+            if kind == "hyphen":
+                rules.append(f"{word}: hyphenated, found as the phrase \"{' '.join(parts)}\" or joined "
+                             f"\"{''.join(parts)}\"" + (", or its pieces anywhere" if features.level else ""))
+            elif kind == "code" and features.level:
+                rules.append(f"{word}: code name, found by its parts {', '.join(parts)}")
+        if features.anchor_only:
+            sources = int(hit.get(fields.SOURCES) or 0)
+            where = ("after the crawled pages" if features.demoted else "ranked among the crawled pages")
+            rules.append(f"not fetched, known by the anchor text of {sources} linking page(s): {where} "
+                         f"(anchor-only policy {self.anchor_only}, at least {self.anchor_min_sources} "
+                         "linking pages to rank)")
+        if features.other_language:
+            lang = (hit.get(fields.LANG) or "").split()[:1]
+            rules.append(f"page language {lang[0] if lang else '?'} is not the query's: "
+                         "after the pages in the query's language")
+        return rules
+
+
+_LEVEL_MEANING = {
+    STRICT: "every word as written",
+    PARTS: "every word's parts (a code name's components, a hyphenated word's pieces)",
+    ANY: "some of the words",
+}
 
 
 def _count(hits: Any, depth: int) -> int:

@@ -32,14 +32,17 @@ is kept small, as a tie-breaker. Chinese (44 queries): 1.0 throughout.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
+from indexer.analysis import has_cjk
+
 __all__ = [
     "FIELD_WEIGHTS", "K1", "B", "FIELD_B", "PAGERANK_WEIGHT", "PROXIMITY_WEIGHT",
     "EXACT_PHRASE", "NEAR_WORDS", "PROXIMITY_FIELDS", "PER_HOST",
-    "Features", "prior", "score", "order_key", "page_by_host",
+    "Features", "prior", "score", "order_key", "page_by_host", "query_script", "other_language",
 ]
 
 # Where a word is found says how much the page is about it: a title, or the
@@ -69,15 +72,30 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Features:
-    """Everything the order of one result depends on."""
+    """Everything the order of one result depends on.
+
+    ``level`` is how far the query was relaxed to match the page (0: every
+    word as written; 1: every word's parts; 2: some of the words, see
+    :mod:`search.parsing`); ``anchor_only``: the page was never fetched,
+    only linked; ``demoted``: such a page without strong anchor evidence;
+    ``other_language``: the page is known to be in another script's
+    language than the query (a Chinese page for an English query).
+    """
 
     text: float
     proximity: float = 0.0
     pagerank: float = 0.0
     nodes: int = 0
-    all_words: bool = True
+    level: int = 0
     words_matched: int = 0
     exact_title: bool = False
+    anchor_only: bool = False
+    demoted: bool = False
+    other_language: bool = False
+
+    @property
+    def all_words(self) -> bool:
+        return self.level < 2
 
 
 def prior(pagerank: float, nodes: int) -> float:
@@ -102,24 +120,79 @@ def score(features: Features) -> float:
     )
 
 
-def order_key(features: Features) -> tuple[bool, bool, int, float]:
-    """Sort key, best first: all words, exact title, words matched, score.
+def order_key(features: Features) -> tuple[bool, bool, int, bool, int, float]:
+    """Sort key, best first: crawled pages (and well-linked anchor-only
+    ones) before weakly linked anchor-only pages; pages in the query's
+    language; the least relaxed match; an exact title; more words matched;
+    the score.
 
     >>> popular = Features(text=9.0, pagerank=0.5, nodes=100)
     >>> titled = Features(text=8.0, exact_title=True)
     >>> sorted([popular, titled], key=order_key)[0] is titled
     True
+    >>> stub = Features(text=20.0, exact_title=True, anchor_only=True, demoted=True)
+    >>> relaxed = Features(text=2.0, level=1)
+    >>> sorted([stub, relaxed], key=order_key)[0] is relaxed
+    True
     """
-    return (not features.all_words, not features.exact_title, -features.words_matched, -score(features))
+    return (
+        features.demoted,
+        features.other_language,
+        features.level,
+        not features.exact_title,
+        -features.words_matched,
+        -score(features),
+    )
+
+
+_CJK_LANGS = frozenset(["zh", "ja", "ko"])
+_KANA = re.compile("[\u3040-\u30ff]")
+_HANGUL = re.compile("[\uac00-\ud7af]")
+
+
+def query_script(text: str) -> str:
+    """Which language family a query is in, by its script: "zh", "ja",
+    "ko", or "latin" (any other: words in Latin, Cyrillic... letters).
+
+    >>> query_script("apt-get install"), query_script("西湖 龙井"), query_script("東京の天気")
+    ('latin', 'zh', 'ja')
+    """
+    if not has_cjk(text):
+        return "latin"
+    if _KANA.search(text):
+        return "ja"
+    return "ko" if _HANGUL.search(text) else "zh"
+
+
+def other_language(script: str, page_lang: list[str] | str) -> bool:
+    """Whether a page's declared or detected language is of another script
+    than the query's: a Chinese page for an English query, an English page
+    for a Chinese one. A page of unknown language is never "other".
+
+    >>> other_language("latin", "zh-cn"), other_language("latin", "fr"), other_language("zh", "en")
+    (True, False, True)
+    >>> other_language("zh", "zh-tw"), other_language("latin", ""), other_language("zh", "")
+    (False, False, False)
+    """
+    lang = page_lang[0] if isinstance(page_lang, list) and page_lang else page_lang or ""
+    primary = str(lang).lower().replace("_", "-").split("-")[0]
+    if not primary:
+        return False
+    if script == "latin":
+        return primary in _CJK_LANGS
+    return primary != script
 
 
 def page_by_host(
-    ranked: list[T], host: Callable[[T], Hashable], n: int, page: int, per_host: int = PER_HOST
+    ranked: list[T], host: Callable[[T], Hashable], n: int, page: int, per_host: int = PER_HOST,
+    last: Callable[[T], bool] | None = None,
 ) -> list[tuple[T, int]]:
     """Page ``page`` of ``n`` results, at most ``per_host`` from one host while
     other hosts have results to show (host crowding; the rest move to later
     pages). Each host's last result on the page carries how many more of its
-    results follow on later pages.
+    results follow on later pages. Results that ``last`` says go last (pages
+    known only by weak anchor evidence) never take a crowded host's place:
+    they follow every other result, crowded or not.
 
     >>> ranked = ["a1", "a2", "a3", "b1", "a4", "c1"]
     >>> page_by_host(ranked, host=lambda r: r[0], n=3, page=1)
@@ -128,19 +201,28 @@ def page_by_host(
     [('a3', 0), ('a4', 0), ('c1', 0)]
     >>> page_by_host(["a1", "a2", "a3"], host=lambda r: r[0], n=3, page=1)  # one host: all of it
     [('a1', 0), ('a2', 0), ('a3', 0)]
+    >>> page_by_host(["a1", "a2", "a3", "x1", "y1"], host=lambda r: r[0], n=4, page=1,
+    ...              last=lambda r: r[0] in "xy")  # stubs of other hosts wait for a1-a3
+    [('a1', 0), ('a2', 0), ('a3', 0), ('x1', 0)]
     """
+    if last is not None:
+        ranked = [item for item in ranked if not last(item)] + [item for item in ranked if last(item)]
     remaining = list(ranked)
     window: list[T] = []
     for _ in range(page):
         counts: dict[Hashable, int] = {}
         window, rest = [], []
+        held: list[T] = []
         for item in remaining:
             key = host(item)
-            if len(window) < n and counts.get(key, 0) < per_host:
+            if last is not None and last(item) and held:
+                rest.append(item)  # crowded results first
+            elif len(window) < n and counts.get(key, 0) < per_host:
                 counts[key] = counts.get(key, 0) + 1
                 window.append(item)
             else:
                 rest.append(item)
+                held.append(item)
         while len(window) < n and rest:  # only crowded hosts are left: fill up
             window.append(rest.pop(0))
         remaining = rest

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 from typing import Any
 
 from whoosh import highlight
 
-__all__ = ["snippet", "trim", "word_pattern", "passage"]
+__all__ = ["snippet", "trim", "word_pattern", "passage", "WordPattern"]
 
 WIDTH = 240  # columns of a snippet (a CJK character takes two)
 _FRAGMENT = 150
@@ -60,50 +62,109 @@ _SCAN = 200_000  # characters of a page looked at
 _MAX_MATCHES = 200
 
 
-def word_pattern(tokens: Iterable[str]) -> re.Pattern[str] | None:
-    """An expression finding the query's tokens in text, case-insensitively.
+class WordPattern:
+    """Finds a query's words in text: each match with the query word it is of.
 
-    >>> word_pattern(["encod", "json.dumps", "龙井"]).findall("JSON encoders: json.dumps; 西湖龙井茶")
-    ['encoders', 'json.dumps', '龙井']
+    One alternation of every token (a stem with any ending, a code name or
+    CJK word as is), longest first, each its own group: its group says
+    which query word it belongs to. The expression begins with literals
+    only, so the regular expression engine skips ahead by their first
+    characters (a leading ``\\b`` or look-behind would make it try every
+    position); a match inside a longer word is dropped afterwards.
     """
-    alternatives = set()
-    for token in tokens:
-        if _LATIN_STEM.match(token):
-            alternatives.add(rf"\b{re.escape(token)}\w*")  # a stem and its endings
-        elif _CJK.search(token):
-            alternatives.add(re.escape(token))
-        elif token:
-            alternatives.add(rf"(?<!\w){re.escape(token)}(?!\w)")
-    if not alternatives:
+
+    def __init__(self, groups: Sequence[Sequence[str]]) -> None:
+        alternatives: dict[str, int] = {}
+        for word, tokens in enumerate(groups):
+            for token in tokens:
+                if not token:
+                    continue
+                if _LATIN_STEM.match(token):
+                    alternative = rf"{re.escape(token)}\w*"  # a stem and its endings
+                elif _CJK.search(token):
+                    alternative = re.escape(token)
+                else:
+                    alternative = rf"{re.escape(token)}(?!\w)"
+                alternatives.setdefault(alternative, word)
+        ordered = sorted(alternatives, key=len, reverse=True)  # longest first: json.dumps before json
+        self.regex = re.compile("|".join(f"({alternative})" for alternative in ordered), re.IGNORECASE)
+        self.word_of = [alternatives[alternative] for alternative in ordered]
+        self.words = len({*self.word_of})
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """Matches that begin a word (or are CJK, which has no word boundaries)."""
+        for match in self.regex.finditer(text):
+            start = match.start()
+            if start and text[start - 1].isalnum() and not _CJK.match(text, start):
+                continue
+            yield match
+
+    def word(self, match: re.Match[str]) -> int:
+        return self.word_of[(match.lastindex or 1) - 1]
+
+    def mark(self, text: str) -> str:
+        """``text`` with every match wrapped in ``**``."""
+        pieces, last = [], 0
+        for match in self.finditer(text):
+            pieces += [text[last : match.start()], f"**{match.group()}**"]
+            last = match.end()
+        return "".join(pieces) + text[last:]
+
+
+def word_pattern(tokens: Iterable[str] | Sequence[Sequence[str]]) -> WordPattern | None:
+    """A :class:`WordPattern` of the query's tokens (a flat list: one word
+    each), or of its words' tokens (a list of lists); None without tokens.
+
+    >>> pattern = word_pattern(["encod", "json.dumps", "龙井"])
+    >>> [m.group() for m in pattern.finditer("JSON encoders: json.dumps; 西湖龙井茶; xencoder")]
+    ['encoders', 'json.dumps', '龙井']
+    >>> pattern.mark("the JSON encoder")
+    'the JSON **encoder**'
+    """
+    groups = [[token] if isinstance(token, str) else list(token) for token in tokens]
+    if not any(token for group in groups for token in group):
         return None
-    ordered = sorted(alternatives, key=len, reverse=True)  # longest first: json.dumps before json
-    return re.compile("|".join(ordered), re.IGNORECASE)
+    return WordPattern(groups)
 
 
-def passage(text: str, pattern: re.Pattern[str] | None, width: int = WIDTH) -> str:
-    """The window of ``text`` with the most distinct matches, matches marked.
+def passage(text: str, pattern: WordPattern | None, width: int = WIDTH) -> str:
+    """The window of ``text`` with the most distinct query words, matches marked.
+
+    One pass over the matches with a sliding window; it stops at the first
+    window that holds every query word, as the rest of a long page cannot
+    do better.
 
     >>> passage("a b c tea d e f green tea g", word_pattern(["green", "tea"]), width=14)
     '... **green** **tea** g'
     """
     text = " ".join(text[:_SCAN].split())
-    matches = list(pattern.finditer(text))[:_MAX_MATCHES] if pattern else []
-    if not matches:
-        return trim(text, width)
     # A window is judged on the part sure to be shown (a lead and "... "
     # take the rest of the width).
     span = width * 2 // 3
-    best, best_count = 0, -1
-    for index, match in enumerate(matches):
+    starts: list[int] = []
+    kinds: list[int] = []
+    inside: Counter[int] = Counter()
+    best, best_count, first = -1, 0, 0
+    for match in islice(pattern.finditer(text), _MAX_MATCHES) if pattern else ():
         start = match.start()
-        distinct = {m.group().lower() for m in matches[index:] if m.start() < start + span}
-        if len(distinct) > best_count:
-            best, best_count = index, len(distinct)
-    start = matches[best].start()
+        while first < len(starts) and starts[first] <= start - span:
+            inside[kinds[first]] -= 1
+            if not inside[kinds[first]]:
+                del inside[kinds[first]]
+            first += 1
+        starts.append(start)
+        kinds.append(pattern.word(match))  # type: ignore[union-attr]
+        inside[kinds[-1]] += 1
+        if len(inside) > best_count:
+            best, best_count = first, len(inside)
+            if best_count >= pattern.words:  # type: ignore[union-attr]
+                break
+    if best < 0 or pattern is None:
+        return trim(text, width)
+    start = starts[best]
     lead = text.rfind(" ", max(0, start - width // 6), start)
     start = lead + 1 if lead > 0 else (0 if start < width // 6 else start)
-    window = text[start:]
-    marked = pattern.sub(lambda m: f"**{m.group()}**", window[: width * 2]) if pattern else window
+    marked = pattern.mark(text[start : start + width * 2])
     return ("... " if start > 0 else "") + trim(marked, width)
 
 

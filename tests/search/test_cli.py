@@ -49,8 +49,8 @@ def test_json_output_has_the_documented_shape(data: Path) -> None:
     assert out["query"] == "json encoder" and out["total"] >= 1
     first = out["results"][0]
     assert set(first) == {"url", "title", "snippet", "score", "pagerank", "host", "crawled",
-                          "more_from_host"}
-    assert first["url"] == "http://docs.test/json.html"
+                          "more_from_host", "page", "lang"}
+    assert first["url"] == first["page"] == "http://docs.test/json.html"
     assert first["host"] == "docs.test"
     assert "**json**" in first["snippet"]
     assert isinstance(first["score"], float) and 0 < first["pagerank"] < 1

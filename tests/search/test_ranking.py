@@ -2,33 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
 import pytest
 
-from indexer.builder import IndexBuilder
 from search.engine import SearchEngine
 from tests.items import page
-
-Build = Callable[..., SearchEngine]
-
-
-@pytest.fixture
-def build(tmp_path: Path) -> Build:
-    engines: list[SearchEngine] = []
-
-    def make(*items: dict) -> SearchEngine:
-        data = tmp_path / f"data{len(engines)}"
-        with IndexBuilder(data) as builder:
-            builder.add(list(items))
-            builder.finalize()
-        engines.append(SearchEngine(data))
-        return engines[-1]
-
-    yield make
-    for engine in engines:
-        engine.close()
+from tests.search.conftest import Build
 
 
 def urls(engine: SearchEngine, query: str, n: int = 10) -> list[str]:

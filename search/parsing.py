@@ -1,0 +1,186 @@
+"""From what a user types to a Whoosh query, at three levels of strictness.
+
+Whoosh's :class:`~whoosh.qparser.MultifieldParser` reads the syntax
+(``"phrases"``, ``OR``, ``NOT``, ``-word``, ``site:``, ``title:``); two
+things are ours:
+
+- **A hyphen negates only at the start of a word** (after whitespace, an
+  opening parenthesis, or at the start): ``in-memory database`` asks for
+  both words, ``tide -harbour`` excludes harbour. Whoosh's own
+  ``PlusMinusPlugin`` takes a ``-`` anywhere, so ``in-memory`` became
+  ``memory`` excluded.
+- **Words are rewritten by level** before they are spread over the fields,
+  so that every level matches across fields (``django`` in a heading,
+  ``select_related`` in the body):
+
+  ======  =======================================  ===========================================
+  level   a hyphenated word (``in-memory``)         a code name (``django.db.models.QuerySet``)
+  ======  =======================================  ===========================================
+  strict  the pieces as a phrase, or joined         the name as written (the index keeps it
+          (``"in memory"`` OR ``inmemory``)          whole, and each run of its components)
+  parts   every piece anywhere, or joined           every component anywhere (``django``,
+                                                    ``db``, ``models``, ``QuerySet``); a lone
+                                                    name's parts (``select``, ``related``);
+                                                    the whole name, where written, scores
+  any     any piece, or the joined form             any component or part
+  ======  =======================================  ===========================================
+
+  The index holds the same forms (:mod:`indexer.analysis`: a hyphenated
+  word is indexed in pieces and joined, a code name whole, by runs of its
+  components, and split), so ``e-mail`` on a page is found by ``email``.
+
+The engine asks for ``strict`` first and relaxes only while too few pages
+match (:mod:`search.engine`): a query never finds nothing when one page
+holds all of its words' parts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from whoosh.fields import TEXT
+from whoosh.qparser import MultifieldParser, OrGroup, syntax
+from whoosh.qparser.plugins import PhrasePlugin, Plugin, PlusMinusPlugin
+from whoosh.query import Query
+
+from indexer.analysis import code_parts, joined
+
+__all__ = ["LEVELS", "STRICT", "PARTS", "ANY", "QueryParser", "word_forms"]
+
+STRICT, PARTS, ANY = "strict", "parts", "any"
+LEVELS = (STRICT, PARTS, ANY)
+
+# Only at the start of a word does + require and - exclude.
+_PLUS = r"(?<![^\s(])\+"
+_MINUS = r"(?<![^\s(])-"
+_WORD = re.compile(r"[^\W_](?:[\w.:-]*\w)?")
+_COMPONENTS = re.compile(r"\.|::?")
+
+
+def word_forms(text: str) -> tuple[str, list[str], list[str]]:
+    """``(kind, parts, finer)`` of a query word: how each level rewrites it.
+
+    ``kind`` is ``"hyphen"``, ``"code"`` or ``"plain"``. For a hyphenated
+    word, ``parts`` are its pieces; for a dotted name, its components; for
+    a lone code name, its parts; ``finer`` are every component's parts.
+
+    >>> word_forms("in-memory")
+    ('hyphen', ['in', 'memory'], ['in', 'memory'])
+    >>> word_forms("django.db.models.QuerySet.select_related()")
+    ('code', ['django', 'db', 'models', 'QuerySet', 'select_related'], ['django', 'db', 'models', 'Query', 'Set', 'select', 'related'])
+    >>> word_forms("JSONEncoder"), word_forms("lighthouse")
+    (('code', ['JSON', 'Encoder'], ['JSON', 'Encoder']), ('plain', ['lighthouse'], ['lighthouse']))
+    """
+    match = _WORD.search(text)
+    word = match.group() if match else text
+    if match is None or len(_WORD.findall(text)) != 1:
+        return "plain", [text], [text]
+    if "-" in word:
+        pieces = [piece for piece in word.split("-") if piece]
+        finer = [part for piece in pieces for part in _finest(piece)]
+        return ("hyphen", pieces, finer) if len(pieces) > 1 else ("plain", [word], [word])
+    components = [c for c in _COMPONENTS.split(word) if c]
+    finer = [part for component in components for part in _finest(component)]
+    if len(components) > 1:
+        return "code", components, finer
+    return ("code", finer, finer) if len(finer) > 1 else ("plain", [word], [word])
+
+
+def _finest(component: str) -> list[str]:
+    return [part for piece in component.split("_") if piece for part in code_parts(piece)]
+
+
+class _WordForms(Plugin):
+    """Rewrites each word node by the parser's level, before the multifield
+    plugin spreads words over fields (its priority is 110)."""
+
+    def __init__(self, schema: Any, level: str) -> None:
+        self.schema = schema
+        self.level = level
+        text_fields = [name for name in schema.names() if isinstance(schema[name], TEXT)]
+        analyzer = schema[text_fields[0]].analyzer
+        self._analyzer = lambda word: [token.text for token in analyzer(word)]
+
+    def filters(self, parser: Any) -> list[tuple[Any, int]]:
+        return [(self._rewrite, 105)]
+
+    def _rewrite(self, parser: Any, group: Any) -> Any:
+        for index, node in enumerate(group):
+            if isinstance(node, syntax.GroupNode):
+                group[index] = self._rewrite(parser, node)
+            elif isinstance(node, syntax.WordNode) and self._text_field(node.fieldname):
+                group[index] = self._forms(node)
+            elif isinstance(node, PhrasePlugin.PhraseNode) and self._text_field(node.fieldname):
+                # One word a position, as the index has them: a phrase of the
+                # code names' and hyphenated words' finest parts.
+                node.text = " ".join(
+                    " ".join(forms[2]) if forms[0] != "plain" else word
+                    for word in node.text.split() for forms in [word_forms(word)]
+                )
+        return group
+
+    def _text_field(self, name: str | None) -> bool:
+        return name is None or (name in self.schema and isinstance(self.schema[name], TEXT))
+
+    def _forms(self, node: Any) -> Any:
+        kind, parts, finer = word_forms(node.text)
+        if kind == "plain":
+            return node
+        whole = joined("-".join(parts)) if kind == "hyphen" else None
+        if self.level == STRICT:
+            if kind == "code":
+                return self._whole(node)  # the name as written, which the index keeps whole
+            kept = [part for part in finer if self._analyzer(part)]  # stop words out
+            if len(kept) > 1:
+                phrase = PhrasePlugin.PhraseNode(" ".join(kept), node.startchar or 0)
+                phrase.startchar, phrase.endchar = node.startchar, node.endchar
+                phrase.set_fieldname(node.fieldname)
+            else:
+                phrase = self._word(node, kept[0] if kept else node.text)
+            alternatives = [phrase, self._word(node, whole)] if whole else [phrase]
+            return self._group(syntax.OrGroup, node, alternatives)
+        if self.level == PARTS:
+            every = self._group(syntax.AndGroup, node, [self._word(node, part) for part in parts])
+            if kind == "code":
+                # The whole name scores where it is written, but is not required.
+                return self._group(syntax.AndMaybeGroup, node, [every, self._whole(node)])
+            return self._group(syntax.OrGroup, node, [every, self._word(node, whole)]) if whole else every
+        words = list(dict.fromkeys([*parts, *finer, *([whole] if whole else [])]))
+        return self._group(syntax.OrGroup, node, [self._word(node, word) for word in words])
+
+    @classmethod
+    def _whole(cls, node: Any) -> Any:
+        """The code name as one term, not analysed into its parts."""
+        match = _WORD.search(node.text)
+        word = cls._word(node, match.group() if match else node.text)
+        word.tokenize = False
+        return word
+
+    @staticmethod
+    def _word(node: Any, text: str | None) -> Any:
+        word = syntax.WordNode(text or "")
+        word.startchar, word.endchar = node.startchar, node.endchar
+        word.set_fieldname(node.fieldname)
+        return word
+
+    @staticmethod
+    def _group(cls: Any, node: Any, nodes: list[Any]) -> Any:
+        return cls(nodes)
+
+
+class QueryParser:
+    """Parsers of one schema and field weights, one per level."""
+
+    def __init__(self, schema: Any, fieldboosts: dict[str, float]) -> None:
+        names = list(fieldboosts)
+        self._parsers: dict[str, MultifieldParser] = {}
+        for level in LEVELS:
+            group = OrGroup if level == ANY else syntax.AndGroup
+            parser = MultifieldParser(names, schema, fieldboosts=fieldboosts, group=group)
+            parser.add_plugin(PlusMinusPlugin(_PLUS, _MINUS))
+            parser.add_plugin(_WordForms(schema, level))
+            self._parsers[level] = parser
+
+    def parse(self, text: str, level: str = STRICT) -> Query:
+        return self._parsers[level].parse(text)

@@ -1,0 +1,32 @@
+"""Small literal indexes for ranking tests: items in, a real Whoosh index on disk, an engine out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from indexer.builder import IndexBuilder
+from search.engine import SearchEngine
+
+Build = Callable[..., SearchEngine]
+
+
+@pytest.fixture
+def build(tmp_path: Path) -> Iterator[Build]:
+    """``build(*items, **engine_options)``: index the items, finalize, open an engine."""
+    engines: list[SearchEngine] = []
+
+    def make(*items: dict, **options: Any) -> SearchEngine:
+        data = tmp_path / f"data{len(engines)}"
+        with IndexBuilder(data) as builder:
+            builder.add(list(items))
+            builder.finalize()
+        engines.append(SearchEngine(data, **options))
+        return engines[-1]
+
+    yield make
+    for engine in engines:
+        engine.close()

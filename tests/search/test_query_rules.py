@@ -1,0 +1,158 @@
+"""The query rules that real documentation sites called for, on small literal indexes:
+hyphenated words, dotted names, pages known only by anchors, language, deep links."""
+
+from __future__ import annotations
+
+import pytest
+
+from search.engine import SearchEngine
+from tests.items import page
+from tests.search.conftest import Build
+
+
+FILLER = "The harbour committee met on Tuesday to discuss the ferry timetable and the market. "
+
+
+def urls(engine: SearchEngine, query: str, n: int = 10) -> list[str]:
+    return [result.page for result in engine.search(query, n=n).results]
+
+
+# --- hyphens -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("in-memory database", "http://a.test/hyphen"),  # the page's own form
+        ("inmemory database", "http://a.test/hyphen"),  # joined
+        ("in memory database", "http://a.test/hyphen"),  # two words
+        ("email", "http://a.test/email"),  # the page writes e-mail
+        ("e-mail", "http://a.test/email"),
+        ("wifi", "http://a.test/wifi"),  # the page writes Wi-Fi
+        ("thread-safe queue", "http://a.test/queue"),  # the page writes "thread safe"
+    ],
+)
+def test_a_hyphen_inside_a_word_joins_it_never_negates(build: Build, query: str, expected: str) -> None:
+    engine = build(
+        page("http://a.test/hyphen", "Databases", "An in-memory database keeps its tables in RAM."),
+        page("http://a.test/disk", "Disks", "A database on disk keeps its tables in files."),
+        page("http://a.test/email", "Sending", "Send an e-mail to the harbour master."),
+        page("http://a.test/wifi", "Networks", "The ferry has Wi-Fi on board."),
+        page("http://a.test/queue", "Queues", "A thread safe queue for the ferry tickets."),
+    )
+    assert urls(engine, query)[0] == expected
+
+
+def test_only_a_hyphen_starting_a_word_excludes(build: Build) -> None:
+    engine = build(
+        page("http://a.test/1", "Tide", "Tide tables by the harbour."),
+        page("http://a.test/2", "Tide mill", "A tide mill on the river."),
+    )
+    assert urls(engine, "tide -harbour") == ["http://a.test/2"]
+    # One hyphenated word, written so nowhere: its pieces, not "tide without harbour".
+    assert urls(engine, "tide-harbour") == ["http://a.test/1"]
+
+
+# --- dotted names ----------------------------------------------------------------------
+
+
+def test_a_dotted_name_not_written_whole_finds_the_page_holding_its_parts(build: Build) -> None:
+    engine = build(
+        page("http://docs.test/querysets", "QuerySet API reference",
+             "The django.db.models module. QuerySet.select_related(*fields) follows foreign keys. " + FILLER,
+             headings=["django.db.models", "select_related()"]),
+        page("http://docs.test/models", "Models", "A model is the source of information. " + FILLER),
+    )
+    results = engine.search("django.db.models.QuerySet.select_related", explain=True).results
+    assert [r.page for r in results] == ["http://docs.test/querysets"]
+    assert results[0].explain["level"] == "parts"
+    assert any("code name" in rule for rule in results[0].explain["rules"])
+
+
+def test_relaxing_keeps_site_and_language_restrictions(build: Build) -> None:
+    engine = build(
+        page("http://a.test/1", "Ferry tickets", "Tickets for the ferry."),
+        page("http://b.test/1", "Ferry timetable", "The ferry leaves at noon."),
+    )
+    # "submarine" is nowhere: relaxed to any word, but still only a.test.
+    assert urls(engine, "ferry submarine site:a.test") == ["http://a.test/1"]
+    assert urls(engine, "ferry -site:a.test") == ["http://b.test/1"]
+
+
+# --- pages known only by anchor text ----------------------------------------------------
+
+
+def _stub_web(mentions: int) -> list[dict]:
+    pages = [page(f"http://docs.test/page{i}.html", f"Lighthouse keeping part {i}",
+                  f"The lighthouse lamp, part {i}. " + FILLER) for i in range(5)]
+    for i in range(mentions):  # each a page of its own linking to a foreign stub
+        pages.append(page(f"http://docs.test/links{i}.html", "Links", FILLER,
+                          [(f"http://foreign{i}.test/", "lighthouse lamp mailing list")]))
+    return pages
+
+
+def test_weakly_linked_stubs_never_take_the_crawled_pages_places(build: Build) -> None:
+    engine = build(*_stub_web(5))
+    results = engine.search("lighthouse lamp").results
+    crawled = [r.crawled for r in results]
+    # Five crawled pages of one host first, although host crowding would
+    # give each foreign stub a place after two of them.
+    assert crawled[:5] == [True] * 5 and not any(crawled[5:])
+
+
+def test_a_stub_many_pages_link_to_ranks_with_the_crawled_pages(build: Build) -> None:
+    items = _stub_web(0)
+    for i in range(4):
+        items.append(page(f"http://docs.test/refs{i}.html", "References", FILLER,
+                          [("http://lamps.test/spec.pdf", "lighthouse lamp lighthouse lamp specification")]))
+    engine = build(*items)
+    top = engine.search("lighthouse lamp specification", explain=True).results[0]
+    assert top.page == "http://lamps.test/spec.pdf" and not top.crawled
+    assert any("4 linking page(s): ranked among" in rule for rule in top.explain["rules"])
+
+
+@pytest.mark.parametrize(("policy", "order"), [("rank", [False, True]), ("last", [True, False]), ("hide", [True])])
+def test_the_anchor_only_policy_is_a_choice(build: Build, policy: str, order: list[bool]) -> None:
+    # Three pages link to the stub with the query as their anchor text: strong evidence.
+    items = [page("http://docs.test/a.html", "Harbour", "A lighthouse lamp in the harbour. " + FILLER)]
+    items += [page(f"http://docs.test/r{i}.html", "Refs", FILLER, [("http://x.test/", "lighthouse lamp")])
+              for i in range(3)]
+    engine = build(*items, anchor_only=policy)
+    assert [r.crawled for r in engine.search("lighthouse lamp").results] == order
+
+
+# --- language -----------------------------------------------------------------------------
+
+
+def test_an_english_query_prefers_english_pages(build: Build) -> None:
+    engine = build(
+        page("http://ref.test/ch02.zh-cn.html", "第 2 章 软件包管理 apt-get",
+             "使用 apt-get install 安装软件包。apt-get 是软件包管理工具。" * 3, lang="zh-cn"),
+        page("http://ref.test/ch02.en.html", "Chapter 2. Package management",
+             "Install packages with apt-get install. " + FILLER, lang="en"),
+    )
+    results = engine.search("apt-get install", explain=True).results
+    assert [r.page for r in results] == ["http://ref.test/ch02.en.html", "http://ref.test/ch02.zh-cn.html"]
+    assert results[0].lang == "en" and results[1].lang == "zh-cn"
+    assert any("not the query's" in rule for rule in results[1].explain["rules"])
+    assert urls(engine, "软件包 管理")[0] == "http://ref.test/ch02.zh-cn.html"
+    assert urls(engine, "apt-get lang:zh") == ["http://ref.test/ch02.zh-cn.html"]
+    assert urls(engine, "apt-get -lang:zh") == ["http://ref.test/ch02.en.html"]
+
+
+# --- deep links ---------------------------------------------------------------------------
+
+
+def test_a_result_links_to_the_section_its_query_names(build: Build) -> None:
+    sections = [["querysets", "QuerySet API reference", "h1"],
+                ["methods", "Methods that return new QuerySets", "h2"],
+                ["django.db.models.query.QuerySet.filter", "filter(*args, **kwargs)", "dt"],
+                ["django.db.models.query.QuerySet.select_related", "select_related(*fields)", "dt"]]
+    engine = build(page("http://docs.test/querysets.html", "QuerySet API reference",
+                        "filter(*args) select_related(*fields) " + FILLER, sections=sections))
+    first = engine.search("QuerySet.select_related").results[0]
+    assert first.url == "http://docs.test/querysets.html#django.db.models.query.QuerySet.select_related"
+    assert first.page == "http://docs.test/querysets.html"
+    assert engine.search("methods that return new querysets").results[0].url.endswith("#methods")
+    # The page's own title names no section: the page is the answer.
+    assert engine.search("queryset api reference").results[0].url == "http://docs.test/querysets.html"
