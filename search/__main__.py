@@ -1,6 +1,6 @@
 """``python -m search``: search a data directory from the command line.
 
-    python -m search --data DIR [--json] [-n 10] [--page P] [--explain] QUERY...
+    python -m search --data DIR [--json] [-n 10] [--page P] [--explain] [--anchor-only rank|last|hide] QUERY...
 """
 
 from __future__ import annotations
@@ -56,10 +56,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", type=int, default=10, help="results per page (default: 10)")
     parser.add_argument("--page", type=int, default=1, help="page of results (default: 1)")
     parser.add_argument("--explain", action="store_true", help="show the numbers behind each score")
-    parser.add_argument("query", nargs="*", help="words, \"phrases\", OR, -word, site:host, title:word")
+    parser.add_argument("--anchor-only", choices=("rank", "last", "hide"), default=None,
+                        help="pages known only by links to them: rank (among crawled pages when several "
+                             "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, rank)")
+    parser.add_argument("query", nargs="*",
+                        help="words, \"phrases\", OR, -word, site:host, lang:xx, title:word")
     args = parser.parse_args(argv)
     try:
-        with SearchEngine(args.data) as engine:
+        with SearchEngine(args.data, anchor_only=args.anchor_only) as engine:
             results = engine.search(" ".join(args.query), n=args.n, page=args.page, explain=args.explain)
     except SearchError as exc:
         print(f"search: {exc}", file=sys.stderr)

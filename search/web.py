@@ -122,10 +122,12 @@ class LiveEngine:
     the old one safe. Checking the generation costs about 10 us a request.
     """
 
-    def __init__(self, data_dir: str | Path) -> None:
+    def __init__(self, data_dir: str | Path, **options: Any) -> None:
+        """``options`` go to every :class:`SearchEngine` opened (``anchor_only``)."""
         self.data_dir = Path(data_dir)
+        self.options = options
         self._lock = threading.Lock()
-        self.engine = SearchEngine(self.data_dir)
+        self.engine = SearchEngine(self.data_dir, **options)
         self.generation = self.engine.index.latest_generation()
         self.reopened = 0
 
@@ -139,7 +141,7 @@ class LiveEngine:
             generation = self.engine.index.latest_generation()
             if generation == self.generation:
                 return
-            fresh = SearchEngine(self.data_dir)
+            fresh = SearchEngine(self.data_dir, **self.options)
         except (SearchError, OSError) as exc:  # mid-commit, or the index moved away
             logger.warning("Keeping the open index: %s", exc)
             return
@@ -165,6 +167,7 @@ input[type=search]{flex:1;font:inherit;padding:.45rem .75rem;border:1px solid #c
 button{font:inherit;padding:.45rem 1rem;border:1px solid #c4c7c5;border-radius:1.5rem;background:#f1f3f4}
 main{max-width:46rem;padding:.5rem 1.25rem 2rem}
 .stats{color:#5f6368;font-size:.875rem}
+.help{color:#5f6368;font-size:.875rem}.help code{background:#f1f3f4;padding:0 .25em;border-radius:3px}
 .error{color:#b3261e;font-weight:600}
 .suggest{font-size:1.05rem}.suggest a{font-weight:600;font-style:italic}
 ol{list-style:none;padding:0;margin:0}
@@ -205,11 +208,20 @@ def _link(url: str, content: str, extra: str = "") -> str:
     return content
 
 
+_SYNTAX_HELP = (
+    '<p class="help">All words are required. <code>"exact phrase"</code>, <code>-word</code> to exclude, '
+    "<code>a OR b</code>, <code>site:docs.example.org</code>, <code>title:word</code>, "
+    "<code>lang:en</code> or <code>lang:zh</code> for pages in one language.</p>\n"
+)
+
+
 def render_page(params: Params, results: Results | None = None, error: str | None = None) -> str:
     """The whole HTML page: the form, then an error, or results, or nothing."""
     parts = [f'<p class="error" role="alert">{_e(error)}</p>'] if error else []
     if results is not None:
         parts.append(_render_results(params, results))
+    elif not error:
+        parts.append(_SYNTAX_HELP)
     title = f"{params.q} – Search" if params.q else "Search"
     hidden = f'<input type="hidden" name="n" value="{params.n}">' if params.n != DEFAULT_N else ""
     autofocus = "" if params.q else " autofocus"
@@ -418,10 +430,11 @@ class SearchServer(ThreadingHTTPServer):
 
 
 def make_server(
-    data_dir: str | Path, host: str = "127.0.0.1", port: int = 8080, log_requests: bool = True
+    data_dir: str | Path, host: str = "127.0.0.1", port: int = 8080, log_requests: bool = True,
+    anchor_only: str | None = None,
 ) -> SearchServer:
     """A server bound to ``host:port`` (0: any free port), not yet serving."""
-    engine = LiveEngine(data_dir)
+    engine = LiveEngine(data_dir, anchor_only=anchor_only)
     try:
         return SearchServer((host, port), engine, log_requests)
     except BaseException:
@@ -435,10 +448,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free one (default: 8080)")
     parser.add_argument("--quiet", action="store_true", help="no line per request on stderr")
+    parser.add_argument("--anchor-only", choices=("rank", "last", "hide"), default=None,
+                        help="pages known only by links to them: rank (among crawled pages when several "
+                             "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, rank)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s", stream=sys.stderr)
     try:
-        server = make_server(args.data, args.host, args.port, log_requests=not args.quiet)
+        server = make_server(args.data, args.host, args.port, log_requests=not args.quiet,
+                             anchor_only=args.anchor_only)
     except SearchError as exc:
         print(f"search: {exc}", file=sys.stderr)
         return 2
