@@ -3,9 +3,12 @@
 Tables, in order: the crawl against a plain Scrapy CrawlSpider (with Redis
 commands per page, the item queue, the fetch-only limit) and indexing
 against plain Whoosh, on the demo web and on python3-doc when it is
-installed (:mod:`bench.crawl`, :mod:`bench.index`); query latency against
-plain Whoosh (:mod:`bench.query`); PageRank against a direct scipy
-iteration and NetworkX (:mod:`bench.pagerank`); the visited-URL set's
+installed (:mod:`bench.crawl`, :mod:`bench.index`); search quality (MRR,
+Success@1 and @10 on real documentation sites from Debian, crawled for
+the purpose) against plain Whoosh over the same pages
+(:mod:`bench.search_quality`); query latency against plain Whoosh
+(:mod:`bench.query`); PageRank against a direct scipy iteration and
+NetworkX (:mod:`bench.pagerank`); the visited-URL set's
 memory against scrapy-redis' (:mod:`bench.dedup_memory`). Ratios are ours
 over the baseline, measured in the same run; absolute figures vary between
 machines.
@@ -17,13 +20,14 @@ import datetime
 import os
 import platform
 
-from bench import crawl, dedup_memory, pagerank, query
+from bench import crawl, dedup_memory, pagerank, query, search_quality
 
 
 def main() -> None:
     print(f"Benchmarks, {datetime.date.today()}, {platform.node()}: Python {platform.python_version()}, "
           f"{platform.machine()}, {os.cpu_count()} CPUs\n", flush=True)
     crawl.main()
+    search_quality.main([])
     query.main([])
     pagerank.main([])
     dedup_memory.main([1_000_000])

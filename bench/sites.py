@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from tests.demoweb import serve as serve_demo_web
 from tests.system import SystemPackageMissing, ensure
@@ -35,6 +36,16 @@ class Site:
     times: Callable[[], list[float]]  # arrival of every page request so far
     deny: str = ""  # a trap the plain CrawlSpider must be kept out of
 
+    @property
+    def base(self) -> str:
+        """The site's scheme and authority, to which a seed's path is relative.
+
+        >>> Site("x", "http://127.0.0.1:8080/api/index.html", list).base
+        'http://127.0.0.1:8080'
+        """
+        parts = urlsplit(self.seed)
+        return f"{parts.scheme}://{parts.netloc}"
+
     def pages_since(self, mark: int) -> tuple[int, float]:
         """Pages fetched since ``mark`` requests, and the seconds from the first to the last."""
         times = self.times()[mark:]
@@ -42,8 +53,9 @@ class Site:
 
 
 @contextmanager
-def serve_directory(name: str, root: Path) -> Iterator[Site]:
-    """Serve ``root`` on 127.0.0.1 and a free port, threaded and quiet."""
+def serve_directory(name: str, root: Path, seed: str = "index.html") -> Iterator[Site]:
+    """Serve ``root`` on 127.0.0.1 and a free port, threaded and quiet;
+    ``seed``: the path, relative to ``root``, that the crawl starts from."""
     arrivals: list[float] = []
 
     class Handler(SimpleHTTPRequestHandler):
@@ -60,7 +72,7 @@ def serve_directory(name: str, root: Path) -> Iterator[Site]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield Site(name, f"http://127.0.0.1:{server.server_port}/index.html", lambda: list(arrivals))
+        yield Site(name, f"http://127.0.0.1:{server.server_port}/{seed}", lambda: list(arrivals))
     finally:
         server.shutdown()
         server.server_close()
@@ -105,8 +117,13 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve_with_nginx(name: str, root: Path, nginx: str) -> Iterator[Site]:
-    """Serve ``root`` on 127.0.0.1 with nginx; arrivals read from its access log."""
+def serve_with_nginx(name: str, root: Path, nginx: str, seed: str = "index.html") -> Iterator[Site]:
+    """Serve ``root`` on 127.0.0.1 with nginx; arrivals read from its access log.
+
+    nginx follows symbolic links (``disable_symlinks`` is off by default), so
+    a root that is a link, or holds links (python3-doc's ``html`` is
+    ``../python3.11-doc/html``), is served as the files they point at.
+    """
     with tempfile.TemporaryDirectory(prefix="bench-nginx-") as work:
         port = _free_port()
         conf = Path(work) / "nginx.conf"
@@ -116,6 +133,9 @@ def serve_with_nginx(name: str, root: Path, nginx: str) -> Iterator[Site]:
                                   stderr=subprocess.PIPE)
         try:
             for _ in range(100):  # until it listens
+                if server.poll() is not None:
+                    error = server.stderr.read().decode(errors="replace").strip() if server.stderr else ""
+                    raise RuntimeError(f"nginx exited ({server.returncode}) on start: {error}")
                 with socket.socket() as probe:
                     if probe.connect_ex(("127.0.0.1", port)) == 0:
                         break
@@ -133,7 +153,7 @@ def serve_with_nginx(name: str, root: Path, nginx: str) -> Iterator[Site]:
                         times.append(float(stamp))
                 return times
 
-            yield Site(f"{name} (nginx)", f"http://127.0.0.1:{port}/index.html", arrivals)
+            yield Site(f"{name} (nginx)", f"http://127.0.0.1:{port}/{seed}", arrivals)
         finally:
             server.terminate()
             server.wait(timeout=10)
@@ -150,13 +170,17 @@ def demo_web() -> Iterator[Site]:
         )
 
 
+def serve(name: str, root: Path, seed: str = "index.html") -> AbstractContextManager[Site]:
+    """``root`` served by nginx when it is (or can be) installed, else by Python."""
+    nginx = _nginx()
+    if nginx is not None:
+        return serve_with_nginx(name, root, nginx, seed)
+    return serve_directory(name, root, seed)
+
+
 def available() -> list[Callable[[], AbstractContextManager[Site]]]:
     """A factory for every benchmark site on this machine."""
     sites: list[Callable[[], AbstractContextManager[Site]]] = [demo_web]
     if (PYTHON3_DOC / "index.html").exists():
-        nginx = _nginx()
-        if nginx is not None:
-            sites.append(partial(serve_with_nginx, "python3-doc", PYTHON3_DOC, nginx))
-        else:
-            sites.append(partial(serve_directory, "python3-doc", PYTHON3_DOC))
+        sites.append(partial(serve, "python3-doc", PYTHON3_DOC))
     return sites

@@ -1,0 +1,120 @@
+"""Known-item query sets of the search-quality bench (:mod:`bench.search_quality`).
+
+One query a line, JSON, in :mod:`search.eval`'s format with one more key,
+the section the query is about::
+
+    {"query": "QuerySet.filter", "url": "{site}/ref/models/querysets.html", "fragment": "filter"}
+
+``{site}`` stands for the base URL the site was crawled at, which changes
+from run to run (a free port). ``fragment`` (optional) is the id of the
+section inside the page: the page is the right answer, the fragment tells
+whether the result also led to the right place in it. ``note`` (optional)
+is only shown. ``"urls": [...]`` instead of ``"url"`` lists several
+acceptable pages, as in :mod:`search.eval`.
+
+Two sources: ``auto/<site>.<kind>.jsonl``, made from the sites' own files
+by :mod:`bench.queries.make_auto` (committed; the same files on disk give
+the same bytes), and ``hand/<site>.jsonl``, written by a person. A set is
+named by its kind (``titles``, ``headings``, ``api``, ``titles-zh``...) or
+``hand``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["HERE", "Query", "QueryFileError", "load", "dump", "sets"]
+
+HERE = Path(__file__).resolve().parent
+
+
+class QueryFileError(ValueError):
+    """A query file that cannot be used, and where."""
+
+
+@dataclass(frozen=True)
+class Query:
+    query: str
+    urls: tuple[str, ...]  # acceptable pages, with the {site} placeholder
+    fragment: str = ""
+    note: str = ""
+
+    @property
+    def url(self) -> str:
+        return self.urls[0]
+
+    def to_json(self) -> str:
+        """One line, keys in a fixed order, empty optional keys left out.
+
+        >>> Query("json dumps", ("{site}/library/json.html",), "json.dumps").to_json()
+        '{"query": "json dumps", "url": "{site}/library/json.html", "fragment": "json.dumps"}'
+        """
+        record: dict[str, Any] = {"query": self.query}
+        if len(self.urls) == 1:
+            record["url"] = self.urls[0]
+        else:
+            record["urls"] = list(self.urls)
+        if self.fragment:
+            record["fragment"] = self.fragment
+        if self.note:
+            record["note"] = self.note
+        return json.dumps(record, ensure_ascii=False)
+
+
+def _query(record: Any, where: str) -> Query:
+    if not isinstance(record, dict):
+        raise QueryFileError(f"{where}: expected an object with query and url")
+    query = record.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise QueryFileError(f'{where}: "query" must be a non-empty string')
+    if ("url" in record) == ("urls" in record):
+        raise QueryFileError(f'{where}: give either "url" or "urls"')
+    urls = [record["url"]] if "url" in record else record["urls"]
+    if not isinstance(urls, list) or not urls or not all(isinstance(url, str) and url for url in urls):
+        raise QueryFileError(f'{where}: "url" must be a URL, "urls" a non-empty list of URLs')
+    fragment, note = record.get("fragment") or "", record.get("note") or ""
+    if not isinstance(fragment, str) or not isinstance(note, str):
+        raise QueryFileError(f'{where}: "fragment" and "note" must be strings')
+    return Query(" ".join(query.split()), tuple(urls), fragment.lstrip("#"), note)
+
+
+def load(path: Path) -> list[Query]:
+    """Every query of a JSON Lines file (blank lines skipped), in file order."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QueryFileError(f"{path}: cannot read: {exc}") from None
+    queries = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise QueryFileError(f"{path}:{number}: not JSON ({exc.msg})") from None
+        queries.append(_query(record, f"{path}:{number}"))
+    return queries
+
+
+def dump(queries: Iterable[Query], path: Path) -> None:
+    """Write ``queries`` sorted by page, section and query, one a line: the
+    same set gives the same bytes, and a page's queries stand together."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ordered = sorted(set(queries), key=lambda q: (q.urls, q.fragment, q.query, q.note))
+    lines = [query.to_json() for query in ordered]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+def sets(site: str, directory: Path = HERE) -> dict[str, Path]:
+    """The query sets of ``site`` found under ``directory``: kind -> file,
+    the automatic ones by name, then ``hand`` when a person wrote one."""
+    found = {path.name[len(site) + 1 : -len(".jsonl")]: path
+             for path in sorted((directory / "auto").glob(f"{site}.*.jsonl"))}
+    hand = directory / "hand" / f"{site}.jsonl"
+    if hand.is_file():
+        found["hand"] = hand
+    return found
