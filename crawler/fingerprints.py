@@ -5,7 +5,11 @@ Two checks, both on what a page says rather than how it is marked up
 
 - :func:`content_fingerprint`, an MD5 of the text with its volatile parts
   left out (numbers: dates, times, counters; month and day names), catches
-  exact copies and copies that differ only by a date or a visit counter;
+  exact copies and copies that differ only by a date or a visit counter.
+  Version numbers (``2.2.27``, ``v1.4``) are not volatile: they stay in,
+  and take part in the 3-grams, so two release notes that differ only in
+  the release they describe stay two pages (Django's documentation has 35
+  such pairs);
 - :func:`simhash`, a 64-bit SimHash of the text's word 3-grams, catches near
   copies: pages whose fingerprints differ in at most a few bits share almost
   all their phrases (Charikar's sketch; Manku, Jain and Das Sarma used it
@@ -27,13 +31,14 @@ SIMHASH_BITS = 64
 
 # Matched in case-folded text; the look-ahead skips most positions quickly.
 _VOLATILE = re.compile(
-    r"\d+|\b(?=[adfjmnostw])(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
+    r"(?<![\w.])v?\d+(?:\.\d+)+|\d+|\b(?=[adfjmnostw])(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
     r"|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
     r"|mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?"
     r"|sat(?:urday)?|sun(?:day)?)\b"
 )
-# Words of alphabetic scripts, and single CJK characters (no spaces there).
-_WORDS = re.compile(r"[^\W\d_]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]", re.UNICODE)
+# Words of alphabetic scripts, version numbers kept by _volatile, and single
+# CJK characters (no spaces there).
+_WORDS = re.compile(r"v\d+(?:_\d+)+|[^\W\d_]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]", re.UNICODE)
 _SHINGLE = 3
 
 
@@ -44,14 +49,39 @@ _FMIX2 = np.uint64(0xC4CEB9FE1A85EC53)
 
 
 def _stable_text(page: Page) -> str:
-    text = _VOLATILE.sub(" ", f"{page.title}\n{page.text}".casefold())
-    return " ".join(text.split())
+    """The title and the text, volatile parts out: one line each."""
+    title, text = (" ".join(_VOLATILE.sub(_volatile, part.casefold()).split()) for part in (page.title, page.text))
+    return f"{title}\n{text}"
+
+
+def _volatile(match: re.Match[str]) -> str:
+    """A version number stays (as one word, ``v2_2_27``); any other number
+    or date word goes."""
+    found = match.group()
+    if "." in found and found[0] in "v0123456789" and not _DOTTED_DATE.fullmatch(found):
+        return " v" + found.lstrip("v").replace(".", "_") + " "
+    return " "
+
+
+# 1.4.2024 is a date written with dots, not a version (2.2.27 is a version).
+_DOTTED_DATE = re.compile(r"\d{1,2}\.\d{1,2}\.\d{4}")
 
 
 def fingerprints(page: Page) -> tuple[bytes, int | None]:
     """Both :func:`content_fingerprint` and :func:`simhash`, reading the text once."""
     text = _stable_text(page)
-    return _md5(text), _simhash(text)
+    return _md5(text), _titled(_simhash(text), text)
+
+
+def _titled(value: int | None, text: str) -> int | None:
+    """A SimHash keyed by the page's title (the stable text's first line):
+    pages with different titles are never near copies (their hashes are
+    about 32 bits apart), as exact copies need the same title too. Two
+    security releases with the same notes are two pages."""
+    if value is None:
+        return None
+    title = text.split("\n", 1)[0]
+    return value ^ int.from_bytes(hashlib.blake2b(title.encode(), digest_size=8).digest(), "big")
 
 
 def _md5(text: str) -> bytes:
@@ -68,6 +98,13 @@ def content_fingerprint(page: Page) -> bytes:
     True
     >>> content_fingerprint(a) == content_fingerprint(page("Archive", "A story."))
     False
+    >>> notes = "Django {} fixes a security issue in {}. Bugfixes: none."
+    >>> old = page("Django 2.2.27 release notes", notes.format("2.2.27", "2.2.26"))
+    >>> new = page("Django 3.2.12 release notes", notes.format("3.2.12", "3.2.11"))
+    >>> content_fingerprint(old) == content_fingerprint(new)
+    False
+    >>> content_fingerprint(page("On 1.4.2024", "x")) == content_fingerprint(page("On 2.4.2024", "x"))
+    True
     """
     return _md5(_stable_text(page))
 
@@ -89,7 +126,8 @@ def simhash(page: Page) -> int | None:
     >>> simhash(page("too short")) is None
     True
     """
-    return _simhash(_stable_text(page))
+    text = _stable_text(page)
+    return _titled(_simhash(text), text)
 
 
 def _simhash(text: str) -> int | None:

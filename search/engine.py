@@ -44,7 +44,12 @@ __all__ = ["SearchEngine", "SearchError", "Result", "Results"]
 _DEPTH = 100
 _PROXIMITY_DEPTH = 50
 _FEW = 3  # results below which a spelling suggestion is looked for
-_OPERATORS = re.compile(r'"|\bOR\b|\bAND\b|\bNOT\b|(^|\s)[-+]\S|\w:')
+# Query syntax beyond plain words (a field is only a field of the schema:
+# "Class: fs.StatWatcher" or "DEP0018: ..." are words).
+_OPERATORS = re.compile(
+    r'"|\bOR\b|\bAND\b|\bNOT\b|(^|[\s(])[-+][\w"(]|(?i:\b(?:'
+    + "|".join(fields.TEXT_FIELDS) + r"):)"
+)
 # Restrictions, taken out of the text before it is parsed: they filter the
 # matches at every level of relaxation instead of becoming optional words.
 _FILTER = re.compile(r'(?i)(?:(?<=\s)|^)(-?)(site|lang):("[^"]*"|[^\s"()]+)')

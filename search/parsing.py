@@ -51,9 +51,10 @@ __all__ = ["LEVELS", "STRICT", "PARTS", "ANY", "QueryParser", "word_forms"]
 STRICT, PARTS, ANY = "strict", "parts", "any"
 LEVELS = (STRICT, PARTS, ANY)
 
-# Only at the start of a word does + require and - exclude.
-_PLUS = r"(?<![^\s(])\+"
-_MINUS = r"(?<![^\s(])-"
+# Only at the start of a word does + require and - exclude ("--verbose" is
+# an option's name, not "-verbose" excluded).
+_PLUS = r"(?<![^\s(])\+(?=[\w\"(])"
+_MINUS = r"(?<![^\s(])-(?=[\w\"(])"
 _WORD = re.compile(r"[^\W_](?:[\w.:-]*\w)?")
 _COMPONENTS = re.compile(r"\.|::?")
 
