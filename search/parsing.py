@@ -119,6 +119,10 @@ class _WordForms(Plugin):
                     " ".join(forms[2]) if forms[0] != "plain" else word
                     for word in node.text.split() for forms in [word_forms(word)]
                 )
+                # Stop words leave gaps in the index's positions ("support
+                # the wheel"): let the phrase's words stand that far apart.
+                stops = sum(1 for word in node.text.split() if not self._analyzer(word))
+                node.slop = max(node.slop, 1 + stops)
         return group
 
     def _text_field(self, name: str | None) -> bool:

@@ -156,3 +156,13 @@ def test_a_result_links_to_the_section_its_query_names(build: Build) -> None:
     assert engine.search("methods that return new querysets").results[0].url.endswith("#methods")
     # The page's own title names no section: the page is the answer.
     assert engine.search("queryset api reference").results[0].url == "http://docs.test/querysets.html"
+
+
+def test_a_quoted_phrase_with_stop_words_finds_its_page(build: Build) -> None:
+    engine = build(
+        page("http://faq.test/su", "Why GNU su does not support the wheel group",
+             "Richard Stallman explains why GNU su does not support the wheel group. " + FILLER),
+        page("http://faq.test/other", "Groups", "The wheel of the ferry; support groups. " + FILLER),
+    )
+    assert urls(engine, '"Why GNU su does not support the wheel group"') == ["http://faq.test/su"]
+    assert urls(engine, '"support wheel group"') == []  # not the words as written
