@@ -233,10 +233,12 @@ INDEX_QUEUE_MAX = 2000
 
 # Pages known only by the anchor text of links to them (not fetched: off
 # site, robots.txt, media) in results: "rank" lets one rank among crawled
-# pages only on strong evidence, links from at least SEARCH_ANCHOR_MIN_SOURCES
-# distinct pages, and puts the rest after every crawled result; "last" puts
-# them all after; "hide" leaves them out. A site-search user wants the
-# site's own pages, and one mention of a mailing list is not evidence.
+# pages only on strong evidence, a page of a crawled site (kept out by
+# robots.txt, a PDF, a video) linked from at least SEARCH_ANCHOR_MIN_SOURCES
+# distinct pages, and puts the rest, other sites' pages among them, after
+# every crawled result; "last" puts them all after; "hide" leaves them out.
+# A site-search user wants the site's own pages: four links to a package
+# tracker's page named "git" do not make it the answer to "git".
 SEARCH_ANCHOR_ONLY = "rank"
 SEARCH_ANCHOR_MIN_SOURCES = 3
 

@@ -140,6 +140,10 @@ class PageStore:
                 found[url] = (data.get("text") or "", data.get("sections") or [])
         return found
 
+    def hosts(self) -> set[str]:
+        """The hosts (with a port other than the default) that pages were crawled from."""
+        return {host for (host,) in self.db.execute("SELECT DISTINCT host FROM pages")}
+
     def urls(self) -> set[str]:
         return {url for (url,) in self.db.execute("SELECT url FROM pages")}
 

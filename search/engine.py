@@ -167,6 +167,7 @@ class SearchEngine:
         self.graph = _open_optional(LinkGraph, self.data_dir / "graph", "links.sqlite")
         self.analyzer = self.index.schema[fields.TITLE].analyzer
         self._searcher: Any = None
+        self._hosts: frozenset[str] | None = None
         self.weighting = BM25F(
             B=ranking.B,
             K1=ranking.K1,
@@ -356,7 +357,9 @@ class SearchEngine:
                 proximity=proximity.get(hit.docnum, 0.0),
                 pagerank=ranks.get(hit[fields.URL], 0.0),
                 nodes=nodes,
-                exact_title=bool(query_tokens) and self._is_title(hit.get(fields.TITLE) or "", query_tokens),
+                # An anchor-only page's title is its most common anchor text, not a title.
+                exact_title=crawled and bool(query_tokens) and self._is_title(hit.get(fields.TITLE) or "",
+                                                                              query_tokens),
                 anchor_only=not crawled,
                 demoted=not crawled and self._weak_anchors(hit),
                 other_language=ranking.other_language(script, (hit.get(fields.LANG) or "").split()[:1]),
@@ -366,10 +369,21 @@ class SearchEngine:
 
     def _weak_anchors(self, hit: Any) -> bool:
         """Whether a page known only by anchors goes after the crawled results:
-        always (``last``), or when too few pages link to it (``rank``)."""
+        always (``last``); with ``rank``, unless it is on a crawled site (a
+        page robots.txt kept us from, a PDF, a video) and at least
+        ``anchor_min_sources`` pages link to it. Another site's page (a
+        package tracker, an encyclopedia) is not what a search of these
+        sites is after, however often they link to it."""
         if self.anchor_only == "last":
             return True
+        if hit.get(fields.HOST, "") not in self._crawled_hosts():
+            return True
         return int(hit.get(fields.SOURCES) or 0) < self.anchor_min_sources
+
+    def _crawled_hosts(self) -> frozenset[str]:
+        if self._hosts is None:
+            self._hosts = frozenset(self.store.hosts()) if self.store is not None else frozenset()
+        return self._hosts
 
     def _is_title(self, title: str, query_tokens: list[str]) -> bool:
         """Whether the title (or its first part, before a " — " or " | ") is the query."""

@@ -104,18 +104,22 @@ def test_a_stub_many_pages_link_to_ranks_with_the_crawled_pages(build: Build) ->
     items = _stub_web(0)
     for i in range(4):
         items.append(page(f"http://docs.test/refs{i}.html", "References", FILLER,
-                          [("http://lamps.test/spec.pdf", "lighthouse lamp lighthouse lamp specification")]))
+                          [("http://docs.test/spec.pdf", "lighthouse lamp lighthouse lamp specification"),
+                           ("http://lamps.test/spec", "lighthouse lamp lighthouse lamp specification")]))
     engine = build(*items)
-    top = engine.search("lighthouse lamp specification", explain=True).results[0]
-    assert top.page == "http://lamps.test/spec.pdf" and not top.crawled
-    assert any("4 linking page(s): ranked among" in rule for rule in top.explain["rules"])
+    results = engine.search("lighthouse lamp specification", explain=True).results
+    # A PDF of the crawled site (never fetched: robots.txt, say) that four pages link to.
+    assert results[0].page == "http://docs.test/spec.pdf" and not results[0].crawled
+    assert any("4 linking page(s): ranked among" in rule for rule in results[0].explain["rules"])
+    # The same evidence for another site's page: after the crawled pages.
+    assert results[-1].page == "http://lamps.test/spec"
 
 
 @pytest.mark.parametrize(("policy", "order"), [("rank", [False, True]), ("last", [True, False]), ("hide", [True])])
 def test_the_anchor_only_policy_is_a_choice(build: Build, policy: str, order: list[bool]) -> None:
     # Three pages link to the stub with the query as their anchor text: strong evidence.
     items = [page("http://docs.test/a.html", "Harbour", "A lighthouse lamp in the harbour. " + FILLER)]
-    items += [page(f"http://docs.test/r{i}.html", "Refs", FILLER, [("http://x.test/", "lighthouse lamp")])
+    items += [page(f"http://docs.test/r{i}.html", "Refs", FILLER, [("http://docs.test/private/", "lighthouse lamp")])
               for i in range(3)]
     engine = build(*items, anchor_only=policy)
     assert [r.crawled for r in engine.search("lighthouse lamp").results] == order
