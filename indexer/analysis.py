@@ -35,7 +35,10 @@ from typing import Any
 from whoosh.analysis import Filter, Token, Tokenizer
 from whoosh.lang.porter import stem
 
-__all__ = ["MixedTokenizer", "LatinStemFilter", "NormalizeFilter", "has_cjk", "joined", "code_parts", "CJK_MODES"]
+__all__ = [
+    "MixedTokenizer", "LatinStemFilter", "NormalizeFilter", "TermPositions", "has_cjk", "joined",
+    "code_parts", "CJK_MODES",
+]
 
 CJK_MODES = ("bigram", "jieba", "both")
 
@@ -47,6 +50,8 @@ _TOKEN = re.compile(
     rf"([{_CJK_CLASS}]+)|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|-)[^\W{_CJK_CLASS}]+)*"
 )
 _HAS_CJK = re.compile(f"[{_CJK_CLASS}]")
+# The same words as _TOKEN, without a group: findall gives them as strings.
+_WORDS = re.compile(rf"[{_CJK_CLASS}]+|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|-)[^\W{_CJK_CLASS}]+)*")
 # The parts of a code name: split at dots, colons and underscores, and
 # before capitals that start a word (JSONEncoder, getElementById).
 _SEPARATORS = re.compile(r"[.:_]+")
@@ -313,3 +318,88 @@ class NormalizeFilter(Filter):
             token.text = text
             token.stopped = False
             yield token
+
+
+# Distinct words remembered by TermPositions; past this the memory starts over.
+_MAX_CACHED_WORDS = 300_000
+
+
+class TermPositions:
+    """The terms of a text and their positions, as the analyzer gives them,
+    fast: what the index writes for each page.
+
+    ``MixedTokenizer() | NormalizeFilter(stops)`` makes a Token object per
+    token through two generators; a page repeats its words, so this keeps,
+    for each distinct word, what it turns into (its normalized tokens, their
+    positions relative to the word, and how many positions it takes) and
+    then only looks words up. Same terms, same positions (a test compares
+    them on real pages); about three times faster on documentation pages.
+
+    >>> terms = TermPositions(["the"])
+    >>> terms("The JSON encoder: json.dumps, e-mail")
+    {'json': [1, 3], 'encod': [2], 'json.dumps': [3], 'dump': [4], 'email': [5], 'e': [5], 'mail': [6]}
+    """
+
+    def __init__(self, stoplist: Iterable[str] = (), cjk: str = "bigram") -> None:
+        if cjk not in CJK_MODES:
+            raise ValueError(f"cjk must be one of {CJK_MODES}, not {cjk!r}")
+        self.stops = frozenset(stoplist)
+        self.cjk = cjk
+        self._words: dict[str, Any] = {}
+
+    def __call__(self, text: str) -> dict[str, list[int]]:
+        terms: dict[str, list[int]] = {}
+        words = self._words
+        if len(words) > _MAX_CACHED_WORDS:
+            words.clear()
+        pos = 0
+        for word in _WORDS.findall(text):
+            form = words.get(word)
+            if form is None:
+                form = words[word] = self._form(word)
+            if form.__class__ is str:  # most words: one term, one position
+                found = terms.get(form)
+                if found is None:
+                    terms[form] = [pos]
+                else:
+                    found.append(pos)
+                pos += 1
+            elif form is None:  # a stop word
+                pos += 1
+            else:
+                tokens, span = form
+                for term, offset in tokens:
+                    found = terms.get(term)
+                    if found is None:
+                        terms[term] = [pos + offset]
+                    else:
+                        found.append(pos + offset)
+                pos += span
+        return terms
+
+    def _form(self, word: str) -> Any:
+        """A word's terms: one term (a str), None (a stop word), or
+        ``(((term, offset), ...), span)``."""
+        if _HAS_CJK.match(word):
+            spans = _cjk_spans(word, self.cjk)
+            return tuple((text, index) for index, (text, _, _) in enumerate(spans)), len(spans)
+        if word.isdigit() or (word.isalpha() and (word.islower() or word.isupper() or word.istitle())):
+            text = word.lower()  # a plain word, one part (most words are)
+            if text in self.stops:
+                return None
+            return _stem(text) if len(text) > 3 and text.isascii() else text
+        tokens = []
+        span = 0
+        for text, _, _, position in _word_tokens(word, 0, 0):
+            span = max(span, position + 1)
+            text = text.lower()
+            if text in self.stops:
+                continue
+            if len(text) > 3 and text.isascii() and text.isalpha():
+                text = _stem(text)
+            tokens.append((text, position))
+        if span == 1 and len(tokens) == 1 and tokens[0][1] == 0:
+            return tokens[0][0]
+        if span == 1 and not tokens:
+            return None
+        return tuple(tokens), span

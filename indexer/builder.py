@@ -34,6 +34,7 @@ from crawler.linkfilter import PURGED_FILE
 from crawler.revisit import next_interval
 from crawler.traps import Blacklist
 from indexer import schema as fields
+from indexer.codec import Codec
 from indexer.graph import LinkGraph
 from indexer.store import PageStore
 
@@ -145,7 +146,7 @@ class IndexBuilder:
 
     def _writer(self) -> Any:
         try:
-            return self.index.writer(limitmb=_WRITER_MB)
+            return self.index.writer(limitmb=_WRITER_MB, codec=Codec())
         except LockError:
             raise IndexBusy(
                 f"{self.data_dir / 'index'} is being written by another process; "

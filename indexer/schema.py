@@ -15,9 +15,10 @@ Chinese or Japanese text cut into character bigrams.
 from __future__ import annotations
 
 from whoosh.analysis.analyzers import CompositeAnalyzer
-from whoosh.fields import BOOLEAN, ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
+from whoosh.fields import BOOLEAN, ID, KEYWORD, NUMERIC, STORED, Schema
 
 from indexer.analysis import MixedTokenizer, NormalizeFilter, has_cjk
+from indexer.codec import FastText
 
 __all__ = [
     "schema",
@@ -25,7 +26,7 @@ __all__ = [
     "host_suffixes",
     "URL", "HOST", "SITE", "URLWORDS", "TITLE", "HEADINGS", "EMPHASIS", "DESCRIPTION",
     "BODY", "ANCHOR", "CRAWLED", "LANG", "FETCHED", "SOURCES", "TEXT_FIELDS", "has_cjk",
-    "lang_terms", "primary_lang",
+    "lang_terms", "primary_lang", "PHRASE_FIELDS",
 ]
 
 URL = "url"
@@ -99,20 +100,29 @@ def text_analyzer(cjk: str = "bigram") -> CompositeAnalyzer:
     return MixedTokenizer(cjk) | NormalizeFilter(_STOP_WORDS)
 
 
+# Fields that phrase and proximity queries read positions from; the others
+# keep only term frequencies (a third of the postings' size).
+PHRASE_FIELDS = (TITLE, HEADINGS, ANCHOR, BODY)
+
+
 def schema(cjk: str = "bigram") -> Schema:
     text = text_analyzer(cjk)
+
+    def field(name: str, stored: bool = False) -> FastText:
+        return FastText(text, _STOP_WORDS, cjk, stored=stored, phrase=name in PHRASE_FIELDS)
+
     return Schema(
         **{
             URL: ID(stored=True, unique=True),
             HOST: ID(stored=True),
             SITE: KEYWORD(lowercase=True),
-            URLWORDS: TEXT(analyzer=text),
-            TITLE: TEXT(analyzer=text, stored=True),
-            HEADINGS: TEXT(analyzer=text),
-            EMPHASIS: TEXT(analyzer=text),
-            DESCRIPTION: TEXT(analyzer=text, stored=True),
-            BODY: TEXT(analyzer=text),
-            ANCHOR: TEXT(analyzer=text, stored=True),
+            URLWORDS: field(URLWORDS),
+            TITLE: field(TITLE, stored=True),
+            HEADINGS: field(HEADINGS),
+            EMPHASIS: field(EMPHASIS),
+            DESCRIPTION: field(DESCRIPTION, stored=True),
+            BODY: field(BODY),
+            ANCHOR: field(ANCHOR, stored=True),
             CRAWLED: BOOLEAN(stored=True),
             LANG: KEYWORD(stored=True, lowercase=True),
             FETCHED: STORED(),

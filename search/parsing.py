@@ -104,7 +104,22 @@ class _WordForms(Plugin):
         self._analyzer = lambda word: [token.text for token in analyzer(word)]
 
     def filters(self, parser: Any) -> list[tuple[Any, int]]:
-        return [(self._rewrite, 105)]
+        return [(self._rewrite, 105), (self._unphrase, 111)]
+
+    def _unphrase(self, parser: Any, group: Any) -> Any:
+        """A phrase in a field without positions (spread there by the
+        multifield plugin) becomes its words, all required in that field."""
+        for index, node in enumerate(group):
+            if isinstance(node, syntax.GroupNode):
+                group[index] = self._unphrase(parser, node)
+            elif isinstance(node, PhrasePlugin.PhraseNode) and not self._positional(node.fieldname):
+                words = [self._word(node, word) for word in node.text.split()]
+                group[index] = syntax.AndGroup(words) if len(words) > 1 else words[0]
+        return group
+
+    def _positional(self, name: str | None) -> bool:
+        field = self.schema[name] if name and name in self.schema else None
+        return field is not None and field.format is not None and field.format.supports("positions")
 
     def _rewrite(self, parser: Any, group: Any) -> Any:
         for index, node in enumerate(group):

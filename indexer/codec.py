@@ -1,0 +1,146 @@
+"""How the index is written: a text field that indexes fast, and postings inlined.
+
+Two changes to Whoosh's writing path, neither to what is written:
+
+- :class:`FastText` is Whoosh's ``TEXT`` field whose ``index()`` takes its
+  terms and positions from :class:`indexer.analysis.TermPositions` (one
+  dictionary look-up per word) instead of running the analyzer's token
+  generators; queries, highlighting and phrases still use the analyzer,
+  which gives the same terms.
+- :class:`Codec` is Whoosh's ``W3Codec`` with small posting lists stored
+  inside their term's entry (``inlinelimit``), which saves a block write
+  and a seek per rare term; most terms of a crawl are rare (a code name, a
+  number). whoosh-reloaded 2.7.5 breaks every ``inlinelimit`` above 1 (its
+  postings writer calls ``set_inline``, the term info has ``set_inlined``):
+  the writer here calls the right one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from typing import Any
+
+from whoosh.codec.whoosh3 import W3Codec, W3FieldWriter, W3PostingsWriter
+from whoosh.compat import dumps
+from whoosh.fields import TEXT
+from whoosh.formats import Positions
+from whoosh.system import pack_uint
+
+from indexer.analysis import TermPositions
+
+__all__ = ["FastText", "Codec", "INLINE_LIMIT"]
+
+# Posting lists shorter than this live in the term index.
+INLINE_LIMIT = 8
+
+
+class FastText(TEXT):  # type: ignore[misc]
+    """A ``TEXT`` field indexed through :class:`TermPositions`.
+
+    ``stoplist`` and ``cjk`` must be those of ``analyzer`` (the schema builds
+    both from the same values)."""
+
+    def __init__(self, analyzer: Any, stoplist: Iterable[str], cjk: str, **kwargs: Any) -> None:
+        super().__init__(analyzer=analyzer, **kwargs)
+        self.stoplist = tuple(sorted(stoplist))
+        self.cjk = cjk
+        self._terms: TermPositions | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_terms"] = None  # a cache, not part of the schema written to the index
+        return state
+
+    def index(self, value: Any, **kwargs: Any) -> Iterator[tuple[bytes, int, float, bytes]]:
+        if not isinstance(value, str):
+            yield from super().index(value, **kwargs)
+            return
+        if self._terms is None:
+            self._terms = _shared_terms(self.stoplist, self.cjk)
+        boost = self.format.field_boost
+        positions = isinstance(self.format, Positions)
+        for term, found in self._terms(value).items():
+            count = len(found)
+            if positions:
+                deltas, base = [], 0
+                for pos in found:
+                    deltas.append(pos - base)
+                    base = pos
+                encoded = pack_uint(count) + dumps(deltas, 2)
+            else:
+                encoded = pack_uint(count)
+            yield term.encode("utf-8"), count, count * boost, encoded
+
+
+@lru_cache(maxsize=8)
+def _shared_terms(stoplist: tuple[str, ...], cjk: str) -> TermPositions:
+    """One :class:`TermPositions` (and its memory of words) for every field
+    analysed alike: a page's title words are mostly in its body too."""
+    return TermPositions(stoplist, cjk)
+
+
+class _PostingsWriter(W3PostingsWriter):  # type: ignore[misc]
+    def finish_postings(self) -> Any:
+        if not self.written() and len(self) < self._inlinelimit:
+            terminfo = self._terminfo
+            terminfo.add_block(self)
+            # Existence-format fields (ids, keywords) keep no value bytes:
+            # inlined, each posting still needs one, as merging reads them.
+            values = self._values if len(self._values) == len(self._ids) else [b""] * len(self._ids)
+            terminfo.set_inlined(self._ids, self._weights, values)
+            self._terminfo = None
+            return terminfo
+        return super().finish_postings()
+
+
+class _Lengths:
+    """A segment's field lengths, each field's read once: Whoosh looks one
+    up in the lengths column (a seek and a read) for every posting written."""
+
+    def __init__(self, lengths: Any) -> None:
+        self._lengths = lengths
+        self._fields: dict[str, list[int]] = {}
+
+    def doc_field_length(self, docnum: int, fieldname: str) -> int:
+        found = self._fields.get(fieldname)
+        if found is None:
+            read = self._lengths.doc_field_length
+            found = self._fields[fieldname] = [read(d, fieldname) for d in range(self._lengths.doc_count_all())]
+        return found[docnum]
+
+
+class _FieldWriter(W3FieldWriter):  # type: ignore[misc]
+    def add_postings(self, schema: Any, lengths: Any, items: Any) -> None:
+        super().add_postings(schema, _Lengths(lengths) if lengths else lengths, items)
+
+    def add(self, docnum: int, weight: float, vbytes: bytes, length: int) -> None:
+        # W3PostingsWriter.add_posting without its per-posting type checks.
+        writer = self._postwriter
+        if len(writer._ids) >= writer._blocklimit:
+            writer._write_block()
+        writer._ids.append(docnum)
+        writer._weights.append(weight)
+        if weight > writer._maxweight:
+            writer._maxweight = weight
+        if vbytes:
+            writer._values.append(vbytes)
+        if length:
+            if writer._minlength is None or length < writer._minlength:
+                writer._minlength = length
+            if length > writer._maxlength:
+                writer._maxlength = length
+
+
+class Codec(W3Codec):  # type: ignore[misc]
+    def __init__(self, blocklimit: int = 128, compression: int = 3, inlinelimit: int = INLINE_LIMIT) -> None:
+        super().__init__(blocklimit=blocklimit, compression=compression, inlinelimit=inlinelimit)
+
+    def field_writer(self, storage: Any, segment: Any) -> Any:
+        return _FieldWriter(self, storage, segment)
+
+    def postings_writer(self, dbfile: Any, byteids: bool = False) -> Any:
+        return _PostingsWriter(
+            dbfile, blocklimit=self._blocklimit, byteids=byteids,
+            compression=self._compression, inlinelimit=self._inlinelimit,
+        )
