@@ -47,6 +47,8 @@ _COMMIT_SECONDS = 5.0
 _POLL_SECONDS = 0.2
 _REPORT_SECONDS = 10.0
 _CHECK_SECONDS = 2.0
+# Anchor documents are brought up to date when the queue is empty, at most this often.
+_ANCHOR_SECONDS = 5.0
 # A queue longer than this at the start is drained under a progress bar.
 _PROGRESS_MIN = 1000
 
@@ -110,7 +112,7 @@ def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) ->
     total = 0
     since_report = started = time.monotonic()
     reported = 0
-    last_commit = last_check = time.monotonic()
+    last_commit = last_check = last_anchors = time.monotonic()
     seen_nodes = [False]
     backlog = len(queue)
     progress = None
@@ -136,6 +138,9 @@ def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) ->
             last_commit = now
         elif idle and not queue.pending:
             queue.renew()
+            if now - last_anchors >= _ANCHOR_SECONDS:
+                builder.flush_anchors()  # a moment to spare: the links' words to their pages
+                last_anchors = now
         if progress is None and now - since_report >= _REPORT_SECONDS and total > reported:
             rate = (total - reported) / (now - since_report)
             logger.info("Indexed %d items (%.0f/s), %d queued", total, rate, len(queue))

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
+
+# SQLite's limit on variables in one statement is far above this.
+_CHUNK = 500
 
 
 def connect(path: Path, schema: str, readonly: bool = False) -> sqlite3.Connection:
@@ -20,3 +25,12 @@ def connect(path: Path, schema: str, readonly: bool = False) -> sqlite3.Connecti
     db.execute("PRAGMA synchronous=NORMAL")
     db.executescript(schema)
     return db
+
+
+def rows_in(db: sqlite3.Connection, query: str, values: Iterable[Any], suffix: str = "") -> Iterator[Any]:
+    """The rows of ``query`` (ending in ``... IN``) for ``values``, asked in
+    chunks: ``rows_in(db, "SELECT url, lang FROM pages WHERE url IN", urls)``."""
+    values = list(values)
+    for start in range(0, len(values), _CHUNK):
+        chunk = values[start : start + _CHUNK]
+        yield from db.execute(f"{query} ({','.join('?' * len(chunk))}){suffix}", chunk)

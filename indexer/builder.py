@@ -1,11 +1,17 @@
 """Build the index: pages into the store, links into the graph, documents into Whoosh.
 
-:meth:`IndexBuilder.add` takes the crawler's items in batches (one Whoosh
-commit each) and indexes every page with the anchor texts known so far;
-:meth:`IndexBuilder.finalize` runs when a crawl ends: it re-indexes the pages
-whose inbound anchor text changed since, adds a document for every page that
-was linked but not fetched (blocked by robots.txt, out of scope, media), known
-only by its anchor texts (SEEDS.md items 22 and 27), and computes PageRank.
+:meth:`IndexBuilder.add` takes the crawler's items in batches (one commit
+each). A page is analysed and written once per fetch, into its page shard
+(:mod:`indexer.layout`), and is searchable from that commit on. The anchor
+text of links to a page lives in a document of its own in the anchor
+index, rewritten as links arrive (:meth:`IndexBuilder.flush_anchors`, when
+the indexer has a moment, and at the end): a few lines, cheap to analyse
+again, where rewriting the page would cost its whole body.
+:meth:`IndexBuilder.finalize` runs when a crawl ends: it brings every anchor
+document up to date with the stored links, including those of pages that
+were linked but not fetched (blocked by robots.txt, out of scope, media),
+known only by their anchor texts (SEEDS.md items 22 and 27), and computes
+PageRank.
 
 Revisits (``scrapy crawl web -a recrawl=1``) come back as the same items: a
 page replaces its earlier version and out-links, ``unchanged`` (a 304) keeps
@@ -22,12 +28,11 @@ import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from whoosh import index as whoosh_index
 from whoosh.writing import LockError
 
 from crawler.linkfilter import PURGED_FILE
@@ -36,6 +41,7 @@ from crawler.traps import Blacklist
 from indexer import schema as fields
 from indexer.codec import Codec
 from indexer.graph import LinkGraph
+from indexer.layout import IndexBusy, Layout, shard_of
 from indexer.store import PageStore
 
 logger = logging.getLogger(__name__)
@@ -49,10 +55,6 @@ _MAX_ANCHOR_TEXTS = 200
 _WRITER_MB = 256
 # The crawl's bounds when an item carries none (crawler/settings.py RECRAWL_*).
 _DEFAULT_REVISIT = (86400.0, 3600.0, 30 * 86400.0)
-
-
-class IndexBusy(RuntimeError):
-    """Another process is writing this index."""
 
 
 @dataclass
@@ -111,32 +113,86 @@ def _urlwords(url: str) -> str:
     return f"{parts.hostname or ''} {parts.path} {parts.query}"
 
 
+class _Writers:
+    """Pending Whoosh writers of some indexes, opened on first use.
+
+    Whoosh deletes by term only in committed segments: a URL added twice to
+    one writer would be indexed twice, so that writer is committed first.
+    """
+
+    def __init__(self, indexes: list[Any], where: str) -> None:
+        self.indexes = indexes
+        self.where = where
+        self._pending: dict[int, Any] = {}
+        self._added: dict[int, set[str]] = {}
+
+    def writer(self, number: int, url: str | None = None) -> Any:
+        if url is not None and url in self._added.get(number, ()):
+            self._commit(number)
+        writer = self._pending.get(number)
+        if writer is None:
+            try:
+                writer = self.indexes[number].writer(limitmb=_WRITER_MB, codec=Codec())
+            except LockError:
+                raise IndexBusy(
+                    f"{self.where} is being written by another process; only one indexer may run at a time"
+                ) from None
+            self._pending[number] = writer
+            self._added[number] = set()
+        if url is not None:
+            self._added[number].add(url)
+        return writer
+
+    def _commit(self, number: int) -> None:
+        writer = self._pending.pop(number, None)
+        self._added.pop(number, None)
+        if writer is not None:
+            writer.commit()
+
+    def commit(self) -> None:
+        for number in list(self._pending):
+            self._commit(number)
+
+    def cancel(self) -> None:
+        for writer in self._pending.values():
+            writer.cancel()
+        self._pending.clear()
+        self._added.clear()
+
+    def close(self) -> None:
+        self.cancel()
+        for index in self.indexes:
+            index.close()
+
+
 class IndexBuilder:
     """The one writer of ``DATA_DIR/index``, ``DATA_DIR/pages.sqlite`` and ``DATA_DIR/graph``."""
 
-    def __init__(self, data_dir: str | Path, cjk: str = "bigram") -> None:
-        """Open (or create, analysing Chinese text by ``cjk``) the index of ``data_dir``."""
+    def __init__(self, data_dir: str | Path, cjk: str = "bigram", shards: int = 1) -> None:
+        """Open (or create, with ``shards`` page shards and Chinese text
+        analysed by ``cjk``) the index of ``data_dir``."""
         self.data_dir = Path(data_dir)
-        index_dir = self.data_dir / "index"
-        index_dir.mkdir(parents=True, exist_ok=True)
-        if whoosh_index.exists_in(str(index_dir)):
-            self.index = whoosh_index.open_dir(str(index_dir))
-        else:
-            self.index = whoosh_index.create_in(str(index_dir), fields.schema(cjk))
+        self.layout = Layout(self.data_dir)
+        self.layout.check()
+        self._lock = self.layout.lock()
+        pages, anchors = self.layout.create(fields.schema(cjk), shards)
+        self.shards = len(pages)
+        self.pages = _Writers(pages, str(self.layout.root))
+        self.anchors = _Writers([anchors], str(self.layout.anchors))
         self.store = PageStore(self.data_dir / "pages.sqlite")
         self.graph = LinkGraph(self.data_dir / "graph")
-        self._pending: Any = None
-        self._added: set[str] = set()
+        self._dirty: set[str] = set()  # URLs whose anchor document may have changed
         self._vocabulary: Counter[str] = Counter()
         self._purged_rules: Blacklist | None = None
         self._purged_stamp: int | None = None
 
     def close(self) -> None:
-        if self._pending is not None:
-            self.cancel()
+        self.cancel()
         self.store.close()
         self.graph.close()
-        self.index.close()
+        self.pages.close()
+        self.anchors.close()
+        self._lock.close()
 
     def __enter__(self) -> IndexBuilder:
         return self
@@ -144,14 +200,11 @@ class IndexBuilder:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _writer(self) -> Any:
-        try:
-            return self.index.writer(limitmb=_WRITER_MB, codec=Codec())
-        except LockError:
-            raise IndexBusy(
-                f"{self.data_dir / 'index'} is being written by another process; "
-                "only one indexer may run at a time"
-            ) from None
+    def _page_writer(self, url: str) -> Any:
+        return self.pages.writer(shard_of(url, self.shards), url)
+
+    def _delete_page(self, url: str) -> None:
+        self.pages.writer(shard_of(url, self.shards)).delete_by_term(fields.URL, url)
 
     def add(self, items: Iterable[dict[str, Any]]) -> Counter[str]:
         """Index crawler items (uncommitted until :meth:`commit`); counts by type."""
@@ -166,20 +219,20 @@ class IndexBuilder:
             if kind == "unchanged":
                 self._revisited(item, changed=False)
                 continue
-            writer = self._writer_for(item["url"])
             if kind == "page":
                 if purged:
                     item["links"] = [link for link in item.get("links") or () if not purged.reason(link[0])]
-                self._add_page(writer, item)
+                self._add_page(item)
             elif kind == "duplicate":
-                self._add_alias(writer, item["url"], item["of"], "duplicate")
+                self._add_alias(item["url"], item["of"], "duplicate")
                 for alias in item.get("aliases") or ():
-                    self._add_alias(writer, alias, item["of"], "redirect")
+                    self._add_alias(alias, item["of"], "redirect")
             elif kind == "gone":
                 self.store.mark_gone(item["url"], item.get("status"))
+                self._dirty.update(self.graph.targets_of(item["url"]))
                 self.graph.remove([item["url"]])
-                writer.delete_by_term(fields.URL, item["url"])
-                self.store.forget_indexed([item["url"]])
+                self._delete_page(item["url"])
+                self._dirty.add(item["url"])
             else:
                 logger.warning("Skipping an item of unknown type %r: %s", kind, item["url"])
         return counts
@@ -223,19 +276,6 @@ class IndexBuilder:
                 digest = before["digest"]
         self.store.set_revisit(url, etag, last_modified, digest, fetched, interval)
 
-    def _writer_for(self, url: str) -> Any:
-        """The pending writer, committed first if it already holds ``url``.
-
-        Whoosh deletes by term only in committed segments: a URL added twice
-        in one writer would be indexed twice.
-        """
-        if url in self._added:
-            self.commit()
-        if self._pending is None:
-            self._pending = self._writer()
-        self._added.add(url)
-        return self._pending
-
     def commit(self) -> None:
         """Make everything added so far durable and searchable."""
         if self._vocabulary:
@@ -243,54 +283,54 @@ class IndexBuilder:
             self._vocabulary.clear()
         self.store.commit()
         self.graph.commit()
-        self._added.clear()
-        if self._pending is not None:
-            writer, self._pending = self._pending, None
-            writer.commit()
+        self.pages.commit()
+        self.anchors.commit()
 
     def cancel(self) -> None:
         """Drop what was added since the last commit (its items stay queued)."""
         self.store.db.rollback()
         self.graph.db.rollback()
-        self._added.clear()
         self._vocabulary.clear()
-        if self._pending is not None:
-            writer, self._pending = self._pending, None
-            writer.cancel()
+        self.pages.cancel()
+        self.anchors.cancel()
 
     def remove(self, urls: Iterable[str]) -> None:
         """Take ``urls`` out of the index, the store and the link graph (purge)."""
         urls = list(urls)
-        writer = self._pending if self._pending is not None else self._writer()
-        self._pending = writer
+        for url in urls:
+            self._dirty.update(self.graph.targets_of(url))
+            self._delete_page(url)
+        writer = self.anchors.writer(0)
         for url in urls:
             writer.delete_by_term(fields.URL, url)
         self.store.remove(urls)
         self.graph.remove(urls, inbound=True)
+        self._dirty.difference_update(urls)
 
-    def _add_alias(self, writer: Any, alias: str, url: str, kind: str) -> None:
+    def _add_alias(self, alias: str, url: str, kind: str) -> None:
         self.store.add_alias(alias, url, kind)
+        self._dirty.update(self.graph.targets_of(alias))
         self.graph.remove([alias])  # the links of the page it used to be
-        writer.delete_by_term(fields.URL, alias)
-        self.store.forget_indexed([alias])
+        self._delete_page(alias)
+        self._dirty.update((alias, url))
 
-    def _add_page(self, writer: Any, item: dict[str, Any]) -> None:
+    def _add_page(self, item: dict[str, Any]) -> None:
         url = item["url"]
         item.setdefault("fetched", time.time())
+        self._dirty.update(self.graph.targets_of(url))  # links it no longer has
         self.store.put(item, host_of(url))
         for alias in item.get("aliases") or ():
-            self._add_alias(writer, alias, url, "redirect")
+            self._add_alias(alias, url, "redirect")
         links = [(link[0], link[1]) for link in item.get("links") or () if link and link[0] != url]
         self.graph.set_links(url, links)
-        names = [url, *(item.get("aliases") or ())]
-        anchors = anchor_text(text for source, text in self.graph.anchors_to(names) if source != url)
-        writer.update_document(**self._page_document(item, anchors))
-        self.store.set_indexed([(url, _digest(anchors))])
+        self._page_writer(url).update_document(**self._page_document(item))
+        self._dirty.add(url)
+        self._dirty.update(target for target, _ in links)
         self._vocabulary.update(_words(item))
         self._revisited(item, changed=True)
 
     @staticmethod
-    def _page_document(page: dict[str, Any], anchors: str) -> dict[str, Any]:
+    def _page_document(page: dict[str, Any]) -> dict[str, Any]:
         url = page["url"]
         return {
             fields.URL: url,
@@ -304,92 +344,141 @@ class IndexBuilder:
                 filter(None, (page.get("description"), page.get("keywords")))
             ),
             fields.BODY: page.get("text") or "",
-            fields.ANCHOR: anchors,
             fields.CRAWLED: True,
             fields.LANG: fields.lang_terms(page.get("lang") or ""),
             fields.FETCHED: page.get("fetched"),
         }
 
     @staticmethod
-    def _anchor_document(url: str, anchors: str, sources: int) -> dict[str, Any]:
-        title = Counter(anchors.split("\n")).most_common(1)[0][0] if anchors else url
-        return {
+    def _anchor_document(url: str, anchors: str, sources: int, crawled: bool, lang: str) -> dict[str, Any]:
+        """The anchor document of ``url``: the text of the links to it, and,
+        for a page never fetched, what else is known of it (its URL's words,
+        its commonest anchor text as a title)."""
+        host = host_of(url)
+        document = {
             fields.URL: url,
-            fields.HOST: host_of(url),
-            fields.SITE: fields.host_suffixes(host_of(url)),
-            fields.URLWORDS: _urlwords(url),
-            fields.TITLE: title,
+            fields.HOST: host,
+            fields.SITE: fields.host_suffixes(host),
             fields.ANCHOR: anchors,
-            fields.CRAWLED: False,
+            fields.CRAWLED: crawled,
             fields.SOURCES: sources,
+            fields.LANG: fields.lang_terms(lang),
         }
+        if not crawled:
+            document[fields.URLWORDS] = _urlwords(url)
+            document[fields.TITLE] = Counter(anchors.split("\n")).most_common(1)[0][0] if anchors else url
+        return document
 
-    def finalize(self) -> FinalizeReport:
-        """Merge anchors into every document, add anchor-only documents, PageRank."""
-        started = time.monotonic()
-        self.commit()
+    def flush_anchors(self) -> int:
+        """Bring the anchor documents of the URLs whose links changed since
+        the last flush up to date, and commit them; how many were rewritten.
+
+        The indexer calls it when it has a moment (and ``finalize`` covers
+        whatever is left): anchor text that arrives later costs a rewrite of
+        a few lines, never of the page.
+        """
+        if not self._dirty:
+            return 0
+        targets, self._dirty = self._dirty, set()
+        state = self._anchor_state(targets)
+        written = self._write_anchors(state, targets | {state.aliases.get(url, url) for url in targets})
+        self.store.commit()
+        self.anchors.commit()
+        return written
+
+    def _anchor_state(self, targets: set[str] | None = None) -> _AnchorState:
+        """The inbound anchor texts and linking pages of ``targets`` (None:
+        every URL), from the stored links: aliases mapped to the page they
+        stand for, only links out of crawled pages, none into gone or purged
+        pages."""
         aliases = self.store.aliases()
         crawled = self.store.urls()
         gone = self.store.gone()
         purged = self._purged()
-        inbound: dict[str, list[str]] = defaultdict(list)
-        sources: dict[str, set[str]] = defaultdict(set)
-        for source, target, text in self.graph.links():
+        if targets is None:
+            rows: Iterable[tuple[str, str, str]] = self.graph.links()
+        else:
+            wanted = {aliases.get(url, url) for url in targets}
+            names = wanted | {alias for alias, url in aliases.items() if url in wanted}
+            rows = self.graph.inbound(names)
+        state = _AnchorState(crawled, gone, aliases)
+        for source, target, text in rows:
             source = aliases.get(source, source)
             target = aliases.get(target, target)
             if source == target or source not in crawled or target in gone:
                 continue
             if purged and purged.reason(target):
                 continue
-            inbound[target].append(text)
-            sources[target].add(source)
+            state.inbound[target].append(text)
+            state.sources[target].add(source)
+        return state
 
-        indexed = self.store.indexed_hashes()
-        documents = crawled | set(inbound)
-        stale = [url for url in indexed if url not in documents]
-        reindexed = anchor_only = 0
-        writer = self._writer()
+    def _write_anchors(self, state: _AnchorState, urls: Iterable[str] | None = None) -> int:
+        """Rewrite the anchor documents of ``urls`` (None: every URL the
+        state or the index knows) whose content changed; delete those that
+        have no reason to exist."""
+        indexed = self.store.indexed_hashes() if urls is None else self.store.indexed_hashes(urls)
+        if urls is None:
+            urls = state.crawled | set(state.inbound) | set(indexed)
+        urls = sorted(set(urls))
+        langs = self.store.langs(url for url in urls if url in state.crawled)
+        writer = self.anchors.writer(0)
+        updated: list[tuple[str, str]] = []
+        stale: list[str] = []
+        for url in urls:
+            texts = state.inbound.get(url)
+            if not texts or url in state.gone:
+                if url in indexed:
+                    stale.append(url)
+                continue
+            anchors = anchor_text(texts)
+            crawled = url in state.crawled
+            linking = len(state.sources[url])
+            lang = langs.get(url, "")
+            digest = _digest(f"{anchors}\n{linking}\n{crawled}\n{lang}")
+            if indexed.get(url) == digest:
+                continue
+            writer.update_document(**self._anchor_document(url, anchors, linking, crawled, lang))
+            updated.append((url, digest))
+        for url in stale:
+            writer.delete_by_term(fields.URL, url)
+        self.store.forget_indexed(stale)
+        self.store.set_indexed(updated)
+        return len(updated)
+
+    def finalize(self) -> FinalizeReport:
+        """Every anchor document up to date with the stored links, PageRank."""
+        started = time.monotonic()
+        self.commit()
+        self._dirty.clear()
+        state = self._anchor_state()
         try:
-            for url in stale:
-                writer.delete_by_term(fields.URL, url)
-            self.store.forget_indexed(stale)
-            updated = []
-            for url in sorted(documents):
-                anchors = anchor_text(inbound.get(url, ()))
-                linking = len(sources.get(url, ()))
-                if url not in crawled:
-                    anchor_only += 1
-                digest = _digest(anchors if url in crawled else f"{anchors}\n{linking}")
-                if indexed.get(url) == digest:
-                    continue
-                if url in crawled:
-                    page = self.store.get(url)
-                    assert page is not None
-                    writer.update_document(**self._page_document(page, anchors))
-                else:
-                    writer.update_document(**self._anchor_document(url, anchors, linking))
-                updated.append((url, digest))
-            reindexed = len(updated)
-            self.store.set_indexed(updated)
+            rewritten = self._write_anchors(state)
             # The same links as the anchors above, as a matrix of node ids.
-            matrix = self.graph.derive_matrix(crawled, aliases, gone)
+            matrix = self.graph.derive_matrix(state.crawled, state.aliases, state.gone)
             self.graph.set_ranks(matrix.nodes, matrix.pagerank())
-            self.store.commit()
-            self.graph.commit()
-            # One segment: queries then open one matcher per term, not one
-            # per term and segment (a crawl commits many small segments).
-            writer.commit(optimize=True)
+            self.commit()
         except BaseException:
-            writer.cancel()
+            self.cancel()
             raise
+        anchor_only = sum(1 for url in state.inbound if url not in state.crawled)
         return FinalizeReport(
-            documents=len(documents),
-            pages=len(crawled),
+            documents=len(state.crawled) + anchor_only,
+            pages=len(state.crawled),
             anchor_only=anchor_only,
-            reindexed=reindexed,
+            reindexed=rewritten,
             links=matrix.link_count(),
             seconds=time.monotonic() - started,
         )
+
+
+@dataclass
+class _AnchorState:
+    crawled: set[str]
+    gone: set[str]
+    aliases: dict[str, str]
+    inbound: defaultdict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    sources: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
 
 
 _WORD = re.compile(r"[a-z]{3,24}")

@@ -25,7 +25,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from indexer._sqlite import connect
+from indexer._sqlite import connect, rows_in
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -131,17 +131,19 @@ class LinkGraph:
                 self.db.execute("DELETE FROM links WHERE dst = ?", row)
                 self.db.execute("DELETE FROM pagerank WHERE id = ?", row)
 
-    def anchors_to(self, urls: Iterable[str]) -> list[tuple[str, str]]:
-        """``(source, anchor text)`` of every link into any of ``urls``."""
-        urls = list(urls)
-        marks = ",".join("?" * len(urls))
-        return list(
-            self.db.execute(
-                "SELECT s.url, l.anchor FROM links l JOIN nodes d ON d.id = l.dst"
-                f" JOIN nodes s ON s.id = l.src WHERE d.url IN ({marks})",
-                urls,
-            )
-        )
+    def inbound(self, urls: Iterable[str]) -> list[tuple[str, str, str]]:
+        """``(source, target, anchor text)`` of every link into any of ``urls``."""
+        return list(rows_in(
+            self.db, "SELECT s.url, d.url, l.anchor FROM nodes d JOIN links l ON l.dst = d.id"
+            " JOIN nodes s ON s.id = l.src WHERE d.url IN", urls,
+        ))
+
+    def targets_of(self, url: str) -> list[str]:
+        """Where the stored links of ``url`` lead."""
+        return [target for (target,) in self.db.execute(
+            "SELECT d.url FROM nodes s JOIN links l ON l.src = s.id JOIN nodes d ON d.id = l.dst"
+            " WHERE s.url = ?", (url,),
+        )]
 
     def links(self) -> Iterator[tuple[str, str, str]]:
         """Every ``(source, target, anchor text)``."""
@@ -266,27 +268,12 @@ class LinkGraph:
         return graph
 
     def _urls(self, nodes: list[int]) -> dict[int, str]:
-        found: dict[int, str] = {}
-        for start in range(0, len(nodes), 500):
-            chunk = nodes[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            found.update(self.db.execute(f"SELECT id, url FROM nodes WHERE id IN ({marks})", chunk))
-        return found
+        return dict(rows_in(self.db, "SELECT id, url FROM nodes WHERE id IN", nodes))
 
     def pagerank_of(self, urls: Iterable[str]) -> dict[str, float]:
-        urls = list(urls)
-        found: dict[str, float] = {}
-        for start in range(0, len(urls), 500):
-            chunk = urls[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            found.update(
-                self.db.execute(
-                    "SELECT n.url, p.score FROM pagerank p JOIN nodes n ON n.id = p.id"
-                    f" WHERE n.url IN ({marks})",
-                    chunk,
-                )
-            )
-        return found
+        return dict(rows_in(
+            self.db, "SELECT n.url, p.score FROM pagerank p JOIN nodes n ON n.id = p.id WHERE n.url IN", urls,
+        ))
 
     def node_count(self) -> int:
         """Nodes with a PageRank (the size of the last computed graph)."""

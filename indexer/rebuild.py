@@ -32,7 +32,8 @@ from whoosh.filedb.filestore import FileStorage
 import crawler.settings as crawl_defaults
 from crawler.archive import ArchiveReader
 from crawler.pages import LocalPageMemory, PageLogic, page_settings, replay
-from indexer.builder import FinalizeReport, IndexBuilder, IndexBusy
+from indexer.builder import FinalizeReport, IndexBuilder
+from indexer.layout import IndexBusy, Layout
 from indexer.progress import Progress
 
 logger = logging.getLogger("indexer")
@@ -144,10 +145,17 @@ def rebuild(data_dir: str | Path, progress: Callable[[str], None] | None = None)
 def _swap(data_dir: Path, work: Path) -> None:
     """Put the rebuilt parts in place of the old ones, under the old index's lock."""
     index_dir = data_dir / "index"
-    lock = None
+    lock = old_lock = None
     if index_dir.is_dir():
-        lock = FileStorage(str(index_dir)).lock("WRITELOCK")
-        if not lock.acquire(blocking=False):
+        try:
+            lock = Layout(data_dir).lock()
+        except IndexBusy:
+            raise IndexBusy(f"{index_dir} is being written by another process (a crawl or an "
+                            "indexer): stop it, then rebuild") from None
+        # An index of the earlier single-index layout has Whoosh's own lock.
+        old_lock = FileStorage(str(index_dir)).lock("MAIN_WRITELOCK")
+        if not old_lock.acquire(blocking=False):
+            lock.close()
             raise IndexBusy(f"{index_dir} is being written by another process (a crawl or an "
                             "indexer): stop it, then rebuild")
     old = data_dir / f".rebuild-old-{os.getpid()}"
@@ -170,6 +178,8 @@ def _swap(data_dir: Path, work: Path) -> None:
             (old / path.name).rename(path)
         raise
     finally:
+        if old_lock is not None:
+            old_lock.release()
         if lock is not None:
-            lock.release()
+            lock.close()
     shutil.rmtree(old, ignore_errors=True)

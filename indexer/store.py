@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from indexer._sqlite import connect
+from indexer._sqlite import connect, rows_in
 
 __all__ = ["PageStore", "STORED_FIELDS"]
 
@@ -129,15 +129,10 @@ class PageStore:
     def bodies(self, urls: Iterable[str]) -> dict[str, tuple[str, list[list[str]]]]:
         """Body text and sections (``[id, text]``) of each stored page among
         ``urls``: what a result's snippet and deep link are cut from."""
-        urls = list(urls)
         found: dict[str, tuple[str, list[list[str]]]] = {}
-        for start in range(0, len(urls), 500):
-            chunk = urls[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self.db.execute(f"SELECT url, data FROM pages WHERE url IN ({marks})", chunk)
-            for url, blob in rows:
-                data = json.loads(zlib.decompress(blob))
-                found[url] = (data.get("text") or "", data.get("sections") or [])
+        for url, blob in rows_in(self.db, "SELECT url, data FROM pages WHERE url IN", urls):
+            data = json.loads(zlib.decompress(blob))
+            found[url] = (data.get("text") or "", data.get("sections") or [])
         return found
 
     def hosts(self) -> set[str]:
@@ -195,8 +190,18 @@ class PageStore:
             (low, high, len(word) - spread, len(word) + spread),
         ))
 
-    def indexed_hashes(self) -> dict[str, str]:
-        return dict(self.db.execute("SELECT url, anchor_hash FROM indexed"))
+    def indexed_hashes(self, urls: Iterable[str] | None = None) -> dict[str, str]:
+        """The digest of each anchor document in the index (among ``urls``)."""
+        if urls is None:
+            return dict(self.db.execute("SELECT url, anchor_hash FROM indexed"))
+        return self._by_url("SELECT url, anchor_hash FROM indexed", urls)
+
+    def langs(self, urls: Iterable[str]) -> dict[str, str]:
+        """The language of each stored page among ``urls``."""
+        return self._by_url("SELECT url, lang FROM pages", urls)
+
+    def _by_url(self, query: str, urls: Iterable[str]) -> dict[str, Any]:
+        return dict(rows_in(self.db, f"{query} WHERE url IN", urls))
 
     def set_indexed(self, rows: Iterable[tuple[str, str]]) -> None:
         self.db.executemany(

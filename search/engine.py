@@ -20,20 +20,19 @@ from __future__ import annotations
 import re
 import time
 from urllib.parse import quote
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from whoosh import index as whoosh_index
-from whoosh.index import EmptyIndexError
-from whoosh.query import And, Every, NullQuery, Or, Query, Term
+from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term
 from whoosh.reading import TermNotFound
-from whoosh.scoring import BM25F
 
 from indexer import schema as fields
 from indexer.graph import LinkGraph
+from indexer.layout import IndexBeingBuilt, IndexMissing, OldLayout
 from indexer.store import PageStore
 from search import proximity, ranking, spelling
+from search.corpus import Corpus
 from search.parsing import ANY, LEVELS, PARTS, STRICT, QueryParser, word_forms
 from search.deeplinks import best_section
 from search.snippets import passage, word_pattern
@@ -126,9 +125,27 @@ class _Request:
 
 @dataclass
 class _Candidate:
-    hit: Any
-    features: ranking.Features
+    """A URL that matched: its documents (its page, its anchor document, or
+    both) with their stored fields merged, and the numbers it is ranked by."""
+
+    url: str
+    docs: list[int]
+    stored: dict[str, Any]
+    text: float
+    level: int = 0
+    words_matched: int = 0
+    features: ranking.Features = field(default_factory=lambda: ranking.Features(text=0.0))
     final: float = 0.0
+
+    def add(self, docnum: int, stored: dict[str, Any], score: float = 0.0) -> None:
+        if docnum not in self.docs:
+            self.docs.append(docnum)
+            # The page's own fields first; the anchor document adds its anchor text and count.
+            self.stored = {**stored, **self.stored} if fields.SOURCES in self.stored else {**self.stored, **stored}
+        self.text += score
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.stored.get(name, default)
 
 
 class SearchEngine:
@@ -151,48 +168,42 @@ class SearchEngine:
             defaults.SEARCH_ANCHOR_MIN_SOURCES if anchor_min_sources is None else anchor_min_sources
         )
         self.data_dir = Path(data_dir)
-        index_dir = self.data_dir / "index"
-        if not index_dir.is_dir():
-            raise SearchError(
-                f"no index in {self.data_dir}: crawl something first "
-                f"(scrapy crawl web -a seeds=URL -s DATA_DIR={self.data_dir}), or try `make demo`"
-            )
+        options = {"B": ranking.B, "K1": ranking.K1,
+                   **{f"{name}_B": value for name, value in ranking.FIELD_B.items()}}
         try:
-            self.index = whoosh_index.open_dir(str(index_dir))
-        except EmptyIndexError:
+            self.corpus = Corpus(self.data_dir, options)
+        except OldLayout as exc:
+            raise SearchError(str(exc)) from None
+        except IndexBeingBuilt:
             raise SearchError(
                 f"the index in {self.data_dir} is being built: try again in a few seconds"
             ) from None
+        except IndexMissing:
+            raise SearchError(
+                f"no index in {self.data_dir}: crawl something first "
+                f"(scrapy crawl web -a seeds=URL -s DATA_DIR={self.data_dir}), or try `make demo`"
+            ) from None
         self.store = _open_optional(PageStore, self.data_dir / "pages.sqlite")
         self.graph = _open_optional(LinkGraph, self.data_dir / "graph", "links.sqlite")
-        self.analyzer = self.index.schema[fields.TITLE].analyzer
-        self._searcher: Any = None
+        self.analyzer = self.corpus.schema[fields.TITLE].analyzer
         self._hosts: frozenset[str] | None = None
-        self.weighting = BM25F(
-            B=ranking.B,
-            K1=ranking.K1,
-            **{f"{name}_B": value for name, value in ranking.FIELD_B.items()},
-        )
-        self.parser = QueryParser(self.index.schema, dict(ranking.FIELD_WEIGHTS))
+        self.parser = QueryParser(self.corpus.schema, dict(ranking.FIELD_WEIGHTS))
+
+    def generation(self) -> tuple[int, ...]:
+        """Changes whenever a part of the index commits."""
+        return self.corpus.generations()
 
     def _fresh_searcher(self) -> Any:
         """The open searcher, moved to the index's latest commit if there is one.
 
         Opening a searcher reads the term index (a third of a second at
         100,000 documents); keeping one open and refreshing it costs a check
-        of the index's generation.
+        of the index's generations.
         """
-        if self._searcher is None:
-            self._searcher = self.index.searcher(weighting=self.weighting)
-        else:
-            self._searcher = self._searcher.refresh()
-        return self._searcher
+        return self.corpus.searcher()
 
     def close(self) -> None:
-        if self._searcher is not None:
-            self._searcher.close()
-            self._searcher = None
-        self.index.close()
+        self.corpus.close()
         for resource in (self.store, self.graph):
             if resource is not None:
                 resource.close()
@@ -258,16 +269,16 @@ class SearchEngine:
         )
         if candidates:
             self._rank(searcher, candidates, words, ranking.query_script(words_text))
-        window = ranking.page_by_host(candidates, lambda c: c.hit.get(fields.HOST, ""), n, page,
+        window = ranking.page_by_host(candidates, lambda c: c.get(fields.HOST, ""), n, page,
                                       last=lambda c: c.features.demoted)
-        bodies = self.store.bodies(c.hit[fields.URL] for c, _ in window) if self.store else {}
+        bodies = self.store.bodies(c.url for c, _ in window) if self.store else {}
         per_field = self._field_scores(searcher, words_text, [c for c, _ in window]) if explain else {}
         pattern = word_pattern([self.tokens(word) for word in words_text.split()]) if window else None
         sequence = self._sequence([word for word in words_text.replace('"', " ").split()
                                    if word not in ("OR", "AND", "NOT") and word[0] not in "-+"
                                    and ":" not in word]) if window else []
         results = [
-            self._result(candidate, more, bodies, pattern, per_field.get(candidate.hit.docnum), explain,
+            self._result(candidate, more, bodies, pattern, per_field.get(candidate.url), explain,
                          words_text.split(), sequence)
             for candidate, more in window
         ]
@@ -289,7 +300,7 @@ class SearchEngine:
         at a level rank after those of the levels before.
         """
         candidates: list[_Candidate] = []
-        seen: set[int] = set()
+        seen: set[str] = set()
         total = matched_all = 0
         previous: Query | None = None
         for number, level in enumerate(LEVELS):
@@ -301,35 +312,76 @@ class SearchEngine:
             previous = query
             # Without terms=True, Whoosh can skip blocks that cannot reach the top.
             found = searcher.search(query, limit=depth, filter=request.restrict, mask=request.mask)
+            fresh: dict[str, _Candidate] = {}
+            for hit in found:
+                url = hit[fields.URL]
+                if url in seen:
+                    continue
+                if url in fresh:
+                    fresh[url].add(hit.docnum, hit.fields(), hit.score)
+                else:
+                    fresh[url] = _Candidate(url, [hit.docnum], hit.fields(), hit.score, number)
+            self._complete(searcher, fresh, request, query)
             if level == STRICT:
-                total = matched_all = _count(found, depth)
-            hits = [hit for hit in found if hit.docnum not in seen]
-            total = max(total, len(seen) + len(hits))
-            matched = (
-                self._words_matched(searcher, [hit.docnum for hit in hits], request.words)
-                if level != STRICT else {}
-            )
-            for hit in hits:
-                features = ranking.Features(
-                    text=hit.score, level=number,
-                    words_matched=matched.get(hit.docnum, len(request.words)),
-                )
-                candidates.append(_Candidate(hit, features))
-                seen.add(hit.docnum)
+                total = matched_all = _count(found, depth, len(fresh))
+            total = max(total, len(seen) + len(fresh))
+            if level != STRICT:
+                matched = self._words_matched(searcher, list(fresh.values()), request.words)
+            for candidate in fresh.values():
+                candidate.words_matched = matched[candidate.url] if level != STRICT else len(request.words)
+                if level == ANY and candidate.words_matched == len(request.words):
+                    # Every word, some in its own text and some only in the links to it.
+                    candidate.level = LEVELS.index(PARTS)
+                candidates.append(candidate)
+                seen.add(candidate.url)
         return candidates, total, matched_all
 
-    def _words_matched(self, searcher: Any, docnums: list[int], words: list[str]) -> dict[int, int]:
-        """How many query words each document has (all of a word's tokens, in some field).
+    def _complete(self, searcher: Any, candidates: dict[str, _Candidate], request: _Request, query: Query) -> None:
+        """Add to each candidate the document the level's matches left out (a
+        page matched by its text, its anchor document not, or the other way
+        round), with that document's score for the same terms the query
+        scores (any of them, as it needs not match on its own): the sum is
+        the page's BM25F over all its fields, as an And of Ors sums its
+        terms' scores."""
+        # Anchor documents to score by their anchor text, pages by the rest.
+        missing: dict[bool, dict[int, _Candidate]] = {True: {}, False: {}}
+        single = [c for c in candidates.values() if len(c.docs) == 1 and c.get(fields.CRAWLED, True)]
+        for url, docs in self.corpus.documents_of(searcher, (c.url for c in single)).items():
+            for docnum in docs:
+                if docnum not in candidates[url].docs:
+                    stored = searcher.stored_fields(docnum)
+                    missing[fields.SOURCES in stored][docnum] = candidates[url]
+                    candidates[url].add(docnum, stored)
+        leaves = _scoring_leaves(query)
+        for anchors, documents in missing.items():
+            terms = [leaf for leaf in leaves if (getattr(leaf, "fieldname", None) == fields.ANCHOR) == anchors]
+            if not documents or not terms:
+                continue
+            # One matcher over the few documents, skipping to each: not a
+            # search of the whole index filtered down to them.
+            matcher = Or(terms).matcher(searcher, searcher.context())
+            for docnum in sorted(documents):
+                if not matcher.is_active():
+                    break
+                matcher.skip_to(docnum)
+                if matcher.is_active() and matcher.id() == docnum:
+                    documents[docnum].text += matcher.score()
+
+    def _words_matched(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[str, int]:
+        """How many query words each candidate has (all of a word's tokens, in
+        some field of its page or its anchor document).
 
         Read from the postings of the given documents only, rather than
         asking Whoosh to record the terms of every match of an OR query.
         """
-        found: dict[int, set[str]] = {docnum: set() for docnum in docnums}
-        ordered = sorted(docnums)
+        owner = {docnum: candidate.url for candidate in candidates for docnum in candidate.docs}
+        found: dict[str, set[str]] = {candidate.url: set() for candidate in candidates}
+        ordered = sorted(owner)
+        reader = searcher.reader()
         for token in {token for word in words for token in self.tokens(word)}:
             for name in ranking.FIELD_WEIGHTS:
                 try:
-                    matcher = searcher.postings(name, token)
+                    matcher = reader.postings(name, token)
                 except TermNotFound:
                     continue
                 for docnum in ordered:
@@ -337,37 +389,38 @@ class SearchEngine:
                         break
                     matcher.skip_to(docnum)
                     if matcher.is_active() and matcher.id() == docnum:
-                        found[docnum].add(token)
+                        found[owner[docnum]].add(token)
         return {
-            docnum: sum(1 for word in words if set(self.tokens(word)) <= tokens)
-            for docnum, tokens in found.items()
+            url: sum(1 for word in words if set(self.tokens(word)) <= tokens)
+            for url, tokens in found.items()
         }
 
     def _rank(self, searcher: Any, candidates: list[_Candidate], words: list[str], script: str) -> None:
         proximity = self._proximity(searcher, candidates, words)
-        urls = [c.hit[fields.URL] for c in candidates]
+        urls = [c.url for c in candidates]
         ranks = self.graph.pagerank_of(urls) if self.graph is not None else {}
         nodes = self.graph.node_count() if self.graph is not None else 0
         query_tokens = self.tokens(" ".join(words)) if words else []
         for candidate in candidates:
-            hit = candidate.hit
-            crawled = bool(hit.get(fields.CRAWLED, True))
-            candidate.features = replace(
-                candidate.features,
-                proximity=proximity.get(hit.docnum, 0.0),
-                pagerank=ranks.get(hit[fields.URL], 0.0),
+            crawled = bool(candidate.get(fields.CRAWLED, True))
+            candidate.features = ranking.Features(
+                text=candidate.text,
+                proximity=proximity.get(candidate.url, 0.0),
+                pagerank=ranks.get(candidate.url, 0.0),
                 nodes=nodes,
+                level=candidate.level,
+                words_matched=candidate.words_matched,
                 # An anchor-only page's title is its most common anchor text, not a title.
-                exact_title=crawled and bool(query_tokens) and self._is_title(hit.get(fields.TITLE) or "",
+                exact_title=crawled and bool(query_tokens) and self._is_title(candidate.get(fields.TITLE) or "",
                                                                               query_tokens),
                 anchor_only=not crawled,
-                demoted=not crawled and self._weak_anchors(hit),
-                other_language=ranking.other_language(script, (hit.get(fields.LANG) or "").split()[:1]),
+                demoted=not crawled and self._weak_anchors(candidate),
+                other_language=ranking.other_language(script, (candidate.get(fields.LANG) or "").split()[:1]),
             )
             candidate.final = ranking.score(candidate.features)
-        candidates.sort(key=lambda c: (ranking.order_key(c.features), c.hit[fields.URL]))
+        candidates.sort(key=lambda c: (ranking.order_key(c.features), c.url))
 
-    def _weak_anchors(self, hit: Any) -> bool:
+    def _weak_anchors(self, hit: _Candidate) -> bool:
         """Whether a page known only by anchors goes after the crawled results:
         always (``last``); with ``rank``, unless it is on a crawled site (a
         page robots.txt kept us from, a PDF, a video) and at least
@@ -402,7 +455,7 @@ class SearchEngine:
             by_position[token.pos] = token.text  # the last at a position is the finest part
         return [by_position[pos] for pos in sorted(by_position)]
 
-    def _proximity(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[int, float]:
+    def _proximity(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[str, float]:
         """How near the query's words stand in each of the best candidates' fields.
 
         Positions are read from the index for the ``_PROXIMITY_DEPTH`` best
@@ -412,14 +465,16 @@ class SearchEngine:
         sequence = self._sequence(words)
         if len(sequence) < 2:
             return {}
-        best = sorted(candidates, key=lambda c: -c.features.text)[:_PROXIMITY_DEPTH]
-        docnums = sorted(c.hit.docnum for c in best)
-        counts: dict[int, dict[str, tuple[int, int]]] = {docnum: {} for docnum in docnums}
+        best = sorted(candidates, key=lambda c: -c.text)[:_PROXIMITY_DEPTH]
+        owner = {docnum: candidate.url for candidate in best for docnum in candidate.docs}
+        docnums = sorted(owner)
+        counts: dict[str, dict[str, tuple[int, int]]] = {candidate.url: {} for candidate in best}
+        reader = searcher.reader()
         for name in ranking.PROXIMITY_FIELDS:
             matchers = []
             for token in sequence:
                 try:
-                    matchers.append(searcher.postings(name, token))
+                    matchers.append(reader.postings(name, token))
                 except TermNotFound:
                     matchers = []
                     break
@@ -436,22 +491,23 @@ class SearchEngine:
                 else:
                     found = proximity.phrase_and_near(positions, ranking.NEAR_WORDS)
                     if any(found):
-                        counts[docnum][name] = found
+                        counts[owner[docnum]][name] = found
         idf = sum(searcher.idf(fields.BODY, token) for token in sequence) / len(sequence)
         return {
-            docnum: idf * proximity.bonus(found, ranking.FIELD_WEIGHTS, ranking.EXACT_PHRASE)
-            for docnum, found in counts.items() if found
+            url: idf * proximity.bonus(found, ranking.FIELD_WEIGHTS, ranking.EXACT_PHRASE)
+            for url, found in counts.items() if found
         }
 
-    def _field_scores(self, searcher: Any, text: str, shown: list[_Candidate]) -> dict[int, dict[str, float]]:
+    def _field_scores(self, searcher: Any, text: str, shown: list[_Candidate]) -> dict[str, dict[str, float]]:
         """Each field's part of the text score, for ``--explain`` (shown results only)."""
-        docnums = {c.hit.docnum for c in shown}
-        scores: dict[int, dict[str, float]] = {docnum: {} for docnum in docnums}
+        owner = {docnum: candidate.url for candidate in shown for docnum in candidate.docs}
+        scores: dict[str, dict[str, float]] = {candidate.url: {} for candidate in shown}
         tokens = [token for word in text.split() for token in self.tokens(word)]
         for name, weight in ranking.FIELD_WEIGHTS.items():
             query = Or([Term(name, token, boost=weight) for token in dict.fromkeys(tokens)]) if tokens else NullQuery
-            for hit in searcher.search(query, filter=docnums, limit=None):
-                scores[hit.docnum][name] = round(hit.score, 4)
+            for hit in searcher.search(query, filter=set(owner), limit=None):
+                url = owner[hit.docnum]
+                scores[url][name] = round(scores[url].get(name, 0.0) + hit.score, 4)
         return scores
 
     def _suggest(
@@ -490,8 +546,8 @@ class SearchEngine:
         words: list[str],
         sequence: list[str],
     ) -> Result:
-        hit = candidate.hit
-        url = hit[fields.URL]
+        hit = candidate
+        url = candidate.url
         crawled = bool(hit.get(fields.CRAWLED, True))
         title = hit.get(fields.TITLE) or url
         body, sections = bodies.get(url, ("", []))
@@ -570,11 +626,26 @@ _LEVEL_MEANING = {
 }
 
 
-def _count(hits: Any, depth: int) -> int:
-    """How many documents match: exact below ``depth``, else Whoosh's estimate
-    (counting every match of a common word would cost more than the search)."""
+def _scoring_leaves(query: Query) -> list[Query]:
+    """The terms and phrases a query scores with (not those it excludes)."""
+    if isinstance(query, AndNot):
+        return _scoring_leaves(query.a)
+    if isinstance(query, Not) or isinstance(query, Every):
+        return []
+    if query.is_leaf():
+        return [query]
+    return [leaf for child in query.children() for leaf in _scoring_leaves(child)]
+
+
+def _count(hits: Any, depth: int, urls: int) -> int:
+    """How many pages match: exact below ``depth`` (``urls`` distinct among
+    the hits), else Whoosh's estimate of the documents, scaled by the share
+    of distinct URLs among them (counting every match of a common word
+    would cost more than the search)."""
     scored = hits.scored_length()
-    return scored if scored < depth else max(scored, hits.estimated_length())
+    if scored < depth:
+        return urls
+    return max(urls, int(hits.estimated_length() * urls / max(1, scored)))
 
 
 def _open_optional(cls: Any, path: Path, filename: str | None = None) -> Any:

@@ -58,7 +58,8 @@ def trim(text: str, width: int = WIDTH) -> str:
 
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_STEM = re.compile(r"[a-z]+\Z")
-_SCAN = 200_000  # characters of a page looked at
+_SCAN = 100_000  # characters of a page looked at
+_SPACES = re.compile(r"\s\s|[^\S ]")
 _MAX_MATCHES = 200
 
 
@@ -137,7 +138,9 @@ def passage(text: str, pattern: WordPattern | None, width: int = WIDTH) -> str:
     >>> passage("a b c tea d e f green tea g", word_pattern(["green", "tea"]), width=14)
     '... **green** **tea** g'
     """
-    text = " ".join(text[:_SCAN].split())
+    text = text[:_SCAN]
+    if _SPACES.search(text):  # extracted text is single-spaced already; other text may not be
+        text = " ".join(text.split())
     # A window is judged on the part sure to be shown (a lead and "... "
     # take the rest of the width).
     span = width * 2 // 3

@@ -128,7 +128,7 @@ class LiveEngine:
         self.options = options
         self._lock = threading.Lock()
         self.engine = SearchEngine(self.data_dir, **options)
-        self.generation = self.engine.index.latest_generation()
+        self.generation = self.engine.generation()
         self.reopened = 0
 
     def search(self, text: str, n: int, page: int) -> Results:
@@ -138,7 +138,7 @@ class LiveEngine:
 
     def _refresh(self) -> None:
         try:
-            generation = self.engine.index.latest_generation()
+            generation = self.engine.generation()
             if generation == self.generation:
                 return
             fresh = SearchEngine(self.data_dir, **self.options)

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 
 import pytest
-from whoosh import index
 
+from indexer.layout import stored_documents
 from tests.crawler.test_extractors import make_pdf
 from tests.commands import crawl
 from tests.webserver import Reply, Site, page, serve_site
@@ -78,8 +78,7 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Site, Si
         done = crawl([site.url("/"), soft.url("/")], data, "DOWNLOAD_DELAY=0", "DOWNLOAD_TIMEOUT=2",
                      "RETRY_TIMES=0", "DOWNLOAD_MAXSIZE=1048576")
         assert done.returncode == 0, done.stderr[-3000:]
-        with index.open_dir(str(data / "index")).searcher() as searcher:
-            documents = {fields["url"]: fields for fields in searcher.all_stored_fields()}
+        documents = stored_documents(data)
         yield site, soft, done.stderr, documents
 
 

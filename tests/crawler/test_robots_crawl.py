@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from indexer.layout import stored_documents
 from crawler.embedded import EmbeddedRedis
 from tests.commands import ROOT, crawl
 from tests.webserver import Reply, Site, page, serve_site, text
@@ -217,10 +218,7 @@ def test_identifying_headers_on_every_request_robots_txt_included(crawled) -> No
 
 
 def _titles(data: Path) -> set[str]:
-    from whoosh import index
-
-    with index.open_dir(str(data / "index")).searcher() as searcher:
-        return {fields["title"] for fields in searcher.all_stored_fields()}
+    return {fields["title"] for fields in stored_documents(data).values() if "title" in fields}
 
 
 POLITE = {

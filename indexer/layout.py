@@ -1,0 +1,166 @@
+"""Where the Whoosh indexes of a data directory live, and which one holds a URL.
+
+``DATA_DIR/index`` holds one Whoosh index per part, each in a directory of
+its own, all of one schema (:func:`indexer.schema.schema`):
+
+- ``pages-0``, ``pages-1``, ...: the shards of crawled pages. A URL always
+  lands in the same shard (:func:`shard_of`, by its MD5), so each shard has
+  one writer and several indexer processes can write at once;
+- ``anchors``: one document per linked URL with the anchor text of the
+  links to it, and the pages known only that way (never fetched). Anchor
+  text grows as the crawl finds more links: its documents are short and
+  cheap to rewrite, so a page is analysed and written once, when fetched.
+
+Search reads every part through one reader (:mod:`search.engine`), with
+collection statistics over all of them: K shards answer as one index of
+the same pages would.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from whoosh import index as whoosh_index
+from whoosh.index import EmptyIndexError
+
+__all__ = ["Layout", "IndexBusy", "IndexMissing", "IndexBeingBuilt", "OldLayout", "stored_documents", "shard_of", "INDEX_DIR", "ANCHORS"]
+
+INDEX_DIR = "index"
+ANCHORS = "anchors"
+_PAGES = "pages-"
+_LOCK = "writer.lock"
+
+
+class IndexBusy(RuntimeError):
+    """Another process is writing this index."""
+
+
+class IndexMissing(RuntimeError):
+    """The data directory has no index (yet)."""
+
+
+class IndexBeingBuilt(IndexMissing):
+    """The index directory is there, its first commit not yet."""
+
+
+class OldLayout(RuntimeError):
+    """The data directory holds an index in an earlier layout."""
+
+
+def shard_of(url: str, shards: int) -> int:
+    """The page shard a URL belongs to, out of ``shards``.
+
+    >>> shard_of("http://a.test/", 1), shard_of("http://a.test/", 4), shard_of("http://b.test/", 4)
+    (0, 0, 3)
+    """
+    if shards <= 1:
+        return 0
+    return int.from_bytes(hashlib.md5(url.encode("utf-8"), usedforsecurity=False).digest()[:4], "big") % shards
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The index directories of ``data_dir``."""
+
+    data_dir: Path
+
+    @property
+    def root(self) -> Path:
+        return Path(self.data_dir) / INDEX_DIR
+
+    @property
+    def anchors(self) -> Path:
+        return self.root / ANCHORS
+
+    def page_dirs(self) -> list[Path]:
+        """The page shards there are, in shard order."""
+        if not self.root.is_dir():
+            return []
+        found = [path for path in self.root.iterdir() if path.name.startswith(_PAGES) and path.is_dir()]
+        return sorted(found, key=lambda path: int(path.name[len(_PAGES):] or 0))
+
+    def shard_dir(self, number: int) -> Path:
+        return self.root / f"{_PAGES}{number}"
+
+    def lock(self) -> Any:
+        """Hold the index for writing (released when the file closes, or the
+        process ends), or raise :class:`IndexBusy`: one writer at a time,
+        whatever it writes first (the page store, a shard, the anchors)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        handle = open(self.root / _LOCK, "a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise IndexBusy(
+                f"{self.root} is being written by another process; only one indexer may run at a time"
+            ) from None
+        return handle
+
+    def check(self) -> None:
+        """Refuse an index written in the single-index layout of earlier versions."""
+        if self.root.is_dir() and any(self.root.glob("_MAIN_*.toc")):
+            raise OldLayout(
+                f"{self.root} was written by an earlier version of the indexer; rebuild it "
+                f"from the crawl's archive: python -m indexer rebuild --data {self.data_dir}"
+            )
+
+    def create(self, schema: Any, shards: int) -> tuple[list[Any], Any]:
+        """Open the page shards and the anchor index, creating what is missing.
+
+        ``shards`` is how many page shards a new index gets; an existing one
+        keeps its own number (it decides where every URL already is).
+        """
+        self.check()
+        existing = self.page_dirs()
+        count = len(existing) or max(1, shards)
+        pages = [_open_or_create(self.shard_dir(number), schema) for number in range(count)]
+        return pages, _open_or_create(self.anchors, schema)
+
+    def open(self) -> tuple[list[Any], Any]:
+        """Open the page shards and the anchor index for reading."""
+        self.check()
+        dirs = self.page_dirs()
+        if not dirs:
+            if self.root.is_dir():
+                raise IndexBeingBuilt(f"the index in {self.data_dir} is being created")
+            raise IndexMissing(f"no index in {self.data_dir}")
+        try:
+            pages = [whoosh_index.open_dir(str(path)) for path in dirs]
+            anchors = whoosh_index.open_dir(str(self.anchors)) if whoosh_index.exists_in(str(self.anchors)) else None
+        except EmptyIndexError:
+            raise IndexBeingBuilt(f"the index in {self.data_dir} is being created") from None
+        return pages, anchors
+
+
+def _open_or_create(path: Path, schema: Any) -> Any:
+    path.mkdir(parents=True, exist_ok=True)
+    if whoosh_index.exists_in(str(path)):
+        return whoosh_index.open_dir(str(path))
+    return whoosh_index.create_in(str(path), schema)
+
+
+def stored_documents(data_dir: str | Path) -> dict[str, dict[str, Any]]:
+    """Every URL of the index with its stored fields: a page's own, and the
+    anchor text and linking-page count of its anchor document (a page known
+    only by links has only those). For tests, statistics and inspection;
+    search reads the parts through one reader instead."""
+    pages, anchors = Layout(Path(data_dir)).open()
+    found: dict[str, dict[str, Any]] = {}
+    try:
+        for index in pages:
+            with index.searcher() as searcher:
+                for stored in searcher.all_stored_fields():
+                    found[stored["url"]] = dict(stored)
+        if anchors is not None:
+            with anchors.searcher() as searcher:
+                for stored in searcher.all_stored_fields():
+                    found[stored["url"]] = {**stored, **found.get(stored["url"], {})}
+    finally:
+        for index in [*pages, *([anchors] if anchors is not None else [])]:
+            index.close()
+    return found

@@ -1,0 +1,141 @@
+"""The index's parts read as one corpus: page shards and anchor documents together.
+
+A data directory's index is several Whoosh indexes (:mod:`indexer.layout`):
+page shards, and the anchor index, where each linked URL has a document of
+the text of the links to it. :class:`Corpus` opens them all through one
+reader, so one query matches pages by their own words and by the words
+others link to them with, and scores both with one set of statistics:
+
+- the number of documents (for IDF) is the number of URLs, pages and pages
+  known only by links, not of Whoosh documents (a page with inbound links
+  has two);
+- a field's average length is over the documents that can have it: a
+  body over the pages, anchor text over the anchor documents. (One index
+  with anchor-only documents in it averaged the body over those too, and
+  long pages looked even longer.)
+
+So K shards of pages score exactly as one index of the same pages, and a
+page's score is the same BM25F over its fields as if its anchor text were a
+field of its own document.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from whoosh.reading import MultiReader, TermNotFound
+from whoosh.scoring import BM25F, BM25FScorer
+from whoosh.searching import Searcher
+
+from indexer import schema as fields
+from indexer.layout import Layout
+
+__all__ = ["Corpus", "CorpusBM25F"]
+
+# Fields only pages have, and only anchor documents have; the rest (title,
+# URL words, host) pages and pages known only by links both have.
+_PAGE_FIELDS = frozenset([fields.BODY, fields.HEADINGS, fields.EMPHASIS, fields.DESCRIPTION])
+_ANCHOR_FIELDS = frozenset([fields.ANCHOR])
+
+
+class CorpusBM25F(BM25F):  # type: ignore[misc]
+    """Whoosh's BM25F with the corpus's document count and field populations."""
+
+    def __init__(self, urls: int, pages: int, anchors: int, **options: Any) -> None:
+        super().__init__(**options)
+        self.urls = max(1, urls)
+        self.pages = max(1, pages)
+        self.anchor_docs = max(1, anchors)
+
+    def idf(self, searcher: Any, fieldname: str, text: bytes) -> float:
+        documents = searcher.get_parent().doc_frequency(fieldname, text)
+        return math.log(self.urls / (documents + 1)) + 1
+
+    def population(self, fieldname: str) -> int:
+        if fieldname in _PAGE_FIELDS:
+            return self.pages
+        if fieldname in _ANCHOR_FIELDS:
+            return self.anchor_docs
+        return self.urls
+
+    def scorer(self, searcher: Any, fieldname: str, text: bytes, qf: int = 1) -> Any:
+        scorer = super().scorer(searcher, fieldname, text, qf=qf)
+        if isinstance(scorer, BM25FScorer):
+            scorer.avgfl = searcher.get_parent().field_length(fieldname) / self.population(fieldname) or 1
+        return scorer
+
+
+class Corpus:
+    """Every index part of a data directory, open for searching."""
+
+    def __init__(self, data_dir: str | Path, options: dict[str, Any]) -> None:
+        """``options``: the BM25F parameters (``B``, ``K1``, ``<field>_B``)."""
+        self.layout = Layout(Path(data_dir))
+        self.options = options
+        self.pages, self.anchors = self.layout.open()
+        self.schema = self.pages[0].schema
+        self._searcher: Any = None
+        self._generations: tuple[int, ...] = ()
+
+    def _indexes(self) -> list[Any]:
+        return [*self.pages, *([self.anchors] if self.anchors is not None else [])]
+
+    def generations(self) -> tuple[int, ...]:
+        """What changes when any part commits."""
+        return tuple(index.latest_generation() for index in self._indexes())
+
+    def searcher(self) -> Any:
+        """A searcher over every part at its latest commit (reopened only when one changed)."""
+        generations = self.generations()
+        if self._searcher is not None and generations == self._generations:
+            return self._searcher
+        if self.anchors is None and self.layout.anchors.exists():
+            self.pages, self.anchors = self.layout.open()
+        page_readers = [reader for index in self.pages for reader in _leaves(index.reader())]
+        anchor_readers = _leaves(self.anchors.reader()) if self.anchors is not None else []
+        readers = page_readers + anchor_readers
+        reader = MultiReader(readers) if len(readers) != 1 else readers[0]
+        pages = sum(r.doc_count() for r in page_readers)
+        anchors = sum(r.doc_count() for r in anchor_readers)
+        stubs = sum(_frequency(r, fields.CRAWLED, False) for r in anchor_readers)
+        weighting = CorpusBM25F(pages + stubs, pages, anchors, **self.options)
+        old, self._searcher = self._searcher, Searcher(reader, weighting=weighting)
+        self._generations = generations
+        if old is not None:
+            old.close()
+        return self._searcher
+
+    def documents_of(self, searcher: Any, urls: Iterable[str]) -> dict[str, list[int]]:
+        """Every document number of each URL: its page and its anchor document."""
+        found: dict[str, list[int]] = {}
+        for url in urls:
+            try:
+                matcher = searcher.reader().postings(fields.URL, url)
+            except TermNotFound:
+                continue
+            found[url] = list(matcher.all_ids())
+        return found
+
+    def close(self) -> None:
+        if self._searcher is not None:
+            self._searcher.close()
+            self._searcher = None
+        for index in self._indexes():
+            index.close()
+
+
+def _leaves(reader: Any) -> list[Any]:
+    if reader.is_atomic():
+        return [reader]
+    return [leaf for child in reader.readers for leaf in _leaves(child)]
+
+
+def _frequency(reader: Any, fieldname: str, value: Any) -> int:
+    field = reader.schema[fieldname]
+    try:
+        return int(reader.doc_frequency(fieldname, field.to_bytes(value)))
+    except (TermNotFound, KeyError):
+        return 0
