@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
@@ -90,16 +91,18 @@ _COMPONENT = re.compile(r"[^.:]+")
 def _code_tokens(word: str, start: int, pos: int) -> list[tuple[str, int, int, int]]:
     """``(text, start, end, position)`` of a word, whole and in parts.
 
-    A dotted name is indexed whole, with each run of its components
-    (``os.path.join``: ``os.path``, ``path.join``) and each component, itself
-    whole and split (``create_server``: ``create``, ``server``), so that any
-    piece of a qualified name a user types is found. A piece shares the
-    position of the first part it covers; parts advance one position each.
+    A dotted name is indexed whole, and each of its components, itself
+    whole and split (``create_server``: ``create``, ``server``), in
+    consecutive positions: a query for a tail of the name (``path.join`` of
+    ``os.path.join``) is a phrase of its components (:mod:`search.parsing`),
+    so the runs of components need no terms of their own (on Python's
+    documentation they were a third of all distinct terms). A piece shares
+    the position of the first part it covers; parts advance one position each.
 
     >>> [(t, p) for t, _, _, p in _code_tokens("socket.create_server", 0, 0)]
     [('socket.create_server', 0), ('socket', 0), ('create_server', 1), ('create', 1), ('server', 2)]
     >>> [(t, p) for t, _, _, p in _code_tokens("os.path.join", 0, 5)]
-    [('os.path.join', 5), ('os.path', 5), ('os', 5), ('path.join', 6), ('path', 6), ('join', 7)]
+    [('os.path.join', 5), ('os', 5), ('path', 6), ('join', 7)]
     >>> _code_tokens("lighthouse", 3, 1)
     [('lighthouse', 3, 13, 1)]
     """
@@ -107,12 +110,7 @@ def _code_tokens(word: str, start: int, pos: int) -> list[tuple[str, int, int, i
         return [(word, start, start + len(word), pos)]
     components = [(m.group(), m.start()) for m in _COMPONENT.finditer(word)]
     tokens: list[tuple[str, int, int, int]] = [(word, start, start + len(word), pos)]
-    for index, (component, offset) in enumerate(components):
-        for stop in range(index + 2, len(components) + 1):
-            if index == 0 and stop == len(components):
-                continue  # the whole word, already there
-            end = components[stop - 1][1] + len(components[stop - 1][0])
-            tokens.append((word[offset:end], start + offset, start + end, pos))
+    for component, offset in components:
         parts = code_parts(component)
         if len(parts) > 1 and len(components) > 1:
             tokens.append((component, start + offset, start + offset + len(component), pos))
@@ -348,45 +346,51 @@ class TermPositions:
         self._words: dict[str, Any] = {}
 
     def __call__(self, text: str) -> dict[str, list[int]]:
-        terms: dict[str, list[int]] = {}
-        words = self._words
-        if len(words) > _MAX_CACHED_WORDS:
-            words.clear()
-        pos = 0
-        for word in _WORDS.findall(text):
-            form = words.get(word)
-            if form is None:
-                form = words[word] = self._form(word)
-            if form.__class__ is str:  # most words: one term, one position
-                found = terms.get(form)
-                if found is None:
-                    terms[form] = [pos]
-                else:
-                    found.append(pos)
-                pos += 1
-            elif form is None:  # a stop word
-                pos += 1
-            else:
-                tokens, span = form
-                for term, offset in tokens:
-                    found = terms.get(term)
-                    if found is None:
-                        terms[term] = [pos + offset]
-                    else:
-                        found.append(pos + offset)
-                pos += span
-        return terms
+        words = _WORDS.findall(text)
+        known = self._words
+        if len(known) > _MAX_CACHED_WORDS:
+            known.clear()
+        forms = list(map(known.get, words))
+        if None in forms:  # words not seen before
+            for index, form in enumerate(forms):
+                if form is None:
+                    word = words[index]
+                    form = known.get(word)
+                    if form is None:
+                        form = known[word] = self._form(word)
+                    forms[index] = form
+        # Runs of one-position words, between the words that take several
+        # positions or give several terms (a code name, a CJK run).
+        terms: defaultdict[str, list[int]] = defaultdict(list)
+        kinds = list(map(type, forms))
+        start = shift = 0
+        while True:
+            try:
+                stop = kinds.index(tuple, start)
+            except ValueError:
+                stop = len(forms)
+            for pos, form in enumerate(forms[start:stop], start + shift):
+                terms[form].append(pos)
+            if stop == len(forms):
+                break
+            tokens, span = forms[stop]
+            for term, offset in tokens:
+                terms[term].append(stop + shift + offset)
+            shift += span - 1
+            start = stop + 1
+        terms.pop("", None)  # stop words: a position, no term
+        return dict(terms)
 
     def _form(self, word: str) -> Any:
-        """A word's terms: one term (a str), None (a stop word), or
-        ``(((term, offset), ...), span)``."""
+        """A word's terms: one term (a str), "" (a stop word: a position, no
+        term), or ``(((term, offset), ...), span)``."""
         if _HAS_CJK.match(word):
             spans = _cjk_spans(word, self.cjk)
             return tuple((text, index) for index, (text, _, _) in enumerate(spans)), len(spans)
         if word.isdigit() or (word.isalpha() and (word.islower() or word.isupper() or word.istitle())):
             text = word.lower()  # a plain word, one part (most words are)
             if text in self.stops:
-                return None
+                return ""
             return _stem(text) if len(text) > 3 and text.isascii() else text
         tokens = []
         span = 0
@@ -401,5 +405,5 @@ class TermPositions:
         if span == 1 and len(tokens) == 1 and tokens[0][1] == 0:
             return tokens[0][0]
         if span == 1 and not tokens:
-            return None
+            return ""
         return tuple(tokens), span

@@ -22,17 +22,74 @@ from functools import lru_cache
 from typing import Any
 
 from whoosh.codec.whoosh3 import W3Codec, W3FieldWriter, W3PostingsWriter
-from whoosh.compat import dumps
 from whoosh.fields import TEXT
 from whoosh.formats import Positions
 from whoosh.system import pack_uint
 
 from indexer.analysis import TermPositions
 
-__all__ = ["FastText", "Codec", "INLINE_LIMIT"]
+__all__ = ["FastText", "CompactPositions", "Codec", "INLINE_LIMIT"]
 
 # Posting lists shorter than this live in the term index.
 INLINE_LIMIT = 8
+
+
+class CompactPositions(Positions):  # type: ignore[misc]
+    """Whoosh's ``Positions`` format with the positions as variable-length
+    integers (one byte for a gap below 128) instead of a four-byte count
+    and a pickled list: a term found once in a page takes 2 bytes, not 13.
+    Small posting lists are stored uncompressed in the term index, where
+    this is most of their size.
+
+    >>> encoded = CompactPositions().encode([3, 10, 300])
+    >>> len(encoded), CompactPositions().decode_positions(encoded), CompactPositions().decode_frequency(encoded)
+    (5, [3, 10, 300], 3)
+    """
+
+    def encode(self, poslist: list[int]) -> bytes:
+        out = bytearray()
+        base = 0
+        for value in (len(poslist), *poslist):
+            delta = value - base if out else value
+            if out:
+                base = value
+            while delta >= 0x80:
+                out.append((delta & 0x7F) | 0x80)
+                delta >>= 7
+            out.append(delta)
+        return bytes(out)
+
+    def decode_positions(self, valuestring: bytes) -> list[int]:
+        numbers = _varints(valuestring)
+        positions, position = [], 0
+        for delta in numbers[1:]:
+            position += delta
+            positions.append(position)
+        return positions
+
+    def decode_frequency(self, valuestring: bytes) -> int:
+        value = shift = 0
+        for byte in valuestring:
+            value |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                return value
+            shift += 7
+        return value
+
+    def decode_weight(self, valuestring: bytes) -> float:
+        return self.decode_frequency(valuestring) * self.field_boost
+
+
+def _varints(data: bytes) -> list[int]:
+    numbers, value, shift = [], 0, 0
+    for byte in data:
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            numbers.append(value)
+            value = shift = 0
+        else:
+            shift += 7
+    return numbers
 
 
 class FastText(TEXT):  # type: ignore[misc]
@@ -43,6 +100,8 @@ class FastText(TEXT):  # type: ignore[misc]
 
     def __init__(self, analyzer: Any, stoplist: Iterable[str], cjk: str, **kwargs: Any) -> None:
         super().__init__(analyzer=analyzer, **kwargs)
+        if isinstance(self.format, Positions):
+            self.format = CompactPositions(field_boost=self.format.field_boost)
         self.stoplist = tuple(sorted(stoplist))
         self.cjk = cjk
         self._terms: TermPositions | None = None
@@ -59,18 +118,10 @@ class FastText(TEXT):  # type: ignore[misc]
         if self._terms is None:
             self._terms = _shared_terms(self.stoplist, self.cjk)
         boost = self.format.field_boost
-        positions = isinstance(self.format, Positions)
+        encode = self.format.encode if isinstance(self.format, Positions) else None
         for term, found in self._terms(value).items():
             count = len(found)
-            if positions:
-                deltas, base = [], 0
-                for pos in found:
-                    deltas.append(pos - base)
-                    base = pos
-                encoded = pack_uint(count) + dumps(deltas, 2)
-            else:
-                encoded = pack_uint(count)
-            yield term.encode("utf-8"), count, count * boost, encoded
+            yield term.encode("utf-8"), count, count * boost, encode(found) if encode else pack_uint(count)
 
 
 @lru_cache(maxsize=8)
@@ -88,7 +139,9 @@ class _PostingsWriter(W3PostingsWriter):  # type: ignore[misc]
             # Existence-format fields (ids, keywords) keep no value bytes:
             # inlined, each posting still needs one, as merging reads them.
             values = self._values if len(self._values) == len(self._ids) else [b""] * len(self._ids)
-            terminfo.set_inlined(self._ids, self._weights, values)
+            # Whole-number weights (term counts) pickle in two bytes, a float in nine.
+            weights = [int(weight) if weight == int(weight) else weight for weight in self._weights]
+            terminfo.set_inlined(self._ids, weights, values)
             self._terminfo = None
             return terminfo
         return super().finish_postings()

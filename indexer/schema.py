@@ -15,7 +15,7 @@ Chinese or Japanese text cut into character bigrams.
 from __future__ import annotations
 
 from whoosh.analysis.analyzers import CompositeAnalyzer
-from whoosh.fields import BOOLEAN, ID, KEYWORD, NUMERIC, STORED, Schema
+from whoosh.fields import BOOLEAN, ID, KEYWORD, STORED, Schema
 
 from indexer.analysis import MixedTokenizer, NormalizeFilter, has_cjk
 from indexer.codec import FastText
@@ -25,7 +25,7 @@ __all__ = [
     "text_analyzer",
     "host_suffixes",
     "URL", "HOST", "SITE", "URLWORDS", "TITLE", "HEADINGS", "EMPHASIS", "DESCRIPTION",
-    "BODY", "ANCHOR", "CRAWLED", "LANG", "FETCHED", "SOURCES", "TEXT_FIELDS", "has_cjk",
+    "BODY", "ANCHOR", "CRAWLED", "LANG", "FETCHED", "SOURCES", "LABEL", "LINKED", "TEXT_FIELDS", "has_cjk",
     "lang_terms", "primary_lang", "PHRASE_FIELDS",
 ]
 
@@ -43,6 +43,8 @@ CRAWLED = "crawled"
 LANG = "lang"
 FETCHED = "fetched"
 SOURCES = "sources"  # distinct pages linking to a page known only by anchors
+LABEL = "label"  # what such a page is called: its commonest anchor text (stored, not indexed)
+LINKED = "linked"  # and the anchor texts it is linked with, to show (stored, not indexed)
 TEXT_FIELDS = (TITLE, ANCHOR, URLWORDS, HEADINGS, EMPHASIS, DESCRIPTION, BODY)
 
 # Only the words too common to say anything; "not", "how", "what"... stay
@@ -122,10 +124,12 @@ def schema(cjk: str = "bigram") -> Schema:
             EMPHASIS: field(EMPHASIS),
             DESCRIPTION: field(DESCRIPTION, stored=True),
             BODY: field(BODY),
-            ANCHOR: field(ANCHOR, stored=True),
+            ANCHOR: field(ANCHOR),
             CRAWLED: BOOLEAN(stored=True),
             LANG: KEYWORD(stored=True, lowercase=True),
             FETCHED: STORED(),
-            SOURCES: NUMERIC(stored=True),
+            SOURCES: STORED(),
+            LABEL: STORED(),
+            LINKED: STORED(),
         }
     )

@@ -9,8 +9,8 @@ others link to them with, and scores both with one set of statistics:
 - the number of documents (for IDF) is the number of URLs, pages and pages
   known only by links, not of Whoosh documents (a page with inbound links
   has two);
-- a field's average length is over the documents that can have it: a
-  body over the pages, anchor text over the anchor documents. (One index
+- a field's average length is over the documents that can have it: anchor
+  text over the anchor documents, every other text field over the pages. (One index
   with anchor-only documents in it averaged the body over those too, and
   long pages looked even longer.)
 
@@ -35,9 +35,7 @@ from indexer.layout import Layout
 
 __all__ = ["Corpus", "CorpusBM25F"]
 
-# Fields only pages have, and only anchor documents have; the rest (title,
-# URL words, host) pages and pages known only by links both have.
-_PAGE_FIELDS = frozenset([fields.BODY, fields.HEADINGS, fields.EMPHASIS, fields.DESCRIPTION])
+# The one text field of anchor documents; pages have the others.
 _ANCHOR_FIELDS = frozenset([fields.ANCHOR])
 
 
@@ -55,11 +53,7 @@ class CorpusBM25F(BM25F):  # type: ignore[misc]
         return math.log(self.urls / (documents + 1)) + 1
 
     def population(self, fieldname: str) -> int:
-        if fieldname in _PAGE_FIELDS:
-            return self.pages
-        if fieldname in _ANCHOR_FIELDS:
-            return self.anchor_docs
-        return self.urls
+        return self.anchor_docs if fieldname in _ANCHOR_FIELDS else self.pages
 
     def scorer(self, searcher: Any, fieldname: str, text: bytes, qf: int = 1) -> Any:
         scorer = super().scorer(searcher, fieldname, text, qf=qf)

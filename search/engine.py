@@ -549,13 +549,13 @@ class SearchEngine:
         hit = candidate
         url = candidate.url
         crawled = bool(hit.get(fields.CRAWLED, True))
-        title = hit.get(fields.TITLE) or url
+        title = hit.get(fields.TITLE) or hit.get(fields.LABEL) or url
         body, sections = bodies.get(url, ("", []))
         names = [word for word in words if word_forms(word)[0] == "code"]
         section = best_section(sections, sequence, self.tokens, title, names) if sections else None
         text = passage(body, pattern) if body else hit.get(fields.DESCRIPTION) or ""
         if not crawled and not text:
-            anchors = sorted(set((hit.get(fields.ANCHOR) or "").split("\n")))
+            anchors = sorted(set((hit.get(fields.LINKED) or "").split("\n")))
             text = "Not fetched; linked as: " + "; ".join(a for a in anchors if a)
         features = candidate.features
         details: dict[str, Any] = {}

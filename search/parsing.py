@@ -17,7 +17,7 @@ things are ours:
   level   a hyphenated word (``in-memory``)         a code name (``django.db.models.QuerySet``)
   ======  =======================================  ===========================================
   strict  the pieces as a phrase, or joined         the name as written (the index keeps it
-          (``"in memory"`` OR ``inmemory``)          whole, and each run of its components)
+          (``"in memory"`` OR ``inmemory``)          whole), or its components in a row
   parts   every piece anywhere, or joined           every component anywhere (``django``,
                                                     ``db``, ``models``, ``QuerySet``); a lone
                                                     name's parts (``select``, ``related``);
@@ -150,14 +150,13 @@ class _WordForms(Plugin):
         whole = joined("-".join(parts)) if kind == "hyphen" else None
         if self.level == STRICT:
             if kind == "code":
-                return self._whole(node)  # the name as written, which the index keeps whole
-            kept = [part for part in finer if self._analyzer(part)]  # stop words out
-            if len(kept) > 1:
-                phrase = PhrasePlugin.PhraseNode(" ".join(kept), node.startchar or 0)
-                phrase.startchar, phrase.endchar = node.startchar, node.endchar
-                phrase.set_fieldname(node.fieldname)
-            else:
-                phrase = self._word(node, kept[0] if kept else node.text)
+                # The name as written, which the index keeps whole, or its
+                # components in a row (path.join inside os.path.join).
+                if _COMPONENTS.search(node.text):
+                    phrase = self._phrase(node, finer)
+                    return self._group(syntax.OrGroup, node, [self._whole(node), phrase])
+                return self._whole(node)
+            phrase = self._phrase(node, finer)
             alternatives = [phrase, self._word(node, whole)] if whole else [phrase]
             return self._group(syntax.OrGroup, node, alternatives)
         if self.level == PARTS:
@@ -168,6 +167,16 @@ class _WordForms(Plugin):
             return self._group(syntax.OrGroup, node, [every, self._word(node, whole)]) if whole else every
         words = list(dict.fromkeys([*parts, *finer, *([whole] if whole else [])]))
         return self._group(syntax.OrGroup, node, [self._word(node, word) for word in words])
+
+    def _phrase(self, node: Any, words: list[str]) -> Any:
+        """``words`` in a row (stop words out), or the one word left."""
+        kept = [word for word in words if self._analyzer(word)]
+        if len(kept) < 2:
+            return self._word(node, kept[0] if kept else node.text)
+        phrase = PhrasePlugin.PhraseNode(" ".join(kept), node.startchar or 0)
+        phrase.startchar, phrase.endchar = node.startchar, node.endchar
+        phrase.set_fieldname(node.fieldname)
+        return phrase
 
     @classmethod
     def _whole(cls, node: Any) -> Any:

@@ -114,7 +114,7 @@ def test_media_are_known_by_their_anchors_not_downloaded(crawled) -> None:
     site, _, log, documents = crawled
     assert "/photo.jpg" not in site.paths()  # its extension says enough
     photo = documents[site.url("/photo.jpg")]
-    assert photo["crawled"] is False and photo["anchor"] == "harbour photograph"
+    assert photo["crawled"] is False and photo["linked"] == "harbour photograph"
     assert "'limits/media_stopped': 1" in log  # the zip without an extension: headers only
     assert "the archive" in (documents[site.url("/download?id=7")].get("anchor") or "")
 

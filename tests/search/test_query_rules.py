@@ -170,3 +170,13 @@ def test_a_quoted_phrase_with_stop_words_finds_its_page(build: Build) -> None:
     )
     assert urls(engine, '"Why GNU su does not support the wheel group"') == ["http://faq.test/su"]
     assert urls(engine, '"support wheel group"') == []  # not the words as written
+
+
+def test_the_tail_of_a_dotted_name_finds_the_whole_name(build: Build) -> None:
+    engine = build(
+        page("http://docs.test/path", "os.path", "os.path.join(a, b) joins two paths. " + FILLER),
+        page("http://docs.test/other", "Paths", "A path to join the ferry. " + FILLER),
+    )
+    results = engine.search("path.join", explain=True).results
+    assert results[0].page == "http://docs.test/path" and results[0].explain["level"] == "strict"
+    assert all(r.explain["level"] != "strict" for r in results[1:])
