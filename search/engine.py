@@ -410,9 +410,10 @@ class SearchEngine:
                 nodes=nodes,
                 level=candidate.level,
                 words_matched=candidate.words_matched,
-                # An anchor-only page's title is its most common anchor text, not a title.
-                exact_title=crawled and bool(query_tokens) and self._is_title(candidate.get(fields.TITLE) or "",
-                                                                              query_tokens),
+                # An anchor-only page's "title" is the anchor text most pages link to it
+                # with: as telling, where it ranks at all (other sites' pages go last).
+                exact_title=bool(query_tokens) and self._is_title(
+                    candidate.get(fields.TITLE) or candidate.get(fields.LABEL) or "", query_tokens),
                 anchor_only=not crawled,
                 demoted=not crawled and self._weak_anchors(candidate),
                 other_language=ranking.other_language(script, (candidate.get(fields.LANG) or "").split()[:1]),
