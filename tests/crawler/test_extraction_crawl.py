@@ -116,7 +116,7 @@ def test_media_are_known_by_their_anchors_not_downloaded(crawled) -> None:
     photo = documents[site.url("/photo.jpg")]
     assert photo["crawled"] is False and photo["linked"] == "harbour photograph"
     assert "'limits/media_stopped': 1" in log  # the zip without an extension: headers only
-    assert "the archive" in (documents[site.url("/download?id=7")].get("anchor") or "")
+    assert "the archive" in (documents[site.url("/download?id=7")].get("linked") or "")
 
 
 @pytest.mark.parametrize("path", ["/gbk.html", "/big5.html"])
