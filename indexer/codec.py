@@ -47,17 +47,14 @@ class CompactPositions(Positions):  # type: ignore[misc]
     """
 
     def encode(self, poslist: list[int]) -> bytes:
-        out = bytearray()
-        base = 0
-        for value in (len(poslist), *poslist):
-            delta = value - base if out else value
-            if out:
-                base = value
-            while delta >= 0x80:
-                out.append((delta & 0x7F) | 0x80)
-                delta >>= 7
-            out.append(delta)
-        return bytes(out)
+        if len(poslist) == 1:  # most postings: a count of one and a position
+            position = poslist[0]
+            return b"\x01" + (_VARINT[position] if position < _TABLE else _varint(position))
+        deltas = [len(poslist), poslist[0]]
+        deltas += [after - before for before, after in zip(poslist, poslist[1:])]
+        if max(deltas) < _TABLE:
+            return b"".join([_VARINT[delta] for delta in deltas])
+        return b"".join([_VARINT[delta] if delta < _TABLE else _varint(delta) for delta in deltas])
 
     def decode_positions(self, valuestring: bytes) -> list[int]:
         numbers = _varints(valuestring)
@@ -78,6 +75,20 @@ class CompactPositions(Positions):  # type: ignore[misc]
 
     def decode_weight(self, valuestring: bytes) -> float:
         return self.decode_frequency(valuestring) * self.field_boost
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+# The encodings of the numbers below this, ready-made (two bytes at most).
+_TABLE = 1 << 14
+_VARINT = tuple(_varint(value) for value in range(_TABLE))
 
 
 def _varints(data: bytes) -> list[int]:

@@ -88,7 +88,7 @@ class PageStore:
     def put(self, item: dict[str, Any], host: str) -> None:
         """Store (or replace) a page item as the crawler produced it."""
         data = {name: item.get(name) for name in STORED_FIELDS}
-        blob = zlib.compress(json.dumps(data, ensure_ascii=False).encode(), 6)
+        blob = zlib.compress(json.dumps(data, ensure_ascii=False).encode(), 3)
         self.db.execute(
             "INSERT OR REPLACE INTO pages (url, host, title, lang, status, depth, fetched, data)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
