@@ -1,20 +1,27 @@
-"""Indexing speed and size: our indexer against a plain Whoosh writer.
+"""Indexing speed, size and memory: our indexer against a plain Whoosh writer.
 
-    python -m bench.index DATA_DIR
+    python -m bench.index DATA_DIR [RUNS]
 
 Both index the pages of a finished crawl (``DATA_DIR/pages.sqlite``) into a
-fresh directory. Ours is the crawl's own path: ``IndexBuilder.add`` in
-batches of 500 with a commit each (as ``python -m indexer`` does), then
-``finalize`` (anchors merged, PageRank computed, index optimized). The
-baseline is what a Whoosh user would write: the default schema analyzer on
-URL, title and body, one writer, one commit. Figures: documents per second,
-and the size of the index directory over the size of the raw text (title
-and body, UTF-8).
+fresh directory, each run in a process of its own (its peak memory its
+own), alternating. Ours is the crawl's own path: ``IndexBuilder.add`` in
+batches of 500 with a commit each (as ``python -m indexer`` does), every
+field and the anchor text, then ``finalize`` (anchor documents, PageRank);
+with one writer process, then with two page shards written by two
+processes (when two cores are free). The baseline is what a Whoosh user
+would write: the default schema analyzer on URL, title and body, one
+writer, one commit. Figures: documents per second (medians), finalize's
+seconds, the size of the index directory over the size of the raw text
+(title and body, UTF-8), the peak resident memory.
 """
 
 from __future__ import annotations
 
+import json
+import resource
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -22,9 +29,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from crawler.cores import cores
 from indexer.builder import IndexBuilder
 from indexer.store import PageStore
 
+ROOT = Path(__file__).resolve().parents[1]
 _BATCH = 500
 
 
@@ -42,17 +51,24 @@ def _batches(items: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield items[start : start + _BATCH]
 
 
-def ours(items: list[dict[str, Any]], target: Path) -> float:
+def _peak_mib() -> float:
+    """This process's peak resident memory and its children's (the writer processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return (own + children) / 1024
+
+
+def ours(items: list[dict[str, Any]], target: Path, processes: int = 1) -> dict[str, float]:
     started = time.perf_counter()
-    with IndexBuilder(target) as builder:
+    with IndexBuilder(target, processes=processes) as builder:
         for batch in _batches(items):
             builder.add(batch)
             builder.commit()
-        builder.finalize()
-    return time.perf_counter() - started
+        finalize = builder.finalize().seconds
+    return {"seconds": time.perf_counter() - started, "finalize": finalize}
 
 
-def plain(items: list[dict[str, Any]], target: Path) -> float:
+def plain(items: list[dict[str, Any]], target: Path) -> dict[str, float]:
     from whoosh import fields, index
 
     schema = fields.Schema(url=fields.ID(stored=True, unique=True), title=fields.TEXT(stored=True),
@@ -64,30 +80,72 @@ def plain(items: list[dict[str, Any]], target: Path) -> float:
     for item in items:
         writer.add_document(url=item["url"], title=item.get("title") or "", body=item.get("text") or "")
     writer.commit()
-    return time.perf_counter() - started
+    return {"seconds": time.perf_counter() - started, "finalize": 0.0}
 
 
-def compare(data_dir: Path, name: str = "") -> list[str]:
+def _one(who: str, data_dir: Path, target: Path) -> dict[str, float]:
+    """One run in this process (``python -m bench.index --one WHO DATA TARGET``)."""
+    items = _items(data_dir)
+    found = plain(items, target) if who == "plain" else ours(items, target, int(who.removeprefix("ours")))
+    index_dir = target / "index" if who != "plain" else target
+    return {**found, "documents": len(items), "bytes": _size(index_dir), "peak_mib": _peak_mib()}
+
+
+def _run(who: str, data_dir: Path, work: Path) -> dict[str, float]:
+    target = work / f"{who}-{time.monotonic_ns()}"
+    done = subprocess.run([sys.executable, "-m", "bench.index", "--one", who, str(data_dir), str(target)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    shutil.rmtree(target, ignore_errors=True)
+    if done.returncode:
+        raise RuntimeError(f"bench.index {who} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def compare(data_dir: Path, name: str = "", runs: int = 3) -> list[str]:
     items = _items(data_dir)
     raw = sum(len((item.get("title") or "").encode()) + len((item.get("text") or "").encode()) for item in items)
+    who = ["plain", "ours1"] + (["ours2"] if cores() >= 2 else [])
+    results: dict[str, list[dict[str, float]]] = {name_: [] for name_ in who}
     work = Path(tempfile.mkdtemp(prefix="bench-index-"))
     try:
-        ours_seconds = ours(items, work / "ours")
-        plain_seconds = plain(items, work / "plain")
-        ours_size = _size(work / "ours" / "index")
-        plain_size = _size(work / "plain")
+        for _ in range(runs):
+            for name_ in who:
+                results[name_].append(_run(name_, data_dir, work))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+    def median(name_: str, key: str) -> float:
+        return statistics.median(run[key] for run in results[name_])
+
     n = len(items)
-    a, b = n / ours_seconds, n / plain_seconds
-    return [
-        f"index: {name}{n:,} crawled pages, {raw / 1e6:.1f} MB of text",
-        f"  {'figure':32s} {'ours':>10s} {'plain':>10s} {'ratio':>8s}",
-        f"  {'documents/s':32s} {a:10.1f} {b:10.1f} {a / b:7.2f}x",
-        f"  {'index size / text size':32s} {ours_size / raw:10.2f} {plain_size / raw:10.2f} "
-        f"{ours_size / plain_size:7.2f}x",
+    rate = {name_: n / median(name_, "seconds") for name_ in who}
+    size = {name_: median(name_, "bytes") / raw for name_ in who}
+    rows = [
+        f"index: {name}{n:,} crawled pages, {raw / 1e6:.1f} MB of text ({runs} alternating runs, medians)",
+        f"  {'figure':36s} {'ours':>10s} {'plain':>10s} {'ratio':>8s}",
+        f"  {'documents/s, 1 process':36s} {rate['ours1']:10.1f} {rate['plain']:10.1f} "
+        f"{rate['ours1'] / rate['plain']:7.2f}x",
     ]
+    if "ours2" in rate:
+        rows.append(f"  {'documents/s, 2 processes (2 shards)':36s} {rate['ours2']:10.1f} {rate['plain']:10.1f} "
+                    f"{rate['ours2'] / rate['plain']:7.2f}x")
+    else:
+        rows.append(f"  {'documents/s, 2 processes':36s} {'cannot run: one core':>30s}")
+    rows += [
+        f"  {'finalize, s (1 process)':36s} {median('ours1', 'finalize'):10.2f} {'-':>10s} {'-':>8s}",
+        f"  {'index size / text size':36s} {size['ours1']:10.2f} {size['plain']:10.2f} "
+        f"{size['ours1'] / size['plain']:7.2f}x",
+        f"  {'peak memory, MiB (1 process)':36s} {median('ours1', 'peak_mib'):10.0f} "
+        f"{median('plain', 'peak_mib'):10.0f} {median('ours1', 'peak_mib') / median('plain', 'peak_mib'):7.2f}x",
+    ]
+    if "ours2" in rate:
+        rows.append(f"  {'peak memory, MiB (2 processes, all)':36s} {median('ours2', 'peak_mib'):10.0f} "
+                    f"{'-':>10s} {'-':>8s}")
+    return rows
 
 
 if __name__ == "__main__":
-    print("\n".join(compare(Path(sys.argv[1]))))
+    if sys.argv[1] == "--one":
+        print(json.dumps(_one(sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4]))))
+    else:
+        print("\n".join(compare(Path(sys.argv[1]), runs=int(sys.argv[2]) if len(sys.argv) > 2 else 3)))

@@ -25,6 +25,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from crawler._async import REDIS_DOWN, sleep
+from crawler.cores import free_cores
 from crawler.embedded import die_with_parent
 from crawler.frontier import Frontier
 
@@ -41,11 +42,14 @@ __all__ = ["ItemQueuePipeline", "IndexerProcess"]
 class IndexerProcess:
     """``python -m indexer --follow`` beside the crawl, then ``finalize``."""
 
-    def __init__(self, data_dir: str, redis_url: str, items_key: str, niceness: int = 0) -> None:
+    def __init__(
+        self, data_dir: str, redis_url: str, items_key: str, niceness: int = 0, processes: int = 1
+    ) -> None:
         self.data_dir = data_dir
         self.redis_url = redis_url
         self.items_key = items_key
         self.niceness = niceness
+        self.processes = processes
         self._process: subprocess.Popen[bytes] | None = None
 
     def _command(self, *args: str) -> list[str]:
@@ -54,6 +58,7 @@ class IndexerProcess:
             "--data", self.data_dir,
             "--redis", self.redis_url,
             "--queue", self.items_key,
+            "--processes", str(self.processes),
             *args,
         ]
 
@@ -101,6 +106,16 @@ class IndexerProcess:
         return done.returncode
 
 
+def _index_processes(settings: Any) -> int:
+    """INDEX_PROCESSES, or the cores the crawl leaves free: its own process
+    and its parsing processes take one each."""
+    configured = settings.get("INDEX_PROCESSES")
+    if configured is not None:
+        return max(1, int(configured))
+    parsing = settings.get("CRAWLER_EXTRACT_PROCESSES")
+    return free_cores(busy=1 + int(parsing or 0))
+
+
 class ItemQueuePipeline:
     """Pushes each item onto the Redis item queue, as JSON."""
 
@@ -130,6 +145,7 @@ class ItemQueuePipeline:
                 frontier.url,
                 frontier.items_key,
                 settings.getint("INDEX_NICENESS", 10),
+                _index_processes(settings),
             )
         return cls(frontier, crawler.stats, indexer)
 

@@ -223,6 +223,10 @@ INDEX_WITH_CRAWL = None
 # The niceness of that indexer process (0-19): it gives way to the crawl for
 # the CPU and catches up when the crawl waits on the network or has ended.
 INDEX_NICENESS = 10
+# Processes that write that indexer's pages (one page shard each, when the
+# index is created: python -m indexer --processes). None: the cores the
+# crawl leaves free (all but its own and its parsing processes'), at least 1.
+INDEX_PROCESSES = None
 # Pages waiting in the item queue (web:items) for the indexer, at most: past
 # this, nodes take no new requests until the indexer has drained half of
 # it, so a slow or absent indexer bounds Redis memory instead of filling it

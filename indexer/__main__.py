@@ -38,6 +38,8 @@ from indexer.progress import Progress
 from indexer.purge import purge, purge_rule
 from indexer.queue import ItemQueue, QueueBusy
 from indexer.rebuild import NothingToRebuild, rebuild
+from crawler.cores import free_cores
+from indexer.shards import ShardFailed
 
 logger = logging.getLogger("indexer")
 
@@ -137,6 +139,7 @@ def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) ->
             queue.ack()
             last_commit = now
         elif idle and not queue.pending:
+            builder.check()
             queue.renew()
             if now - last_anchors >= _ANCHOR_SECONDS:
                 builder.flush_anchors()  # a moment to spare: the links' words to their pages
@@ -169,6 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redis", help="Redis URL of the crawl (default: the embedded server of --data)")
     parser.add_argument("--queue", default="web:items", help="item queue key (default: web:items)")
     parser.add_argument("--follow", action="store_true", help="keep draining until stopped")
+    parser.add_argument("--processes", type=_positive, metavar="K",
+                        help="write the pages in K processes, one per shard of a new index (default: "
+                             "one per core; an existing index keeps its shards, at most one process each)")
+    parser.add_argument("--shards", type=_positive, metavar="K",
+                        help="rebuild: divide the new index into K page shards (default: as it was)")
     parser.add_argument("command", nargs="?", choices=["finalize", "purge", "rebuild"],
                         help="finalize: anchors and PageRank; purge: remove and blacklist pages; "
                              "rebuild: everything from DIR/archive")
@@ -183,7 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "purge":
         return _purge(data_dir, args)
     if args.command == "rebuild":
-        return _rebuild(data_dir)
+        return _rebuild(data_dir, args.shards, args.processes)
+    if args.shards is not None:
+        parser.error("--shards is for rebuild (an index keeps the shards it was created with)")
     stop = _Stop()
     try:
         with _connect(data_dir, args.redis) as client:
@@ -197,15 +207,22 @@ def main(argv: list[str] | None = None) -> int:
     except (redis.RedisError, OSError, ValueError) as exc:
         print(f"indexer: cannot reach Redis at {args.redis or data_dir}: {exc}", file=sys.stderr)
         return 2
-    except (IndexBusy, QueueBusy, DataDirBusy) as exc:
+    except (IndexBusy, QueueBusy, DataDirBusy, ShardFailed) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
 
 
-def _rebuild(data_dir: Path) -> int:
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def _rebuild(data_dir: Path, shards: int | None, processes: int | None) -> int:
     try:
-        report = rebuild(data_dir)
-    except (NothingToRebuild, IndexBusy) as exc:
+        report = rebuild(data_dir, shards=shards, processes=processes)
+    except (NothingToRebuild, IndexBusy, ShardFailed) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
     final = report.final
@@ -219,7 +236,8 @@ def _rebuild(data_dir: Path) -> int:
 
 
 def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace, stop: _Stop) -> int:
-    with IndexBuilder(data_dir) as builder:
+    processes = args.processes or free_cores(busy=0)
+    with IndexBuilder(data_dir, processes=processes) as builder:
         if client is not None:
             queue = ItemQueue(client, args.queue)
             queue.acquire()

@@ -33,15 +33,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from whoosh.writing import LockError
-
 from crawler.linkfilter import PURGED_FILE
 from crawler.revisit import next_interval
 from crawler.traps import Blacklist
 from indexer import schema as fields
-from indexer.codec import Codec
 from indexer.graph import LinkGraph
-from indexer.layout import IndexBusy, Layout, shard_of
+from indexer.layout import IndexBusy, Layout
+from indexer.shards import LocalShards, ProcessShards, Writers
 from indexer.store import PageStore
 
 logger = logging.getLogger(__name__)
@@ -52,7 +50,6 @@ __all__ = ["IndexBuilder", "IndexBusy", "FinalizeReport", "host_of", "anchor_tex
 # with diminishing returns (and a stable document, as counts grow).
 _MAX_ANCHOR_REPEATS = 4
 _MAX_ANCHOR_TEXTS = 200
-_WRITER_MB = 256
 # The crawl's bounds when an item carries none (crawler/settings.py RECRAWL_*).
 _DEFAULT_REVISIT = (86400.0, 3600.0, 30 * 86400.0)
 
@@ -113,72 +110,34 @@ def _urlwords(url: str) -> str:
     return f"{parts.hostname or ''} {parts.path} {parts.query}"
 
 
-class _Writers:
-    """Pending Whoosh writers of some indexes, opened on first use.
-
-    Whoosh deletes by term only in committed segments: a URL added twice to
-    one writer would be indexed twice, so that writer is committed first.
-    """
-
-    def __init__(self, indexes: list[Any], where: str) -> None:
-        self.indexes = indexes
-        self.where = where
-        self._pending: dict[int, Any] = {}
-        self._added: dict[int, set[str]] = {}
-
-    def writer(self, number: int, url: str | None = None) -> Any:
-        if url is not None and url in self._added.get(number, ()):
-            self._commit(number)
-        writer = self._pending.get(number)
-        if writer is None:
-            try:
-                writer = self.indexes[number].writer(limitmb=_WRITER_MB, codec=Codec())
-            except LockError:
-                raise IndexBusy(
-                    f"{self.where} is being written by another process; only one indexer may run at a time"
-                ) from None
-            self._pending[number] = writer
-            self._added[number] = set()
-        if url is not None:
-            self._added[number].add(url)
-        return writer
-
-    def _commit(self, number: int) -> None:
-        writer = self._pending.pop(number, None)
-        self._added.pop(number, None)
-        if writer is not None:
-            writer.commit()
-
-    def commit(self) -> None:
-        for number in list(self._pending):
-            self._commit(number)
-
-    def cancel(self) -> None:
-        for writer in self._pending.values():
-            writer.cancel()
-        self._pending.clear()
-        self._added.clear()
-
-    def close(self) -> None:
-        self.cancel()
-        for index in self.indexes:
-            index.close()
-
-
 class IndexBuilder:
     """The one writer of ``DATA_DIR/index``, ``DATA_DIR/pages.sqlite`` and ``DATA_DIR/graph``."""
 
-    def __init__(self, data_dir: str | Path, cjk: str = "bigram", shards: int = 1) -> None:
-        """Open (or create, with ``shards`` page shards and Chinese text
-        analysed by ``cjk``) the index of ``data_dir``."""
+    def __init__(
+        self, data_dir: str | Path, cjk: str = "bigram", shards: int | None = None, processes: int = 1
+    ) -> None:
+        """Open (or create, with ``shards`` page shards, by default one per
+        writer process, and Chinese text analysed by ``cjk``) the index of
+        ``data_dir``; its pages written by ``processes`` processes (at most
+        one per shard: an index keeps the shards it was created with)."""
         self.data_dir = Path(data_dir)
         self.layout = Layout(self.data_dir)
         self.layout.check()
         self._lock = self.layout.lock()
-        pages, anchors = self.layout.create(fields.schema(cjk), shards)
+        pages, anchors = self.layout.create(fields.schema(cjk), shards or processes)
         self.shards = len(pages)
-        self.pages = _Writers(pages, str(self.layout.root))
-        self.anchors = _Writers([anchors], str(self.layout.anchors))
+        self.pages: LocalShards | ProcessShards
+        if processes > 1 and self.shards > 1:
+            for index in pages:
+                index.close()
+            self.pages = ProcessShards(self.data_dir, self.shards, processes)
+        else:
+            self.pages = LocalShards(pages, str(self.layout.root))
+        if processes > self.shards:
+            logger.info("The index has %d page shard(s): %d writer process(es), not %d (python -m "
+                        "indexer rebuild --shards %d re-divides it)", self.shards, self.pages.processes,
+                        processes, processes)
+        self.anchors = Writers({0: anchors}, str(self.layout.anchors))
         self.store = PageStore(self.data_dir / "pages.sqlite")
         self.graph = LinkGraph(self.data_dir / "graph")
         self._dirty: set[str] = set()  # URLs whose anchor document may have changed
@@ -200,11 +159,8 @@ class IndexBuilder:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _page_writer(self, url: str) -> Any:
-        return self.pages.writer(shard_of(url, self.shards), url)
-
     def _delete_page(self, url: str) -> None:
-        self.pages.writer(shard_of(url, self.shards)).delete_by_term(fields.URL, url)
+        self.pages.delete(url)
 
     def add(self, items: Iterable[dict[str, Any]]) -> Counter[str]:
         """Index crawler items (uncommitted until :meth:`commit`); counts by type."""
@@ -281,10 +237,15 @@ class IndexBuilder:
         if self._vocabulary:
             self.store.add_vocabulary(self._vocabulary)
             self._vocabulary.clear()
+        self.pages.start_commit()  # writer processes commit meanwhile
         self.store.commit()
         self.graph.commit()
-        self.pages.commit()
         self.anchors.commit()
+        self.pages.commit()
+
+    def check(self) -> None:
+        """Raise :class:`indexer.shards.ShardFailed` if a page writer process has died."""
+        self.pages.check()
 
     def cancel(self) -> None:
         """Drop what was added since the last commit (its items stay queued)."""
@@ -323,7 +284,7 @@ class IndexBuilder:
             self._add_alias(alias, url, "redirect")
         links = [(link[0], link[1]) for link in item.get("links") or () if link and link[0] != url]
         self.graph.set_links(url, links)
-        self._page_writer(url).update_document(**self._page_document(item))
+        self.pages.update(url, self._page_document(item))
         self._dirty.add(url)
         self._dirty.update(target for target, _ in links)
         self._vocabulary.update(_words(item))

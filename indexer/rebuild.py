@@ -31,6 +31,7 @@ from whoosh.filedb.filestore import FileStorage
 
 import crawler.settings as crawl_defaults
 from crawler.archive import ArchiveReader
+from crawler.cores import free_cores
 from crawler.pages import LocalPageMemory, PageLogic, page_settings, replay
 from indexer.builder import FinalizeReport, IndexBuilder
 from indexer.layout import IndexBusy, Layout
@@ -82,9 +83,21 @@ def _timestamp(date: str) -> float | None:
         return None
 
 
-def rebuild(data_dir: str | Path, progress: Callable[[str], None] | None = None) -> RebuildReport:
-    """Rebuild ``data_dir``'s index, graph and page store from ``data_dir/archive``."""
+def rebuild(
+    data_dir: str | Path,
+    progress: Callable[[str], None] | None = None,
+    shards: int | None = None,
+    processes: int | None = None,
+) -> RebuildReport:
+    """Rebuild ``data_dir``'s index, graph and page store from ``data_dir/archive``,
+    in ``shards`` page shards (default: as many as the index has), written by
+    ``processes`` processes (default: one per shard, as far as cores allow;
+    this process reads the archive)."""
     data_dir = Path(data_dir)
+    if shards is None:
+        shards = max(1, len(Layout(data_dir).page_dirs()))
+    if processes is None:
+        processes = min(shards, free_cores(busy=1))
     say = progress or logger.info
     reader = ArchiveReader(data_dir / "archive")
     if not reader.writers():
@@ -98,7 +111,7 @@ def rebuild(data_dir: str | Path, progress: Callable[[str], None] | None = None)
     fetches = 0
     bar = Progress(max(1, reader.total_bytes() // 1024), "kB of archive", label="Rebuilding", logger=logger)
     try:
-        with IndexBuilder(work) as builder:
+        with IndexBuilder(work, shards=shards, processes=processes) as builder:
             batch: list[dict[str, Any]] = []
             last_report = started
             for writer, fetch in reader:

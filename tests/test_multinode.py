@@ -7,7 +7,9 @@ the ground truth of what was fetched, by whom and when.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -224,3 +226,69 @@ def test_a_crawl_waits_for_a_slow_indexer_instead_of_filling_redis(shared: Redis
     assert len(fetched(web)) >= web.page_count
     assert client.llen("web:items") == 0
     assert web.facts["chinese_title"]["url"] in documents(data)
+
+
+def test_a_page_fetched_during_a_crawl_is_found_by_search_within_30_seconds(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with RedisServer(tmp_path / "redis") as server, serve_site(_distinct_site(60)) as site:
+        follower = indexer(server.url, data, "--follow")
+        crawling = node(server.url, tmp_path / "node", [site.url("/")], "DOWNLOAD_DELAY=0.5",
+                        "INDEX_WITH_CRAWL=0")
+        try:
+            wait_for(lambda: any(r.path == "/p3.html" and r.status for r in site.requests))
+            fetched_at = time.monotonic()
+            wait_for(lambda: _found(data, "Page 3", site.url("/p3.html")), seconds=30)
+            assert crawling.poll() is None, "the crawl had ended: this says nothing of a running crawl"
+            assert time.monotonic() - fetched_at < 30
+        finally:
+            for process in (crawling, follower):
+                process.send_signal(signal.SIGINT)
+                process.communicate(timeout=60)
+
+
+def _distinct_site(pages: int) -> dict:
+    """Pages that share no text but their title's first word (none is a near copy of another)."""
+    words = [f"w{hashlib.md5(str(n).encode()).hexdigest()[:6]}" for n in range(pages * 40)]
+    routes = {"/": html("".join(f'<a href="/p{n}.html">report {n}</a> ' for n in range(pages)))}
+    routes.update({f"/p{n}.html": html(f"<title>Page {n}</title><p>{' '.join(words[n * 40:(n + 1) * 40])}</p>")
+                   for n in range(pages)})
+    return routes
+
+
+def _found(data: Path, query: str, url: str) -> bool:
+    from search.engine import SearchEngine
+
+    try:
+        with SearchEngine(data) as engine:
+            return url in [result.url for result in engine.search(query).results[:3]]
+    except (IndexMissing, OSError):
+        return False
+
+
+def _writers(pid: int) -> list[int]:
+    """The index writer processes of an indexer (its spawned children but
+    multiprocessing's resource tracker)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(child) for child in children
+            if b"resource_tracker" not in Path(f"/proc/{child}/cmdline").read_bytes()]
+
+
+def test_two_writer_processes_share_the_queue_and_a_killed_writer_loses_nothing(
+    shared: RedisServer, tmp_path: Path
+) -> None:
+    client = redis.Redis.from_url(shared.url)
+    items = [page(f"http://a.test/{n}", f"Item number {n}", f"text {n} " * 50) for n in range(3000)]
+    client.rpush("web:items", *(json.dumps(item) for item in items))
+    data = tmp_path / "data"
+    first = indexer(shared.url, data, "--follow", "--processes", "2")
+    wait_for(lambda: _committed(data) > 0 and len(_writers(first.pid)) == 2)
+    os.kill(_writers(first.pid)[0], signal.SIGKILL)
+    _, log = first.communicate(timeout=60)
+    assert first.returncode == 2 and "index writer" in log and "died" in log, log[-3000:]
+    assert client.llen("web:items") > 0  # what the dead writer had not committed is still queued
+    done = run("indexer", "--data", str(data), "--redis", shared.url, "--processes", "2", timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "written by 2 processes" in done.stderr
+    assert documents(data) == {item["url"] for item in items}
+    assert client.llen("web:items") == 0
+    assert len(list((data / "index").glob("pages-*"))) == 2

@@ -21,7 +21,6 @@ next (:mod:`crawler.revisit`).
 from __future__ import annotations
 
 import logging
-import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -42,6 +41,7 @@ from twisted.python.failure import Failure
 
 from crawler._async import REDIS_DOWN
 from crawler.boilerplate import BoilerplateDetector
+from crawler.cores import cores
 from crawler.extract import Page
 from crawler.extract_pool import ExtractPool
 from crawler.frontier import Frontier
@@ -102,7 +102,7 @@ def extract_processes(settings: Any) -> int:
         return max(0, int(value))
     inline = settings.get("INDEX_WITH_CRAWL")
     indexing = settings.getbool("INDEX_WITH_CRAWL") if inline is not None else not settings.get("REDIS_URL")
-    return 1 if (os.cpu_count() or 1) >= 2 and not indexing else 0
+    return 1 if cores() >= 2 and not indexing else 0
 
 
 def recrawl_mode(value: str | None) -> str | None:

@@ -109,3 +109,19 @@ def test_a_rebuild_replaces_an_existing_index_and_nothing_to_rebuild_is_an_error
     empty = run("indexer", "rebuild", "--data", str(tmp_path))
     assert empty.returncode == 2
     assert "nothing to rebuild" in empty.stderr
+
+
+def test_three_shards_written_by_two_processes_answer_exactly_like_one_index(rebuilt, tmp_path: Path) -> None:
+    web, data, _, _ = rebuilt
+    copy = archive_only(data, tmp_path / "data")
+    done = run("indexer", "rebuild", "--data", str(copy), "--shards", "3", "--processes", "2", timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "written by 2 processes" in done.stderr
+    assert len(list((copy / "index").glob("pages-*"))) == 3
+    texts = queries(web)
+    for text, before, after in zip(texts, answers(data, texts), answers(copy, texts)):
+        assert after == before, text
+    with SearchEngine(data) as one, SearchEngine(copy) as three:  # the same scores, not only the order
+        for text in texts[:5]:
+            assert [round(r.score, 6) for r in three.search(text).results] == \
+                [round(r.score, 6) for r in one.search(text).results], text

@@ -1,0 +1,317 @@
+"""Page shards written by several processes: the analysis of pages on several cores.
+
+Whoosh allows one writer per index, and its writer is pure Python: one
+process analyses about as fast as one core goes. With ``processes = K``
+the page shards (:mod:`indexer.layout`) are divided among K writer
+processes (shard ``i`` belongs to writer ``i % K``). The indexer's own
+process keeps everything else (the item queue, the page store, the link
+graph, the anchor documents) and sends each page document to the writer
+of its shard; a commit is complete when every writer has committed, and
+only then are the items acknowledged, so a writer that dies loses nothing:
+its items stay queued (:class:`ShardFailed` is raised).
+
+:class:`LocalShards` is the same interface in one process, for K = 1.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import queue as queue_module
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from whoosh.writing import LockError
+
+from indexer import schema as fields
+from indexer.codec import Codec
+from indexer.layout import IndexBusy, Layout, shard_of
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Writers", "LocalShards", "ProcessShards", "ShardFailed"]
+
+_WRITER_MB = 256
+# Operations sent to a writer process at a time (fewer, larger messages).
+_CHUNK = 32
+# How long a commit may take before the writers are suspected dead, per check.
+_WAIT_SECONDS = 1.0
+
+
+class ShardFailed(RuntimeError):
+    """A writer process failed or died: nothing since the last commit is in
+    its shard (the items stay queued)."""
+
+
+class Writers:
+    """Pending Whoosh writers of some indexes (by number), opened on first use.
+
+    Whoosh deletes by term only in committed segments: a URL added twice to
+    one writer would be indexed twice, so that writer is committed first.
+    """
+
+    def __init__(self, indexes: dict[int, Any], where: str) -> None:
+        self.indexes = indexes
+        self.where = where
+        self._pending: dict[int, Any] = {}
+        self._added: dict[int, set[str]] = {}
+
+    def writer(self, number: int, url: str | None = None) -> Any:
+        if url is not None and url in self._added.get(number, ()):
+            self._commit(number)
+        writer = self._pending.get(number)
+        if writer is None:
+            try:
+                writer = self.indexes[number].writer(limitmb=_WRITER_MB, codec=Codec())
+            except LockError:
+                raise IndexBusy(
+                    f"{self.where} is being written by another process; only one indexer may run at a time"
+                ) from None
+            self._pending[number] = writer
+            self._added[number] = set()
+        if url is not None:
+            self._added[number].add(url)
+        return writer
+
+    def _commit(self, number: int) -> None:
+        writer = self._pending.pop(number, None)
+        self._added.pop(number, None)
+        if writer is not None:
+            writer.commit()
+
+    def commit(self) -> None:
+        for number in list(self._pending):
+            self._commit(number)
+
+    def cancel(self) -> None:
+        for writer in self._pending.values():
+            writer.cancel()
+        self._pending.clear()
+        self._added.clear()
+
+    def close(self) -> None:
+        self.cancel()
+        for index in self.indexes.values():
+            index.close()
+
+    # The page-shard interface (LocalShards and ProcessShards).
+
+    def update(self, number: int, url: str, document: dict[str, Any]) -> None:
+        self.writer(number, url).update_document(**document)
+
+    def delete(self, number: int, url: str) -> None:
+        self.writer(number).delete_by_term(fields.URL, url)
+
+
+class LocalShards:
+    """Every page shard written in this process."""
+
+    def __init__(self, indexes: list[Any], where: str) -> None:
+        self.count = len(indexes)
+        self.processes = 1
+        self._writers = Writers(dict(enumerate(indexes)), where)
+
+    def update(self, url: str, document: dict[str, Any]) -> None:
+        self._writers.update(shard_of(url, self.count), url, document)
+
+    def delete(self, url: str) -> None:
+        self._writers.delete(shard_of(url, self.count), url)
+
+    def start_commit(self) -> None:
+        pass
+
+    def check(self) -> None:
+        pass
+
+    def commit(self) -> None:
+        self._writers.commit()
+
+    def cancel(self) -> None:
+        self._writers.cancel()
+
+    def close(self) -> None:
+        self._writers.close()
+
+
+class ProcessShards:
+    """The page shards of ``data_dir`` written by ``processes`` processes."""
+
+    def __init__(self, data_dir: Path, count: int, processes: int) -> None:
+        self.data_dir = data_dir
+        self.count = count
+        self.processes = max(1, min(processes, count))
+        self._context = multiprocessing.get_context("spawn")
+        self._replies: Any = None
+        self._inboxes: list[Any] = []
+        self._workers: list[Any] = []
+        self._buffers: list[list[tuple[Any, ...]]] = [[] for _ in range(self.processes)]
+        self._failed: str | None = None
+        self._committing = False
+
+    def _start(self) -> None:
+        """Start the writers, on the first page to write (a finalize with
+        nothing queued starts none)."""
+        self._replies = self._context.Queue()
+        for number in range(self.processes):
+            inbox = self._context.Queue()
+            owned = [shard for shard in range(self.count) if shard % self.processes == number]
+            worker = self._context.Process(
+                target=_serve, args=(str(self.data_dir), owned, inbox, self._replies, number),
+                name=f"index-writer-{number}", daemon=True,
+            )
+            worker.start()
+            self._inboxes.append(inbox)
+            self._workers.append(worker)
+        logger.info("Page shards written by %d processes (pids %s)", self.processes,
+                    ", ".join(str(worker.pid) for worker in self._workers))
+
+    def _send(self, shard: int, operation: tuple[Any, ...]) -> None:
+        if not self._workers:
+            self._start()
+        number = shard % self.processes
+        buffer = self._buffers[number]
+        buffer.append(operation)
+        if len(buffer) >= _CHUNK:
+            self._flush(number)
+
+    def _flush(self, number: int) -> None:
+        if self._buffers[number]:
+            self._inboxes[number].put(("ops", self._buffers[number]))
+            self._buffers[number] = []
+
+    def update(self, url: str, document: dict[str, Any]) -> None:
+        shard = shard_of(url, self.count)
+        self._send(shard, ("update", shard, url, document))
+
+    def delete(self, url: str) -> None:
+        shard = shard_of(url, self.count)
+        self._send(shard, ("delete", shard, url))
+
+    def start_commit(self) -> None:
+        """Ask every writer to commit; :meth:`commit` waits for them (the
+        caller commits its own files meanwhile)."""
+        if not self._workers:
+            return
+        for number in range(self.processes):
+            self._flush(number)
+            self._inboxes[number].put(("commit",))
+        self._committing = True
+
+    def commit(self) -> None:
+        if not self._workers:
+            return
+        if not self._committing:
+            self.start_commit()
+        self._committing = False
+        self._gather("commit")
+
+    def cancel(self) -> None:
+        self._buffers = [[] for _ in range(self.processes)]
+        self._committing = False
+        if self._failed is not None or not self._workers:
+            return
+        for inbox in self._inboxes:
+            inbox.put(("cancel",))
+        try:
+            self._gather("cancel")
+        except ShardFailed:
+            pass
+
+    def check(self) -> None:
+        """Raise :class:`ShardFailed` if a writer has died (an idle indexer
+        would otherwise learn it only at its next commit)."""
+        if self._failed is None:
+            dead = [number for number, worker in enumerate(self._workers) if not worker.is_alive()]
+            if dead:
+                self._failed = self._obituary(dead)
+        if self._failed is not None:
+            raise ShardFailed(self._failed)
+
+    def _obituary(self, dead: list[int]) -> str:
+        return "; ".join(f"index writer {number} died (exit status {self._workers[number].exitcode}): "
+                         "what it had not committed is still queued" for number in dead)
+
+    def _gather(self, what: str) -> None:
+        """Wait for every writer's answer to ``what``; raise :class:`ShardFailed`."""
+        if self._failed is not None:
+            raise ShardFailed(self._failed)
+        waiting = set(range(self.processes))
+        errors: list[str] = []
+        while waiting:
+            try:
+                number, answer, error = self._replies.get(timeout=_WAIT_SECONDS)
+            except queue_module.Empty:
+                dead = [number for number in waiting if not self._workers[number].is_alive()]
+                if dead:
+                    self._failed = self._obituary(dead)
+                    raise ShardFailed(self._failed) from None
+                continue
+            if answer == what:
+                waiting.discard(number)
+                if error:
+                    errors.append(f"index writer {number}: {error}")
+        if errors:
+            raise ShardFailed("; ".join(errors))
+
+    def close(self) -> None:
+        for number, inbox in enumerate(self._inboxes):
+            if self._workers[number].is_alive():
+                inbox.put(("close",))
+        for number, worker in enumerate(self._workers):
+            worker.join(timeout=30)
+            if worker.is_alive():
+                worker.terminate()
+                worker.join(timeout=5)
+            if worker.exitcode != 0:
+                # What was sent to a dead writer stays unread: do not wait to send it.
+                self._inboxes[number].cancel_join_thread()
+        for inbox in [*self._inboxes, *([self._replies] if self._replies is not None else [])]:
+            inbox.close()
+            inbox.join_thread()
+
+
+def _serve(data_dir: str, owned: list[int], inbox: Any, replies: Any, number: int) -> None:
+    """A writer process: apply operations to the shards it owns until closed."""
+    from crawler.embedded import die_with_parent
+
+    die_with_parent()  # SIGTERM when the indexer is gone, however it ended
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the indexer decides when to stop
+    layout = Layout(Path(data_dir))
+    from whoosh import index as whoosh_index
+
+    writers = Writers({shard: whoosh_index.open_dir(str(layout.shard_dir(shard))) for shard in owned},
+                      str(layout.root))
+    error: str | None = None
+    handlers: dict[str, Callable[..., None]] = {"update": writers.update, "delete": writers.delete}
+    try:
+        while True:
+            message = inbox.get()
+            kind = message[0]
+            if kind == "ops":
+                if error is None:
+                    try:
+                        for operation in message[1]:
+                            handlers[operation[0]](*operation[1:])
+                    except Exception as exc:  # reported at the commit; the batch stays queued
+                        error = f"{type(exc).__name__}: {exc}"
+                        logger.exception("Index writer %d failed", number)
+                        writers.cancel()
+            elif kind == "commit":
+                if error is None:
+                    try:
+                        writers.commit()
+                    except Exception as exc:
+                        error = f"{type(exc).__name__}: {exc}"
+                        writers.cancel()
+                replies.put((number, "commit", error))
+                error = None
+            elif kind == "cancel":
+                writers.cancel()
+                error = None
+                replies.put((number, "cancel", None))
+            elif kind == "close":
+                break
+    finally:
+        writers.close()
