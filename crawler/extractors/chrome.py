@@ -69,8 +69,10 @@ def is_chrome(element: lxml.html.HtmlElement, tag: str, sectioned: bool) -> bool
     >>> is_chrome(html("<header>x</header>"), "header", True)
     False
     """
-    if tag in _CHROME_TAGS or (tag in _SECTION_CHROME and not sectioned):
+    if tag in _CHROME_TAGS:
         return True
+    if tag in _SECTION_CHROME and not sectioned:
+        return not _title_block(element, tag)
     get = element.get
     if get("role") in _CHROME_ROLES:
         return True
@@ -81,7 +83,24 @@ def is_chrome(element: lxml.html.HtmlElement, tag: str, sectioned: bool) -> bool
     if not value:
         return False
     name = value.strip().lower().replace("_", "-")
-    return name in _CHROME_NAMES or (name in _SECTION_CHROME and not sectioned)
+    if name in _SECTION_CHROME and not sectioned:
+        return not _title_block(element, name)
+    return name in _CHROME_NAMES
+
+
+def _title_block(element: lxml.html.HtmlElement, kind: str) -> bool:
+    """Whether a header holds the page's own title (its ``h1``): a manual
+    page's header holds its title and its one-line summary (AsciiDoc's
+    ``<div id="header"><h1>git-mv(1)</h1><h2>NAME</h2>...``), the best
+    words of the page. Its navigation, if any, is chrome of its own.
+
+    >>> from lxml.html import fragment_fromstring as html
+    >>> _title_block(html('<div id="header"><h1>git-mv(1)</h1><p>Move or rename</p></div>'), "header")
+    True
+    >>> _title_block(html('<header><a href="/">Home</a></header>'), "header")
+    False
+    """
+    return kind == "header" and element.find(".//h1") is not None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -209,6 +209,11 @@ def test_emphasis_includes_larger_type(html: str, emphasis: list[str]) -> None:
         ('<main><div id="header">Main header</div></main>', "Body Main header"),
         ("<header>Site header</header><section><footer>Section footer</footer></section>",
          "Body Section footer"),
+        # A header that holds the page's h1 is its title block (AsciiDoc's manual pages:
+        # the title, then the one-line summary); a menu inside it is still chrome.
+        ('<div id="header"><h1>git-mv(1)</h1><h2>NAME</h2><p>git-mv - Move or rename a file</p>'
+         '<nav>Home</nav></div>', "Body git-mv(1) NAME git-mv - Move or rename a file"),
+        ("<header><h1>Harbour news</h1></header>", "Body Harbour news"),
         # Chrome between two runs of text is a break, not glue.
         ("Before<nav>menu</nav>after", "Body Before after"),
     ],
