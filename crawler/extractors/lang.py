@@ -25,6 +25,7 @@ _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _SAMPLE = 2000
 _CJK_SHARE = 0.3
+_CJK_MIN = 20
 _LATIN_WORD = re.compile(r"[a-z]+")
 _ENGLISH_WORDS = frozenset(
     """the of and to in is that for it with as on are this be by or an not you
@@ -55,13 +56,17 @@ def guess_lang(text: str) -> str:
     >>> guess_lang("The lighthouse stands on the cliff, and its keeper is in the tower at night. "
     ...            "It was built in 1870 for the ships that come to the harbour.")
     'en'
+    >>> guess_lang("debian/control 文件 debian/rules 文件 dh_make 设置软件包的名称和版本")
+    'zh'
     >>> guess_lang("Le phare se dresse sur la falaise et son gardien est dans la tour la nuit.")
     ''
     """
     sample = text[:_SAMPLE]
     cjk = len(_CJK.findall(sample))
     chars = len(sample) - sample.count(" ")
-    if not chars or cjk <= _CJK_SHARE * chars:
+    # A Chinese manual quotes file names and commands: its Latin letters may
+    # outnumber its characters, not its Latin words a character each.
+    if not chars or (cjk <= _CJK_SHARE * chars and cjk < max(_CJK_MIN, len(_LATIN_WORD.findall(sample.lower())))):
         return "en" if _english(sample) else ""
     kana = len(_KANA.findall(sample))
     if kana * 10 > cjk:
