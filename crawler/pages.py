@@ -25,6 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 from crawler.archive import Fetch, decode_body, joined_headers
 from crawler.boilerplate import BoilerplateDetector
+from crawler.extractors.html import lead
 from crawler.extract import Extraction, Page, extract
 from crawler.fingerprints import content_fingerprint, fingerprints, hamming, simhash, simhash_blocks
 from crawler.linkfilter import LinkFilter
@@ -249,6 +250,8 @@ class PageLogic:
                 outcome.items.append({"type": "duplicate", "url": url, "of": first, "aliases": aliases})
                 return outcome
             self.count("boilerplate/blocks", self.boilerplate.strip(page))
+            if page.kind == "html" and not page.description:
+                page.description = lead(page.blocks, page.headings)
             item = self._item(fetched, page, aliases, follow)
             item["digest"] = digest.hex() if digest else None
             outcome.items.append(item)

@@ -158,6 +158,41 @@ def _extract(data: bytes, url: str, resolve: Resolve) -> Page:
     return page
 
 
+_LEAD_WORDS = (5, 80)
+_LEAD_BLOCKS = 30
+
+
+def lead(blocks: list[str], headings: list[str]) -> str:
+    """A page's opening sentence, for a page with no meta description
+    (taken once its site's boilerplate is out of its blocks): the
+    first block of a few words to a few lines after its first heading, as
+    a manual page's summary (``git-mv - Move or rename a file``) or a
+    reference page's first paragraph. Not a heading, not a short label
+    (``Source code: Lib/json/__init__.py``).
+
+    >>> lead(["git-mv(1)", "NAME", "git-mv - Move or rename a file, a directory, or a symlink",
+    ...       "SYNOPSIS"], ["git-mv(1)", "NAME", "SYNOPSIS"])
+    'git-mv - Move or rename a file, a directory, or a symlink'
+    >>> lead(["Home", "Contact"], [])
+    ''
+    """
+    start = 0
+    if headings:
+        try:
+            start = blocks.index(headings[0], 0, _LEAD_BLOCKS) + 1
+        except ValueError:
+            start = 0
+    titles = set(headings)
+    low, high = _LEAD_WORDS
+    for block in blocks[start:start + _LEAD_BLOCKS]:
+        if block in titles:
+            continue
+        words = len(block.split())
+        if low <= words <= high:
+            return block
+    return ""
+
+
 class _Head:
     """What the document says about itself: meta tags, base, canonical, title."""
 

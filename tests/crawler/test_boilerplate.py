@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from crawler.boilerplate import BoilerplateDetector, block_key
+from crawler.extractors.html import lead
 from crawler.extract import Page, extract, extract_html
 
 SITE = "http://shop.test"
@@ -122,3 +123,13 @@ def test_strip_works_on_extract_html_pages() -> None:
 def test_bad_parameters_are_refused(arguments: dict) -> None:
     with pytest.raises(ValueError):
         BoilerplateDetector(**arguments)
+
+
+def test_the_opening_sentence_is_read_once_the_sites_notice_is_out() -> None:
+    detector = BoilerplateDetector(min_pages=2, share=0.5)
+    notice = "This tutorial has been rewritten as the new maintainers' guide, please read that one."
+    for name in ("a", "b", "c"):
+        page = extract_html(f"<h1>Chapter {name}</h1><p>{notice}</p><p>Chapter {name} explains how the "
+                            f"rules file builds the package.</p>", f"{SITE}/{name}.html")
+        detector.strip(page)
+    assert lead(page.blocks, page.headings) == "Chapter c explains how the rules file builds the package."
