@@ -41,6 +41,9 @@ __all__ = ["SearchEngine", "SearchError", "Result", "Results"]
 
 # Candidates ranked in full: the best this many by text score.
 _DEPTH = 100
+# A plain query of this many words or more is a question: pages holding most
+# of its words compete with those holding all (ranking.Features.coverage).
+QUESTION_WORDS = 4
 _PROXIMITY_DEPTH = 50
 _FEW = 3  # results below which a spelling suggestion is looked for
 # Query syntax beyond plain words (a field is only a field of the schema:
@@ -121,6 +124,10 @@ class _Request:
     plain: bool
     restrict: Query | None
     mask: Query | None
+
+    @property
+    def question(self) -> bool:
+        return self.plain and len(self.words) >= QUESTION_WORDS
 
 
 @dataclass
@@ -304,7 +311,9 @@ class SearchEngine:
         total = matched_all = 0
         previous: Query | None = None
         for number, level in enumerate(LEVELS):
-            if number and (len(seen) >= wanted or (level == ANY and not (request.plain and len(request.words) > 1))):
+            if number and (level == ANY and not (request.plain and len(request.words) > 1)):
+                break
+            if number and len(seen) >= wanted and not (level == ANY and request.question):
                 break
             query = self.parse(request.text, level) if request.text else Every()
             if previous is not None and query == previous:
@@ -396,6 +405,7 @@ class SearchEngine:
         }
 
     def _rank(self, searcher: Any, candidates: list[_Candidate], words: list[str], script: str) -> None:
+        question = len(words) >= QUESTION_WORDS
         proximity = self._proximity(searcher, candidates, words)
         urls = [c.url for c in candidates]
         ranks = self.graph.pagerank_of(urls) if self.graph is not None else {}
@@ -417,6 +427,7 @@ class SearchEngine:
                 anchor_only=not crawled,
                 demoted=not crawled and self._weak_anchors(candidate),
                 other_language=ranking.other_language(script, (candidate.get(fields.LANG) or "").split()[:1]),
+                coverage=candidate.words_matched / len(words) if question else None,
             )
             candidate.final = ranking.score(candidate.features)
         candidates.sort(key=lambda c: (ranking.order_key(c.features), c.url))
@@ -577,7 +588,8 @@ class SearchEngine:
                     f"(text + {ranking.PROXIMITY_WEIGHT} * proximity) * "
                     f"(1 + {ranking.PAGERANK_WEIGHT} * ln(1 + pagerank * N)); ordered by weakly "
                     "linked anchor-only pages last, the query's language, level, exact title, "
-                    "words matched, then this"
+                    "words matched, then this (a question of many words: this times the share of "
+                    "its words the page holds, squared, without the level and words-matched tiers)"
                 ),
             }
         if explain and section:
@@ -613,6 +625,10 @@ class SearchEngine:
             rules.append(f"not fetched, known by the anchor text of {sources} linking page(s): {where} "
                          f"(anchor-only policy {self.anchor_only}, at least {self.anchor_min_sources} "
                          "linking pages to rank)")
+        if features.coverage is not None:
+            rules.append(f"a question of {QUESTION_WORDS} words or more: pages holding most of them compete with "
+                         f"those holding all; this one holds {features.coverage:.0%} of its words "
+                         f"(score x {features.coverage ** 2:.2f})")
         if features.other_language:
             lang = (hit.get(fields.LANG) or "").split()[:1]
             rules.append(f"page language {lang[0] if lang else '?'} is not the query's: "

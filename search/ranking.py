@@ -52,7 +52,7 @@ FIELD_WEIGHTS: Mapping[str, float] = {
     "anchor": 2.5,
     "urlwords": 1.5,
     "headings": 1.5,
-    "description": 1.2,
+    "description": 0.6,  # a meta description, else the opening sentence: the body says it again
     "emphasis": 1.0,
     "body": 1.0,
 }
@@ -92,6 +92,9 @@ class Features:
     anchor_only: bool = False
     demoted: bool = False
     other_language: bool = False
+    #: A question of many words: of those, the share the page holds (None: a
+    #: short query, whose every word must be there for the first tier).
+    coverage: float | None = None
 
     @property
     def all_words(self) -> bool:
@@ -135,6 +138,12 @@ def order_key(features: Features) -> tuple[bool, bool, int, bool, int, float]:
     >>> sorted([stub, relaxed], key=order_key)[0] is relaxed
     True
     """
+    if features.coverage is not None:
+        # A question in many words: a page that holds most of them where they
+        # weigh (a manual page's one-line summary) may beat a long page that
+        # holds each of them once; the share it lacks costs it, squared.
+        return (features.demoted, features.other_language, 0, not features.exact_title, 0,
+                -score(features) * features.coverage ** 2)
     return (
         features.demoted,
         features.other_language,

@@ -180,3 +180,21 @@ def test_the_tail_of_a_dotted_name_finds_the_whole_name(build: Build) -> None:
     results = engine.search("path.join", explain=True).results
     assert results[0].page == "http://docs.test/path" and results[0].explain["level"] == "strict"
     assert all(r.explain["level"] != "strict" for r in results[1:])
+
+
+# --- questions ---------------------------------------------------------------------
+
+
+def test_a_question_finds_the_page_whose_summary_holds_most_of_its_words(build: Build) -> None:
+    engine = build(
+        page("http://a.test/git-mv", "git-mv(1)", "git-mv - Move or rename a file, a directory, or a symlink. "
+             + "The index is updated after successful completion. " * 3,
+             description="git-mv - Move or rename a file, a directory, or a symlink"),
+        *[page(f"http://a.test/long{n}", f"git-long{n}(1)", FILLER * 20 + "a file may move; the tool can rename "
+               "branches; a tracked path " + FILLER * 20) for n in range(3)],
+        *[page(f"http://a.test/other{n}", f"Harbour {n}", FILLER * 3) for n in range(10)],
+    )
+    # No page holds all four words but the long ones, each once among hundreds.
+    assert urls(engine, "move or rename a tracked file")[0] == "http://a.test/git-mv"
+    # A short query still wants every word first.
+    assert urls(engine, "rename tracked")[0].startswith("http://a.test/long")
