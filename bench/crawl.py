@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -61,6 +62,8 @@ class Run:
     redis_per_page: float = float("nan")
     redis_sent_per_page: float = float("nan")
     queue_max: int = 0
+    fetch_seconds: float = 0.0
+    finalize_seconds: float = float("nan")
 
 
 def _children_cpu() -> float:
@@ -78,7 +81,9 @@ def _run(site: Site, command: list[str], cwd: Path) -> Run:
         raise RuntimeError(f"{command[:4]} failed:\n{done.stderr[-2000:]}")
     pages, span = site.pages_since(mark)
     cpu = _children_cpu() - cpu
-    return Run(pages, pages / span if span else 0.0, pages / wall, 1000 * cpu / max(pages, 1))
+    finalized = re.search(r"finalized in ([0-9.]+) s", done.stderr)
+    return Run(pages, pages / span if span else 0.0, pages / wall, 1000 * cpu / max(pages, 1),
+               fetch_seconds=span, finalize_seconds=float(finalized.group(1)) if finalized else float("nan"))
 
 
 def ours(site: Site, keep: Path | None = None, monitor: bool = False) -> Run:
@@ -111,6 +116,8 @@ def ours(site: Site, keep: Path | None = None, monitor: bool = False) -> Run:
 @dataclass
 class _Sample:
     queue_max: int = 0
+    fetch_seconds: float = 0.0
+    finalize_seconds: float = float("nan")
     sent: int = 0
     own: int = 0  # the sampler's own commands
 
@@ -184,6 +191,9 @@ def compare(site: Site, runs: int = 3) -> list[str]:
         ("CPU ms per page", "cpu_ms_per_page"),
     ):
         row(label, median("ours", attribute), median("plain", attribute))
+    row("finalize, s", median("ours", "finalize_seconds"), digits=2)
+    rows.append(f"  {'finalize / fetch window':32s} "
+                f"{median('ours', 'finalize_seconds') / median('ours', 'fetch_seconds'):9.0%}")
     row("Redis commands/page, executed", median("ours", "redis_per_page"))
     row("item queue, longest", median("ours", "queue_max"), digits=0)
     data = Path(tempfile.mkdtemp(prefix="bench-crawl-"))

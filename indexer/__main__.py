@@ -249,7 +249,7 @@ def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace,
             report = builder.finalize()
             logger.info(
                 "Index ready: %d documents (%d pages, %d known by anchor text only), "
-                "%d links, PageRank over %d nodes; finalized in %.1f s",
+                "%d links, PageRank over %d nodes; finalized in %.2f s",
                 report.documents, report.pages, report.anchor_only, report.links,
                 report.documents, report.seconds,
             )
