@@ -1,6 +1,6 @@
 """How the index is written: a text field that indexes fast, and postings inlined.
 
-Two changes to Whoosh's writing path, neither to what is written:
+Changes to Whoosh's writing path and format:
 
 - :class:`FastText` is Whoosh's ``TEXT`` field whose ``index()`` takes its
   terms and positions from :class:`indexer.analysis.TermPositions` (one
@@ -13,6 +13,9 @@ Two changes to Whoosh's writing path, neither to what is written:
   number). whoosh-reloaded 2.7.5 breaks every ``inlinelimit`` above 1 (its
   postings writer calls ``set_inline``, the term info has ``set_inlined``):
   the writer here calls the right one.
+- :class:`CompactTermInfo` stores those inlined postings in bytes of their
+  own instead of a pickle, and :class:`CompactPositions` positions as
+  variable-length integers: together they halved the index.
 """
 
 from __future__ import annotations
@@ -21,14 +24,20 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from whoosh.codec.whoosh3 import W3Codec, W3FieldWriter, W3PostingsWriter
+import struct
+
+from whoosh.codec.whoosh3 import (
+    W3Codec, W3FieldCursor, W3FieldWriter, W3PostingsWriter, W3TermInfo, W3TermsReader,
+)
+from whoosh.reading import TermNotFound
+from whoosh.util.numeric import length_to_byte
 from whoosh.fields import TEXT
 from whoosh.formats import Positions
 from whoosh.system import pack_uint
 
 from indexer.analysis import TermPositions
 
-__all__ = ["FastText", "CompactPositions", "Codec", "INLINE_LIMIT"]
+__all__ = ["FastText", "CompactPositions", "CompactTermInfo", "Codec", "INLINE_LIMIT"]
 
 # Posting lists shorter than this live in the term index.
 INLINE_LIMIT = 8
@@ -158,6 +167,127 @@ class _PostingsWriter(W3PostingsWriter):  # type: ignore[misc]
         return super().finish_postings()
 
 
+class CompactTermInfo(W3TermInfo):  # type: ignore[misc]
+    r"""Whoosh's term info with inlined postings in a few bytes of their own
+    instead of a pickle (whose protocol 2 spells each ``bytes`` value as a
+    call to ``_codecs.encode``: 40 bytes for a 2-byte position list; most
+    terms of a crawl are rare and inlined, so this was a third of the
+    index). Flag 2 marks the format; Whoosh's own (flag 1, pickled) still
+    reads.
+
+    >>> info = CompactTermInfo()
+    >>> info.set_inlined([3, 7, 300], [1, 2, 3], [b"\x01\x04", b"", b"ab"])
+    >>> CompactTermInfo.from_bytes(info.to_bytes()).inlined_postings()
+    ((3, 7, 300), (1, 2, 3), (b'\x01\x04', b'', b'ab'))
+    >>> info.set_inlined([5], [0.5], [b""])
+    >>> CompactTermInfo.from_bytes(info.to_bytes()).inlined_postings()
+    ((5,), (0.5,), (b'',))
+    """
+
+    def to_bytes(self) -> bytes:
+        if not self.is_inlined():
+            return super().to_bytes()
+        header = self._struct.pack(
+            2,
+            self._weight,
+            self._df,
+            0 if self._minlength is None else length_to_byte(self._minlength),
+            length_to_byte(self._maxlength),
+            self._maxweight,
+            0xFFFFFFFF if self._minid is None else self._minid,
+            0xFFFFFFFF if self._maxid is None else self._maxid,
+        )
+        ids, weights, values = self._inlined
+        whole = all(weight == int(weight) and 0 <= weight < _TABLE for weight in weights)
+        parts = [header, bytes([len(ids), whole])]
+        previous = 0
+        for docnum in ids:
+            parts.append(_varint(docnum - previous))
+            previous = docnum
+        if whole:
+            parts.extend(_VARINT[int(weight)] for weight in weights)
+        else:
+            parts.append(struct.pack(f"!{len(weights)}f", *weights))
+        for value in values:
+            parts.append(_VARINT[len(value)] if len(value) < _TABLE else _varint(len(value)))
+            parts.append(value)
+        return b"".join(parts)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Any:
+        if data[0] != 2:
+            info = W3TermInfo.from_bytes(data)
+            info.__class__ = cls
+            return info
+        info = W3TermInfo.from_bytes(b"\x00" + data[1 : cls._struct.size] + b"\x00" * 12)
+        info.__class__ = cls
+        info._offset = info._length = None
+        position = cls._struct.size
+        count, whole = data[position], data[position + 1]
+        position += 2
+        numbers, position = _read_varints(data, position, count)
+        ids, docnum = [], 0
+        for delta in numbers:
+            docnum += delta
+            ids.append(docnum)
+        if whole:
+            weights, position = _read_varints(data, position, count)
+        else:
+            weights = list(struct.unpack_from(f"!{count}f", data, position))
+            position += 4 * count
+        values = []
+        for _ in range(count):
+            (length,), position = _read_varints(data, position, 1)
+            values.append(data[position : position + length])
+            position += length
+        info._inlined = (tuple(ids), tuple(weights), tuple(values))
+        return info
+
+
+def _read_varints(data: bytes, position: int, count: int) -> tuple[list[int], int]:
+    numbers: list[int] = []
+    value = shift = 0
+    while len(numbers) < count:
+        byte = data[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            numbers.append(value)
+            value = shift = 0
+        else:
+            shift += 7
+    return numbers, position
+
+
+class _TermsReader(W3TermsReader):  # type: ignore[misc]
+    """Whoosh's terms reader, decoding :class:`CompactTermInfo`."""
+
+    def cursor(self, fieldname: str, fieldobj: Any) -> Any:
+        return _FieldCursor(self._tindex, fieldname, self._keycoder, self._keydecoder, fieldobj)
+
+    def items(self) -> Iterator[Any]:
+        decode = self._keydecoder
+        return ((decode(key), CompactTermInfo.from_bytes(value)) for key, value in self._tindex.items())
+
+    def items_from(self, fieldname: str, prefix: bytes) -> Iterator[Any]:
+        decode = self._keydecoder
+        return ((decode(key), CompactTermInfo.from_bytes(value))
+                for key, value in self._tindex.items_from(self._keycoder(fieldname, prefix)))
+
+    def term_info(self, fieldname: str, tbytes: bytes) -> Any:
+        try:
+            return CompactTermInfo.from_bytes(self._tindex[self._keycoder(fieldname, tbytes)])
+        except KeyError:
+            raise TermNotFound(f"No term {fieldname}:{tbytes!r}") from None
+
+
+class _FieldCursor(W3FieldCursor):  # type: ignore[misc]
+    def term_info(self) -> Any:
+        if self._pos is None:
+            return None
+        return CompactTermInfo.from_bytes(self._tindex.dbfile.get(self._datapos, self._datalen))
+
+
 class _Lengths:
     """A segment's field lengths, each field's read once: Whoosh looks one
     up in the lengths column (a seek and a read) for every posting written."""
@@ -175,6 +305,10 @@ class _Lengths:
 
 
 class _FieldWriter(W3FieldWriter):  # type: ignore[misc]
+    def start_term(self, btext: bytes) -> None:
+        self._btext = btext
+        self._postwriter.start_postings(self._fieldobj.format, CompactTermInfo())
+
     def add_postings(self, schema: Any, lengths: Any, items: Any) -> None:
         super().add_postings(schema, _Lengths(lengths) if lengths else lengths, items)
 
@@ -202,6 +336,11 @@ class Codec(W3Codec):  # type: ignore[misc]
 
     def field_writer(self, storage: Any, segment: Any) -> Any:
         return _FieldWriter(self, storage, segment)
+
+    def terms_reader(self, storage: Any, segment: Any) -> Any:
+        name = segment.make_filename(self.TERMS_EXT)
+        return _TermsReader(self, storage.open_file(name), storage.file_length(name),
+                            segment.open_file(storage, self.POSTS_EXT))
 
     def postings_writer(self, dbfile: Any, byteids: bool = False) -> Any:
         return _PostingsWriter(

@@ -129,3 +129,33 @@ def test_the_same_url_twice_in_one_batch_is_one_document(tmp_path: Path) -> None
         builder.commit()
     stored = docs(tmp_path)
     assert len(stored) == 1 and stored["http://a.test/"]["title"] == "Second"
+
+
+def test_segments_merged_answer_as_before_in_the_compact_format(tmp_path: Path) -> None:
+    """Postings inlined in their term's entry survive Whoosh's merge of
+    segments, and phrases, prefixes and code names read them back."""
+    items = [page(f"http://a.test/{n}", f"Harbour report {n}", f"The ferry timetable json.dumps number {n} "
+                  f"and harbour{n % 7} notes. " * (1 + n % 3), links=[(f"http://a.test/{n + 1}", f"next {n}")])
+             for n in range(60)]
+    with IndexBuilder(tmp_path) as builder:
+        for start in range(0, 60, 10):  # six segments, the small ones merged as they come
+            builder.add(items[start:start + 10])
+            builder.commit()
+        builder.finalize()
+    queries = ['"ferry timetable"', "harbour3", "json.dumps 17", "harb*", "report 42", "next 5"]
+
+    def answers() -> list:
+        with SearchEngine(tmp_path) as engine:
+            # The set of pages found (a merge drops deleted documents, which
+            # shifts the collection statistics and so the scores a little).
+            return [sorted(r.url for r in engine.search(query, n=100).results) for query in queries]
+
+    before = answers()
+    assert all(before), before
+    from whoosh import index
+
+    for part in [*(tmp_path / "index").glob("pages-*"), tmp_path / "index" / "anchors"]:
+        ix = index.open_dir(str(part))
+        ix.optimize()  # one segment: every posting read and written again
+        ix.close()
+    assert answers() == before
