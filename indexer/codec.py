@@ -40,7 +40,7 @@ from indexer.analysis import TermPositions
 __all__ = ["FastText", "CompactPositions", "CompactTermInfo", "Codec", "INLINE_LIMIT"]
 
 # Posting lists shorter than this live in the term index.
-INLINE_LIMIT = 8
+INLINE_LIMIT = 32
 
 
 class CompactPositions(Positions):  # type: ignore[misc]
@@ -198,18 +198,20 @@ class CompactTermInfo(W3TermInfo):  # type: ignore[misc]
             0xFFFFFFFF if self._maxid is None else self._maxid,
         )
         ids, weights, values = self._inlined
-        whole = all(weight == int(weight) and 0 <= weight < _TABLE for weight in weights)
-        parts = [header, bytes([len(ids), whole])]
+        table = _VARINT
+        whole = all(weight.__class__ is int and 0 <= weight < _TABLE for weight in weights)
+        parts = [header, bytes((len(ids), whole))]
         previous = 0
         for docnum in ids:
-            parts.append(_varint(docnum - previous))
+            gap = docnum - previous
+            parts.append(table[gap] if gap < _TABLE else _varint(gap))
             previous = docnum
         if whole:
-            parts.extend(_VARINT[int(weight)] for weight in weights)
+            parts.extend([table[weight] for weight in weights])
         else:
             parts.append(struct.pack(f"!{len(weights)}f", *weights))
         for value in values:
-            parts.append(_VARINT[len(value)] if len(value) < _TABLE else _varint(len(value)))
+            parts.append(table[len(value)] if len(value) < _TABLE else _varint(len(value)))
             parts.append(value)
         return b"".join(parts)
 
