@@ -93,11 +93,21 @@ class IndexerProcess:
         return process.wait()
 
     def finish(self) -> int:
-        """Stop following, then drain what is left and finalize the index."""
+        """Tell the indexer the crawl is over: it indexes what is left and
+        finalizes the index, warm (anchors flushed as it went, nothing to
+        import or open again). Should it fail, a ``finalize`` of its own."""
+        process = self._process
+        if process is not None and process.poll() is None:
+            logger.info("Crawl over: the indexer indexes what is left and finalizes the index "
+                        "(anchors, PageRank)...")
+            process.send_signal(signal.SIGUSR1)
+            if process.wait() == 0:
+                self._process = None
+                return 0
         code = self.stop()
-        # -SIGTERM: stopped before it could install its handler (nothing was
-        # taken from the queue yet, so nothing is lost).
-        if code not in (None, 0, -signal.SIGTERM):
+        # -SIGTERM, -SIGUSR1: stopped before it could install its handlers
+        # (nothing was taken from the queue yet, so nothing is lost).
+        if code not in (None, 0, -signal.SIGTERM, -signal.SIGUSR1):
             logger.error("The indexer exited with status %s; finalizing anyway", code)
         logger.info("Crawl over: finalizing the index (anchors, PageRank)...")
         done = subprocess.run(self._command("finalize"), stdin=subprocess.DEVNULL, check=False)

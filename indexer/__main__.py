@@ -56,16 +56,23 @@ _PROGRESS_MIN = 1000
 
 
 class _Stop:
-    """Set by SIGINT/SIGTERM: finish the batch in hand, commit, exit."""
+    """Set by SIGINT/SIGTERM: finish the batch in hand, commit, exit. By
+    SIGUSR1 (the crawl that started this indexer has ended): index what is
+    queued, finalize, exit."""
 
     def __init__(self) -> None:
         self.requested = False
         self.crawl_over = False
+        self.finish = False
         signal.signal(signal.SIGTERM, self._handle)
         signal.signal(signal.SIGINT, self._handle)
+        signal.signal(signal.SIGUSR1, self._finish)
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.requested = True
+
+    def _finish(self, signum: int, frame: FrameType | None) -> None:
+        self.finish = True
 
 
 @contextmanager
@@ -149,6 +156,10 @@ def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) ->
             logger.info("Indexed %d items (%.0f/s), %d queued", total, rate, len(queue))
             since_report, reported = now, total
         if stop.requested or (idle and not follow and not queue.pending):
+            break
+        if stop.finish and idle and not queue.pending and len(queue) == 0:
+            logger.info("The crawl is over: everything queued is indexed")
+            stop.crawl_over = True
             break
         if follow and idle and not queue.pending and now - last_check >= _CHECK_SECONDS:
             last_check = now

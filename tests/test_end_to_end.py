@@ -67,6 +67,13 @@ def test_every_page_is_fetched_once_and_nothing_forbidden(crawled) -> None:
     assert "Index ready:" in log
 
 
+def test_the_crawls_own_indexer_finalizes_the_index_when_the_crawl_ends(crawled) -> None:
+    _, data, log = crawled
+    assert "everything queued is indexed" in log and "Index ready:" in log
+    assert "finalizing anyway" not in log and "Finalizing the index failed" not in log
+    assert "PageRank over" in log
+
+
 def test_identifying_headers_are_sent(crawled) -> None:
     web, _, _ = crawled
     request = web.requests[0]
