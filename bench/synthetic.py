@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import resource
 import random
 import shutil
 import sys
@@ -53,7 +54,8 @@ HOSTS = 500
 SEED = "lantern-synthetic-1"
 # The sources an index's bytes depend on: a change to any rebuilds the cache.
 _SOURCES = ("bench/synthetic.py", "indexer/schema.py", "indexer/analysis.py", "indexer/builder.py",
-            "indexer/store.py", "indexer/graph.py")
+            "indexer/store.py", "indexer/graph.py", "indexer/codec.py", "indexer/layout.py",
+            "indexer/shards.py")
 
 _COMMON = """the of and to in a is that for it as was with be by on not he this are or his from at
 which but have an they you were her she there been one all we their has would when if so no will
@@ -269,6 +271,8 @@ def build(n: int, log: Any = print) -> dict[str, Any]:
         "finalize_seconds": round(finalize, 1),
         "docs_per_second": round(n / seconds, 1),
         "index_bytes": sum(f.stat().st_size for f in partial.rglob("*") if f.is_file()),
+        # This process's peak (python -m bench.synthetic N builds in a process of its own).
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "fingerprint": stamp,
         "built": time.strftime("%Y-%m-%d %H:%M:%S"),
         "python": sys.version.split()[0],
@@ -287,7 +291,8 @@ def summary(info: dict[str, Any]) -> str:
         f"{info['links']:,} links, {info['index_bytes'] / 2**20:,.0f} MiB): built in "
         f"{info['seconds']:,.0f} s ({minutes:.1f} min), {info['docs_per_second']:.0f} docs/s "
         f"(generating pages {info['generate_seconds']:.0f} s, finalize {info['finalize_seconds']:.0f} s, "
-        f"{info['reindexed_by_finalize']} re-indexed by finalize)"
+        f"{info['reindexed_by_finalize']} re-indexed by finalize; peak memory "
+        f"{info.get('peak_rss_mib', '?')} MiB)"
     )
 
 
