@@ -17,6 +17,8 @@ plain data that the CLI and the web page render. The order of results is
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 import time
 from urllib.parse import quote
@@ -41,6 +43,8 @@ __all__ = ["SearchEngine", "SearchError", "Result", "Results"]
 
 # Candidates ranked in full: the best this many by text score.
 _DEPTH = 100
+# The first results looked at again with what only the page store holds (its headings).
+_RERANK = 20
 # A plain query of this many words or more is a question: pages holding most
 # of its words compete with those holding all (ranking.Features.coverage).
 QUESTION_WORDS = 4
@@ -274,11 +278,17 @@ class SearchEngine:
         candidates, total, matched_all = self._candidates(
             searcher, _Request(words_text, words, plain, restrict, mask), depth, n * page
         )
+        bodies: dict[str, tuple[str, list[list[str]]]] = {}
         if candidates:
             self._rank(searcher, candidates, words, ranking.query_script(words_text))
+            if words and self.store:
+                bodies = self.store.bodies(c.url for c in candidates[:_RERANK])
+                self._headings_first(candidates, bodies, words)
         window = ranking.page_by_host(candidates, lambda c: c.get(fields.HOST, ""), n, page,
                                       last=lambda c: c.features.demoted)
-        bodies = self.store.bodies(c.url for c, _ in window) if self.store else {}
+        missing = [c.url for c, _ in window if c.url not in bodies]
+        if missing and self.store:
+            bodies.update(self.store.bodies(missing))
         per_field = self._field_scores(searcher, words_text, [c for c, _ in window]) if explain else {}
         pattern = word_pattern([self.tokens(word) for word in words_text.split()]) if window else None
         sequence = self._sequence([word for word in words_text.replace('"', " ").split()
@@ -431,6 +441,26 @@ class SearchEngine:
             )
             candidate.final = ranking.score(candidate.features)
         candidates.sort(key=lambda c: (ranking.order_key(c.features), c.url))
+
+    def _headings_first(self, candidates: list[_Candidate], bodies: dict[str, Any], words: list[str]) -> None:
+        """Among the first results, a page with a heading that is the query
+        scores ranking.HEADING_BOOST times more: the page with a section
+        "Sign and verify" before the one titled "Crypto" (Node.js headings
+        0.958 to 0.983 MRR@10)."""
+        wanted = self.tokens(" ".join(words))
+        if not wanted:
+            return
+        head = candidates[:_RERANK]
+        changed = False
+        for candidate in head:
+            _, sections = bodies.get(candidate.url, ("", []))
+            if any(len(section) > 1 and self.tokens(section[1]) == wanted for section in sections):
+                candidate.features = dataclasses.replace(candidate.features, exact_heading=True)
+                candidate.final = ranking.score(candidate.features)
+                changed = True
+        if changed:
+            head.sort(key=lambda c: (ranking.order_key(c.features), c.url))
+            candidates[:_RERANK] = head
 
     def _weak_anchors(self, hit: _Candidate) -> bool:
         """Whether a page known only by anchors goes after the crawled results:
@@ -625,6 +655,8 @@ class SearchEngine:
             rules.append(f"not fetched, known by the anchor text of {sources} linking page(s): {where} "
                          f"(anchor-only policy {self.anchor_only}, at least {self.anchor_min_sources} "
                          "linking pages to rank)")
+        if features.exact_heading:
+            rules.append(f"a heading of the page is the query: score x {ranking.HEADING_BOOST}")
         if features.coverage is not None:
             rules.append(f"a question of {QUESTION_WORDS} words or more: pages holding most of them compete with "
                          f"those holding all; this one holds {features.coverage:.0%} of its words "

@@ -40,7 +40,7 @@ from typing import TypeVar
 from indexer.analysis import has_cjk
 
 __all__ = [
-    "FIELD_WEIGHTS", "K1", "B", "FIELD_B", "PAGERANK_WEIGHT", "PROXIMITY_WEIGHT",
+    "FIELD_WEIGHTS", "K1", "B", "FIELD_B", "PAGERANK_WEIGHT", "HEADING_BOOST", "PROXIMITY_WEIGHT",
     "EXACT_PHRASE", "NEAR_WORDS", "PROXIMITY_FIELDS", "PER_HOST",
     "Features", "prior", "score", "order_key", "page_by_host", "query_script", "other_language",
 ]
@@ -61,6 +61,8 @@ B = 0.75
 # Titles, URLs and anchors are short: their length says little.
 FIELD_B: Mapping[str, float] = {"title": 0.3, "urlwords": 0.3, "anchor": 0.4}
 PAGERANK_WEIGHT = 0.15
+# A page with a heading that is the query (looked for among the first results).
+HEADING_BOOST = 1.5
 PROXIMITY_WEIGHT = 0.25
 EXACT_PHRASE = 2.0  # an exact phrase counts twice a near one
 NEAR_WORDS = 5  # words at most this far apart are "near"
@@ -92,6 +94,8 @@ class Features:
     anchor_only: bool = False
     demoted: bool = False
     other_language: bool = False
+    #: A heading of the page is the query (among the first results only).
+    exact_heading: bool = False
     #: A question of many words: of those, the share the page holds (None: a
     #: short query, whose every word must be there for the first tier).
     coverage: float | None = None
@@ -117,10 +121,12 @@ def score(features: Features) -> float:
 
     >>> score(Features(text=10.0)), score(Features(text=10.0, proximity=4.0))
     (10.0, 11.0)
+    >>> score(Features(text=10.0, exact_heading=True))
+    15.0
     """
     return (features.text + PROXIMITY_WEIGHT * features.proximity) * prior(
         features.pagerank, features.nodes
-    )
+    ) * (HEADING_BOOST if features.exact_heading else 1.0)
 
 
 def order_key(features: Features) -> tuple[bool, bool, int, bool, int, float]:
@@ -142,8 +148,8 @@ def order_key(features: Features) -> tuple[bool, bool, int, bool, int, float]:
         # A question in many words: a page that holds most of them where they
         # weigh (a manual page's one-line summary) may beat a long page that
         # holds each of them once; the share it lacks costs it, squared.
-        return (features.demoted, features.other_language, 0, not features.exact_title, 0,
-                -score(features) * features.coverage ** 2)
+        return (features.demoted, features.other_language, 0, not features.exact_title,
+                0, -score(features) * features.coverage ** 2)
     return (
         features.demoted,
         features.other_language,

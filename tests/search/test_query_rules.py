@@ -198,3 +198,18 @@ def test_a_question_finds_the_page_whose_summary_holds_most_of_its_words(build: 
     assert urls(engine, "move or rename a tracked file")[0] == "http://a.test/git-mv"
     # A short query still wants every word first.
     assert urls(engine, "rename tracked")[0].startswith("http://a.test/long")
+
+
+def test_a_page_with_a_heading_that_is_the_query_goes_first(build: Build) -> None:
+    engine = build(
+        page("http://a.test/crypto", "Crypto", "Sign the data and verify a signature with the crypto module: "
+             "sign once, verify often. " * 3 + FILLER, headings=["Crypto", "Hashes"]),
+        page("http://a.test/webcrypto", "Web Crypto API", FILLER * 3 + "How to sign and verify. " + FILLER,
+             headings=["Web Crypto API", "Sign and verify", "Digests"],
+             sections=[["web-crypto-api", "Web Crypto API", "h1"], ["sign-and-verify", "Sign and verify", "h2"],
+                       ["digests", "Digests", "h2"]]),
+        *[page(f"http://a.test/other{n}", f"Harbour {n}", FILLER * 3) for n in range(5)],
+    )
+    first = engine.search("Sign and verify", explain=True).results[0]
+    assert (first.page, first.url) == ("http://a.test/webcrypto", "http://a.test/webcrypto#sign-and-verify")
+    assert any("heading of the page is the query" in rule for rule in first.explain["rules"])
