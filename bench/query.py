@@ -60,12 +60,15 @@ CLI_TARGET_S = 1.0
 CLI_RUNS = 5
 _SERVING = re.compile(r"Serving search for .* at (http://\S+?)/?$")
 _PLAIN_CLI = """
-import sys
+import sys, glob
 from whoosh import index
 from whoosh.qparser import QueryParser
-ix = index.open_dir(sys.argv[1] + "/index")
-with ix.searcher() as searcher:
-    for hit in searcher.search(QueryParser("body", ix.schema).parse(sys.argv[2]), limit=10):
+from whoosh.reading import MultiReader
+from whoosh.searching import Searcher
+shards = [index.open_dir(path) for path in sorted(glob.glob(sys.argv[1] + "/index/pages-*"))]
+opened = shards[0].searcher() if len(shards) == 1 else Searcher(MultiReader([ix.reader() for ix in shards]))
+with opened as searcher:
+    for hit in searcher.search(QueryParser("body", shards[0].schema).parse(sys.argv[2]), limit=10):
         print(hit["url"])
 """
 
@@ -196,19 +199,26 @@ def ours_in_process(index: Index) -> list[float]:
 
 
 def plain_in_process(index: Index) -> list[float]:
-    from whoosh import index as whoosh_index
+    """Plain Whoosh on the body field of the page shards (one reader over them all)."""
     from whoosh.qparser import QueryParser
+    from whoosh.reading import MultiReader
+    from whoosh.searching import Searcher
 
-    ix = whoosh_index.open_dir(str(index.data / "index"))
-    parser = QueryParser("body", ix.schema)
+    from indexer.layout import Layout
+
+    shards, anchors = Layout(index.data).open()
+    parser = QueryParser("body", shards[0].schema)
     try:
-        with ix.searcher() as searcher:
+        # One shard: its own searcher (Whoosh's top-N skipping needs a leaf matcher).
+        opened = shards[0].searcher() if len(shards) == 1 else Searcher(MultiReader([ix.reader() for ix in shards]))
+        with opened as searcher:
             def run(query: str) -> list[str]:
                 return [hit["url"] for hit in searcher.search(parser.parse(query), limit=10)]
 
             return _timed(run, index.queries, _warmup(index))
     finally:
-        ix.close()
+        for ix in [*shards, *([anchors] if anchors is not None else [])]:
+            ix.close()
 
 
 def ours_web_api(index: Index) -> list[float]:
@@ -285,13 +295,10 @@ def plain_cli(index: Index, query: str) -> float:
 
 
 def _count(index: Index) -> int:
-    from whoosh import index as whoosh_index
+    """Documents: URLs, crawled or known by their anchors."""
+    from indexer.layout import stored_documents
 
-    ix = whoosh_index.open_dir(str(index.data / "index"))
-    try:
-        return ix.doc_count()
-    finally:
-        ix.close()
+    return len(stored_documents(index.data))
 
 
 def compare(index: Index, documents: int | None = None) -> list[str]:

@@ -35,14 +35,15 @@ from indexer.layout import IndexBeingBuilt, IndexMissing, OldLayout
 from indexer.store import PageStore
 from search import proximity, ranking, spelling
 from search.corpus import Corpus
-from search.parsing import ANY, LEVELS, PARTS, STRICT, QueryParser, word_forms
+from search.parsing import ANY, LEVELS, PARTS, STRICT, QueryParser, UnionOr, word_forms
 from search.deeplinks import best_section
 from search.snippets import passage, word_pattern
 
 __all__ = ["SearchEngine", "SearchError", "Result", "Results"]
 
 # Candidates ranked in full: the best this many by text score.
-_DEPTH = 100
+_DEPTH = 50
+_RELAXED_DEPTH = 40
 # The first results looked at again with what only the page store holds (its headings).
 _RERANK = 20
 # A plain query of this many words or more is a question: pages holding most
@@ -330,7 +331,9 @@ class SearchEngine:
                 continue
             previous = query
             # Without terms=True, Whoosh can skip blocks that cannot reach the top.
-            found = searcher.search(query, limit=depth, filter=request.restrict, mask=request.mask)
+            # A relaxed level only fills the rest of the page: fewer candidates.
+            limit = depth if level == STRICT else max(_RELAXED_DEPTH, 3 * wanted)
+            found = searcher.search(query, limit=limit, filter=request.restrict, mask=request.mask)
             fresh: dict[str, _Candidate] = {}
             for hit in found:
                 url = hit[fields.URL]
@@ -378,7 +381,7 @@ class SearchEngine:
                 continue
             # One matcher over the few documents, skipping to each: not a
             # search of the whole index filtered down to them.
-            matcher = Or(terms).matcher(searcher, searcher.context())
+            matcher = UnionOr(terms).matcher(searcher, searcher.context())
             for docnum in sorted(documents):
                 if not matcher.is_active():
                     break
@@ -546,7 +549,7 @@ class SearchEngine:
         scores: dict[str, dict[str, float]] = {candidate.url: {} for candidate in shown}
         tokens = [token for word in text.split() for token in self.tokens(word)]
         for name, weight in ranking.FIELD_WEIGHTS.items():
-            query = Or([Term(name, token, boost=weight) for token in dict.fromkeys(tokens)]) if tokens else NullQuery
+            query = UnionOr([Term(name, token, boost=weight) for token in dict.fromkeys(tokens)]) if tokens else NullQuery
             for hit in searcher.search(query, filter=set(owner), limit=None):
                 url = owner[hit.docnum]
                 scores[url][name] = round(scores[url].get(name, 0.0) + hit.score, 4)
