@@ -20,6 +20,7 @@ index has committed them, so stopping the indexer at any moment loses nothing.
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import signal
 import sqlite3
@@ -252,6 +253,8 @@ def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace,
         if client is not None:
             queue = ItemQueue(client, args.queue)
             queue.acquire()
+            if args.follow:
+                importlib.import_module("indexer.linkmatrix")  # numpy and scipy now, not in finalize's time
             try:
                 drain(builder, queue, args.follow and args.command is None, stop)
             finally:
