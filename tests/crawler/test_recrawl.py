@@ -8,6 +8,8 @@ and the page store when each page is due next.
 
 from __future__ import annotations
 
+import hashlib
+
 import json
 import re
 import sqlite3
@@ -151,10 +153,14 @@ def test_intervals_grow_for_unchanged_pages_and_shrink_for_changed_ones(recrawle
 
 
 def test_a_stopped_recrawl_resumes_without_revisiting_a_page_twice(tmp_path: Path) -> None:
+    # More pages than the crawl has requests in flight (CONCURRENT_REQUESTS): a
+    # run stopped after 3 pages cannot have fetched them all, however slow.
+    count = 40
     routes = {"/robots.txt": _routes()["/robots.txt"],
-              "/": page("".join(f'<a href="/p{n}.html">page {n}</a>' for n in range(8)), ETag='"home"')}
-    for n in range(8):
-        routes[f"/p{n}.html"] = page(f"<title>Page {n}</title><p>word{chr(97 + n)} text</p>", ETag=f'"p{n}"')
+              "/": page("".join(f'<a href="/p{n}.html">page {n}</a>' for n in range(count)), ETag='"home"')}
+    for n in range(count):
+        words = " ".join(hashlib.md5(f"{n}-{k}".encode()).hexdigest()[:8] for k in range(30))
+        routes[f"/p{n}.html"] = page(f"<title>Page {n}</title><p>{words}</p>", ETag=f'"p{n}"')
     pages = set(routes) - {"/robots.txt"}
     with serve_site(routes) as site:
         assert crawl([site.url("/")], tmp_path, *BOUNDS).returncode == 0
