@@ -93,6 +93,22 @@ def read_seeds(seeds: str | None, seeds_file: str | None, policy: UrlPolicy) -> 
     return urls
 
 
+def _looks_like_xml(body: bytes) -> bool:
+    r"""Whether a sitemap's body can be XML: it starts, after a BOM and
+    white space, with an XML declaration or an element that is not an HTML
+    page's (a soft 404 answers ``<!DOCTYPE html>`` or ``<html>``).
+
+    >>> _looks_like_xml(b'<?xml version="1.0"?><urlset/>'), _looks_like_xml(b"\n<urlset>")
+    (True, True)
+    >>> _looks_like_xml(b"<!DOCTYPE html><html>"), _looks_like_xml(b"  <HTML><body>"), _looks_like_xml(b"User-agent")
+    (False, False, False)
+    """
+    head = body[:512].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if not head.startswith(b"<"):
+        return False
+    return not head.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
+
+
 def extract_processes(settings: Any) -> int:
     """``CRAWLER_EXTRACT_PROCESSES``, or when unset: one worker when the
     machine has a core the crawl can have to itself, that is a second core
@@ -269,10 +285,20 @@ class WebSpider(Spider):
             except (OSError, ValueError, _DecompressionMaxSizeExceeded):
                 stats.inc_value("sitemap/invalid")
                 return
+        if not _looks_like_xml(body):
+            # A site that answers everything with its HTML "not found" page.
+            stats.inc_value("sitemaps/not_xml")
+            return
         try:
             sitemap = Sitemap(body)
+        except StopIteration:  # not one element: HTML that lxml's XML parser reads as nothing
+            stats.inc_value("sitemaps/not_xml")
+            return
         except (ValueError, SyntaxError, lxml.etree.LxmlError):
             stats.inc_value("sitemap/invalid")
+            return
+        if sitemap.type not in ("urlset", "sitemapindex"):
+            stats.inc_value("sitemaps/not_xml")  # a page, not a sitemap
             return
         site = site_of(response.url)
         for count, entry in enumerate(sitemap):

@@ -76,6 +76,13 @@ SITES = {
     "html": {"/robots.txt": page("<html><body><h1>Welcome</h1><p>Disallow: /</p></body></html>"),
              **_pages("html")},
     "slow": {"/robots.txt": _slow_robots, **_pages("slow")},
+    # A site that answers 200 with its HTML "not found" page for everything, /sitemap.xml included.
+    "soft404": {
+        "/robots.txt": DISALLOW_SECRET,
+        "/sitemap.xml": page("<!DOCTYPE html><html><head><title>Page not found</title></head>"
+                             "<body><p>Sorry.</p></body></html>"),
+        **_pages("soft404"),
+    },
     "meta": {
         "/robots.txt": DISALLOW_SECRET,
         "/": page('<title>Home</title><a href="/noindex.html">n</a> <a href="/nofollow.html">f</a> '
@@ -204,6 +211,14 @@ def test_sitemaps_named_by_robots_txt_feed_the_crawl(crawled) -> None:
     assert {"/index.xml", "/sm1.xml.gz", "/orphan.html"} <= set(sites["sitemap"].paths())
     assert "'sitemap/urls': 2" in log
     assert "'sitemap/missing': " in log  # the other sites have no /sitemap.xml
+
+
+def test_a_sitemap_that_is_an_html_page_is_counted_and_the_crawl_goes_on(crawled) -> None:
+    sites, log, _ = crawled
+    assert "/sitemap.xml" in sites["soft404"].paths()
+    assert {"/", "/a.html"} <= set(sites["soft404"].paths())
+    assert "'sitemaps/not_xml': 1" in log
+    assert "StopIteration" not in log and "Spider error" not in log
 
 
 def test_identifying_headers_on_every_request_robots_txt_included(crawled) -> None:
