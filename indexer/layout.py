@@ -27,7 +27,10 @@ from typing import Any
 from whoosh import index as whoosh_index
 from whoosh.index import EmptyIndexError
 
-__all__ = ["Layout", "IndexBusy", "IndexMissing", "IndexBeingBuilt", "OldLayout", "stored_documents", "shard_of", "INDEX_DIR", "ANCHORS"]
+__all__ = [
+    "Layout", "IndexBusy", "IndexMissing", "IndexBeingBuilt", "OldLayout", "stored_documents", "shard_of",
+    "INDEX_DIR", "ANCHORS",
+]
 
 INDEX_DIR = "index"
 ANCHORS = "anchors"

@@ -549,7 +549,8 @@ class SearchEngine:
         scores: dict[str, dict[str, float]] = {candidate.url: {} for candidate in shown}
         tokens = [token for word in text.split() for token in self.tokens(word)]
         for name, weight in ranking.FIELD_WEIGHTS.items():
-            query = UnionOr([Term(name, token, boost=weight) for token in dict.fromkeys(tokens)]) if tokens else NullQuery
+            terms = [Term(name, token, boost=weight) for token in dict.fromkeys(tokens)]
+            query = UnionOr(terms) if terms else NullQuery
             for hit in searcher.search(query, filter=set(owner), limit=None):
                 url = owner[hit.docnum]
                 scores[url][name] = round(scores[url].get(name, 0.0) + hit.score, 4)

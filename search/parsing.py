@@ -68,8 +68,11 @@ def word_forms(text: str) -> tuple[str, list[str], list[str]]:
 
     >>> word_forms("in-memory")
     ('hyphen', ['in', 'memory'], ['in', 'memory'])
-    >>> word_forms("django.db.models.QuerySet.select_related()")
-    ('code', ['django', 'db', 'models', 'QuerySet', 'select_related'], ['django', 'db', 'models', 'Query', 'Set', 'select', 'related'])
+    >>> kind, parts, finer = word_forms("django.db.models.QuerySet.select_related()")
+    >>> kind, parts
+    ('code', ['django', 'db', 'models', 'QuerySet', 'select_related'])
+    >>> finer
+    ['django', 'db', 'models', 'Query', 'Set', 'select', 'related']
     >>> word_forms("JSONEncoder"), word_forms("lighthouse")
     (('code', ['JSON', 'Encoder'], ['JSON', 'Encoder']), ('plain', ['lighthouse'], ['lighthouse']))
     """
