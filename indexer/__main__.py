@@ -8,8 +8,12 @@
     python -m indexer purge --data DIR [--redis URL] URL_OR_SITE...
                                                            remove pages (a site: all of its
                                                            pages) and never fetch them again
-    python -m indexer --data DIR rebuild                  rebuild the index, graph and PageRank
+    python -m indexer --data DIR rebuild [--shards K]     rebuild the index, graph and PageRank
                                                            from DIR/archive (no network, no Redis)
+
+``--processes K`` writes the pages in K processes, each owning a page
+shard (a new index gets K shards; an existing one keeps its own, and at
+most one process writes each); by default, one per core.
 
 Without ``--redis`` the indexer uses the embedded Redis server of ``DIR``:
 the running crawl's, or, when the crawl has stopped, one started for the
