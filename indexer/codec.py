@@ -101,15 +101,7 @@ _VARINT = tuple(_varint(value) for value in range(_TABLE))
 
 
 def _varints(data: bytes) -> list[int]:
-    numbers, value, shift = [], 0, 0
-    for byte in data:
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            numbers.append(value)
-            value = shift = 0
-        else:
-            shift += 7
-    return numbers
+    return _read_varints(data, 0)[0]
 
 
 class FastText(TEXT):  # type: ignore[misc]
@@ -246,10 +238,13 @@ class CompactTermInfo(W3TermInfo):  # type: ignore[misc]
         return info
 
 
-def _read_varints(data: bytes, position: int, count: int) -> tuple[list[int], int]:
+def _read_varints(data: bytes, position: int, count: int = -1) -> tuple[list[int], int]:
+    """``count`` variable-length integers from ``position`` (-1: to the end),
+    and the position after them."""
     numbers: list[int] = []
     value = shift = 0
-    while len(numbers) < count:
+    end = len(data)
+    while position < end and len(numbers) != count:
         byte = data[position]
         position += 1
         value |= (byte & 0x7F) << shift
