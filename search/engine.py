@@ -42,8 +42,7 @@ from search.snippets import passage, word_pattern
 __all__ = ["SearchEngine", "SearchError", "Result", "Results"]
 
 # Candidates ranked in full: the best this many by text score.
-_DEPTH = 50
-_RELAXED_DEPTH = 40
+_DEPTH = 100
 # The first results looked at again with what only the page store holds (its headings).
 _RERANK = 20
 # A plain query of this many words or more is a question: pages holding most
@@ -331,9 +330,7 @@ class SearchEngine:
                 continue
             previous = query
             # Without terms=True, Whoosh can skip blocks that cannot reach the top.
-            # A relaxed level only fills the rest of the page: fewer candidates.
-            limit = depth if level == STRICT else max(_RELAXED_DEPTH, 3 * wanted)
-            found = searcher.search(query, limit=limit, filter=request.restrict, mask=request.mask)
+            found = searcher.search(query, limit=depth, filter=request.restrict, mask=request.mask)
             fresh: dict[str, _Candidate] = {}
             for hit in found:
                 url = hit[fields.URL]
