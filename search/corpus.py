@@ -32,6 +32,7 @@ from whoosh.searching import Searcher
 
 from indexer import schema as fields
 from indexer.layout import Layout
+from search.topdocs import TopDocs
 
 __all__ = ["Corpus", "CorpusBM25F"]
 
@@ -55,10 +56,24 @@ class CorpusBM25F(BM25F):  # type: ignore[misc]
     def population(self, fieldname: str) -> int:
         return self.anchor_docs if fieldname in _ANCHOR_FIELDS else self.pages
 
+    def parameters(self, searcher: Any, fieldname: str, text: bytes) -> tuple[float, float, float, float] | None:
+        """The numbers :meth:`scorer`'s scorer scores a term with (IDF,
+        average field length, B, K1); None for a field scored by weight alone."""
+        if not searcher.schema[fieldname].scorable:
+            return None
+        parent = searcher.get_parent()
+        avgfl = parent.field_length(fieldname) / self.population(fieldname) or 1
+        return parent.idf(fieldname, text), avgfl, self._field_B.get(fieldname, self.B), self.K1
+
     def scorer(self, searcher: Any, fieldname: str, text: bytes, qf: int = 1) -> Any:
         scorer = super().scorer(searcher, fieldname, text, qf=qf)
         if isinstance(scorer, BM25FScorer):
             scorer.avgfl = searcher.get_parent().field_length(fieldname) / self.population(fieldname) or 1
+            # The bound Whoosh skips and prunes by, computed with the average
+            # it had before: with a smaller average (anchor text) it was too
+            # low, and pages linked with a common word were dropped from the top.
+            info = searcher.term_info(fieldname, text)
+            scorer._maxquality = scorer._score(info.max_weight(), info.min_length())
         return scorer
 
 
@@ -72,6 +87,8 @@ class Corpus:
         self.pages, self.anchors = self.layout.open()
         self.schema = self.pages[0].schema
         self._searcher: Any = None
+        self._top_docs: TopDocs | None = None
+        self._anchors_from = 0
         self._generations: tuple[int, ...] = ()
 
     def _indexes(self) -> list[Any]:
@@ -97,10 +114,19 @@ class Corpus:
         stubs = sum(_frequency(r, fields.CRAWLED, False) for r in anchor_readers)
         weighting = CorpusBM25F(pages + stubs, pages, anchors, **self.options)
         old, self._searcher = self._searcher, Searcher(reader, weighting=weighting)
+        self._top_docs = None
+        self._anchors_from = sum(r.doc_count_all() for r in page_readers)
         self._generations = generations
         if old is not None:
             old.close()
         return self._searcher
+
+    def top_docs(self) -> TopDocs:
+        """Array scoring over the current searcher (:mod:`search.topdocs`)."""
+        searcher = self.searcher()
+        if self._top_docs is None or self._top_docs.searcher is not searcher:
+            self._top_docs = TopDocs(searcher, fields.URL, fields.ANCHOR, self._anchors_from)
+        return self._top_docs
 
     def documents_of(self, searcher: Any, urls: Iterable[str]) -> dict[str, list[int]]:
         """Every document number of each URL: its page and its anchor document."""

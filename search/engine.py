@@ -38,6 +38,7 @@ from search.corpus import Corpus
 from search.parsing import ANY, LEVELS, PARTS, STRICT, QueryParser, UnionOr, word_forms
 from search.deeplinks import best_section
 from search.snippets import passage, word_pattern
+from search.topdocs import supports
 
 __all__ = ["SearchEngine", "SearchError", "Result", "Results"]
 
@@ -329,8 +330,7 @@ class SearchEngine:
             if previous is not None and query == previous:
                 continue
             previous = query
-            # Without terms=True, Whoosh can skip blocks that cannot reach the top.
-            found = searcher.search(query, limit=depth, filter=request.restrict, mask=request.mask)
+            found = self._top(searcher, query, depth, request.restrict, request.mask)
             fresh: dict[str, _Candidate] = {}
             for hit in found:
                 url = hit[fields.URL]
@@ -355,6 +355,14 @@ class SearchEngine:
                 seen.add(candidate.url)
         return candidates, total, matched_all
 
+    def _top(self, searcher: Any, query: Query, depth: int, restrict: Query | None, mask: Query | None) -> Any:
+        """The ``depth`` best documents: queries of words scored a posting
+        list at a time (:mod:`search.topdocs`), others by Whoosh."""
+        if all(q is None or supports(q) for q in (query, restrict, mask)):
+            return self.corpus.top_docs().search(query, depth, filter=restrict, mask=mask)
+        # Without terms=True, Whoosh can skip blocks that cannot reach the top.
+        return searcher.search(query, limit=depth, filter=restrict, mask=mask)
+
     def _complete(self, searcher: Any, candidates: dict[str, _Candidate], request: _Request, query: Query) -> None:
         """Add to each candidate the document the level's matches left out (a
         page matched by its text, its anchor document not, or the other way
@@ -362,9 +370,12 @@ class SearchEngine:
         scores (any of them, as it needs not match on its own): the sum is
         the page's BM25F over all its fields, as an And of Ors sums its
         terms' scores."""
+        single = [c for c in candidates.values() if len(c.docs) == 1 and c.get(fields.CRAWLED, True)]
+        if supports(query):
+            self._complete_by_arrays(searcher, candidates, single, query)
+            return
         # Anchor documents to score by their anchor text, pages by the rest.
         missing: dict[bool, dict[int, _Candidate]] = {True: {}, False: {}}
-        single = [c for c in candidates.values() if len(c.docs) == 1 and c.get(fields.CRAWLED, True)]
         for url, docs in self.corpus.documents_of(searcher, (c.url for c in single)).items():
             for docnum in docs:
                 if docnum not in candidates[url].docs:
@@ -386,33 +397,36 @@ class SearchEngine:
                 if matcher.is_active() and matcher.id() == docnum:
                     documents[docnum].text += matcher.score()
 
+    def _complete_by_arrays(self, searcher: Any, candidates: dict[str, _Candidate],
+                            single: list[_Candidate], query: Query) -> None:
+        """:meth:`_complete` for a query of words, with the scores
+        :mod:`search.topdocs` keeps of its terms."""
+        top = self.corpus.top_docs()
+        # A candidate found by its page lacks its anchor document, and the other way round.
+        lacking = {c.url: fields.SOURCES not in c.stored for c in single}
+        others = top.other_documents(lacking.items())
+        scores = {anchor: top.term_scores(query, anchor) for anchor in set(lacking.values())}
+        for url, docs in others.items():
+            for docnum in docs:
+                candidates[url].add(docnum, searcher.stored_fields(docnum), float(scores[lacking[url]][docnum]))
+
     def _words_matched(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[str, int]:
         """How many query words each candidate has (all of a word's tokens, in
         some field of its page or its anchor document).
 
-        Read from the postings of the given documents only, rather than
-        asking Whoosh to record the terms of every match of an OR query.
+        Read from each token's matches in the fields (:mod:`search.topdocs`
+        keeps them), rather than asking Whoosh to record the terms of every
+        match of an OR query.
         """
-        owner = {docnum: candidate.url for candidate in candidates for docnum in candidate.docs}
-        found: dict[str, set[str]] = {candidate.url: set() for candidate in candidates}
-        ordered = sorted(owner)
-        reader = searcher.reader()
-        for token in {token for word in words for token in self.tokens(word)}:
-            for name in ranking.FIELD_WEIGHTS:
-                try:
-                    matcher = reader.postings(name, token)
-                except TermNotFound:
-                    continue
-                for docnum in ordered:
-                    if not matcher.is_active():
-                        break
-                    matcher.skip_to(docnum)
-                    if matcher.is_active() and matcher.id() == docnum:
-                        found[owner[docnum]].add(token)
-        return {
-            url: sum(1 for word in words if set(self.tokens(word)) <= tokens)
-            for url, tokens in found.items()
-        }
+        top = self.corpus.top_docs()
+        tokens = {word: set(self.tokens(word)) for word in words}
+        present = {token: top.matches_any(ranking.FIELD_WEIGHTS, token)
+                   for word_tokens in tokens.values() for token in word_tokens}
+        counts = {}
+        for candidate in candidates:
+            found = {token for token, where in present.items() if where[candidate.docs].any()}
+            counts[candidate.url] = sum(1 for word in words if tokens[word] <= found)
+        return counts
 
     def _rank(self, searcher: Any, candidates: list[_Candidate], words: list[str], script: str) -> None:
         question = len(words) >= QUESTION_WORDS

@@ -1,0 +1,325 @@
+"""The best documents for a query of words, scored a posting list at a time.
+
+Whoosh matches a query one document at a time through a tree of Python
+matchers: a query of three words over seven fields is a tree of 21 leaves,
+and each document a common word matches costs a walk of that tree (10,000
+pages: 70-100 ms for a query with one common word). Here each leaf's posting
+list is read whole, per segment, into arrays, and scored at once:
+
+- a term leaf: BM25F per posting with the numbers of the searcher's own
+  scorer (IDF, average field length, ``B``, ``K1``), from the document's
+  field length as the index stores it, times the leaf's boost;
+- ``Or``: the sum of its children, matching where any child matches;
+- ``And``: the sum of its children, matching where every child matches;
+
+then the top documents by score (ties by document number, as Whoosh's
+collector orders them), deleted documents left out, a filter and a mask
+applied. The scores are Whoosh's BM25F scores of the same query (summed in
+another order, so equal to the last bit or two). Queries of other shapes
+(phrases, ``NOT``, prefixes, ...) are left to Whoosh: :func:`supports`
+says which.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+from whoosh.query import And, Or, Query, Term
+from whoosh.reading import TermNotFound
+from whoosh.scoring import BM25FScorer
+from whoosh.util.numeric import byte_to_length
+
+__all__ = ["TopDocs", "Hit", "Hits", "supports"]
+
+# Term leaves kept scored (two arrays of the index's size each).
+_KEPT_TERMS = 64
+# Field length of each length byte Whoosh stores (byte 0: no length).
+_LENGTHS = np.array([0.0] + [float(byte_to_length(b)) for b in range(1, 256)])
+
+
+def supports(query: Query) -> bool:
+    """Whether ``query`` is made only of terms, ``And`` and ``Or``."""
+    if type(query) is Term:
+        return True
+    if isinstance(query, Or):
+        if getattr(query, "scale", None) or getattr(query, "minmatch", 0):
+            return False
+    elif type(query) is not And:
+        return False
+    return all(supports(child) for child in query.subqueries)
+
+
+class Hit:
+    """One matching document: its number, score and stored fields."""
+
+    __slots__ = ("docnum", "score", "_searcher", "_fields")
+
+    def __init__(self, searcher: Any, docnum: int, score: float) -> None:
+        self.docnum = docnum
+        self.score = score
+        self._searcher = searcher
+        self._fields: dict[str, Any] | None = None
+
+    def fields(self) -> dict[str, Any]:
+        if self._fields is None:
+            self._fields = self._searcher.stored_fields(self.docnum)
+        return self._fields
+
+    def __getitem__(self, name: str) -> Any:
+        return self.fields()[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.fields().get(name, default)
+
+
+class Hits:
+    """The best hits, best first, and how many documents matched in all."""
+
+    def __init__(self, hits: list[Hit], matched: int) -> None:
+        self.hits = hits
+        self.matched = matched
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def scored_length(self) -> int:
+        return len(self.hits)
+
+    def estimated_length(self) -> int:
+        return self.matched
+
+
+class TopDocs:
+    """Array scoring over one Whoosh searcher (kept as long as the searcher is).
+
+    Each segment's field lengths are read once, when a query first needs
+    that field, and kept for the life of this object.
+    """
+
+    def __init__(self, searcher: Any, url_field: str = "url", anchor_field: str = "anchor",
+                 anchors_from: int | None = None) -> None:
+        """``anchors_from``: the first document number of the anchor
+        documents (the segments from there on hold them), if any."""
+        self.searcher = searcher
+        self.segments: list[tuple[Any, Any, int]] = [
+            (sub, sub.reader(), offset) for sub, offset in searcher.leaf_searchers()
+        ]
+        self.size = searcher.reader().doc_count_all()
+        self.url_field = url_field
+        self.anchor_field = anchor_field
+        self.anchors_from = self.size if anchors_from is None else anchors_from
+        self._lengths: dict[str, np.ndarray] = {}
+        self._live: np.ndarray | None = None
+        self._terms: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+
+    # --- what the index holds, as arrays ------------------------------------------
+
+    def live(self) -> np.ndarray:
+        """True for every document that is not deleted."""
+        if self._live is None:
+            live = np.ones(self.size, dtype=bool)
+            for _, reader, offset in self.segments:
+                if reader.has_deletions():
+                    deleted = np.fromiter(reader.deleted_docs_set, dtype=np.int64)
+                    live[deleted + offset] = False
+            self._live = live
+        return self._live
+
+    def lengths(self, fieldname: str) -> np.ndarray:
+        """Every document's length in ``fieldname``, as its scorer reads it."""
+        found = self._lengths.get(fieldname)
+        if found is None:
+            found = np.zeros(self.size)
+            for _, reader, offset in self.segments:
+                count = reader.doc_count_all()
+                found[offset:offset + count] = _LENGTHS[_length_bytes(reader, fieldname, count)]
+            self._lengths[fieldname] = found
+        return found
+
+    # --- scoring --------------------------------------------------------------------
+
+    def evaluate(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
+        """Every document's score for ``query`` and whether it matches (a
+        document that does not match scores 0). A term's arrays are the ones
+        kept for it: read them, never change them in place."""
+        if type(query) is Term:
+            scores, matched = self._term(query)
+        else:
+            parts = [self.evaluate(child) for child in query.subqueries]
+            if not parts:
+                return np.zeros(self.size), np.zeros(self.size, dtype=bool)
+            scores = parts[0][0].copy()
+            matched = parts[0][1].copy()  # a term's arrays are kept: never changed in place
+            combine = np.logical_and if type(query) is And else np.logical_or
+            for child_scores, child_matched in parts[1:]:
+                scores += child_scores
+                combine(matched, child_matched, out=matched)
+            if type(query) is And:
+                scores[~matched] = 0.0  # an And scores only where it matches
+        if query.boost != 1.0:
+            scores = scores * query.boost
+        return scores, matched
+
+    def _term(self, query: Term) -> tuple[np.ndarray, np.ndarray]:
+        """A term's unboosted scores and matches (the last few kept)."""
+        key = (query.fieldname, query.text)
+        found = self._terms.get(key)
+        if found is None:
+            found = self._terms[key] = self._score_term(query)
+            if len(self._terms) > _KEPT_TERMS:
+                self._terms.popitem(last=False)
+        else:
+            self._terms.move_to_end(key)
+        return found
+
+    def _score_term(self, query: Term) -> tuple[np.ndarray, np.ndarray]:
+        scores = np.zeros(self.size)
+        matched = np.zeros(self.size, dtype=bool)
+        fieldname = query.fieldname
+        schema = self.searcher.schema
+        if fieldname not in schema:
+            return scores, matched
+        field = schema[fieldname]
+        try:
+            text = field.to_bytes(query.text)
+        except ValueError:
+            return scores, matched
+        weighting = self.searcher.weighting
+        parameters = getattr(weighting, "parameters", None)
+        for sub, reader, offset in self.segments:
+            if not reader.doc_count_all():
+                continue
+            try:
+                info = reader._terms.term_info(fieldname, text)
+            except TermNotFound:
+                continue
+            ids, weights = _postings(reader, info, field.format)
+            ids = ids + offset
+            bm25 = parameters(sub, fieldname, text) if parameters else _parameters(weighting.scorer(sub, fieldname, text))
+            if bm25 is not None:
+                idf, avgfl, b, k1 = bm25
+                lengths = self.lengths(fieldname)[ids]
+                scores[ids] = idf * ((weights * (k1 + 1)) / (weights + k1 * ((1 - b) + b * lengths / avgfl)))
+            else:  # a field without lengths scores by the term's weight
+                scores[ids] = weights
+            matched[ids] = True
+        return scores, matched
+
+    def matches_any(self, fieldnames: Iterable[str], text: str) -> np.ndarray:
+        """True for every document that has the term ``text`` in one of the fields."""
+        found = np.zeros(self.size, dtype=bool)
+        for fieldname in fieldnames:
+            found |= self._term(Term(fieldname, text))[1]
+        return found
+
+    def term_scores(self, query: Query, anchor: bool) -> np.ndarray:
+        """Every document's summed score for the terms of ``query`` in the
+        anchor field (``anchor``) or in the other fields, whether or not the
+        document matches the query as a whole."""
+        total = np.zeros(self.size)
+        for leaf in _terms_of(query):
+            if (leaf.fieldname == self.anchor_field) == anchor:
+                total += self._term(leaf)[0] * leaf.boost
+        return total
+
+    def other_documents(self, urls: Iterable[tuple[str, bool]]) -> dict[str, list[int]]:
+        """For each ``(url, anchor)``: the URL's live anchor documents
+        (``anchor`` true) or pages (false)."""
+        live = self.live()
+        found: dict[str, list[int]] = {}
+        for url, anchor in urls:
+            text = url.encode("utf-8")
+            for _, reader, offset in self.segments:
+                if (offset >= self.anchors_from) != anchor or not reader.doc_count_all():
+                    continue
+                try:
+                    info = reader._terms.term_info(self.url_field, text)
+                except TermNotFound:
+                    continue
+                if info.is_inlined():
+                    ids = [offset + d for d in info.inlined_postings()[0]]
+                else:
+                    ids = [offset + d for d in reader.postings(self.url_field, text).all_ids()]
+                found.setdefault(url, []).extend(d for d in ids if live[d])
+        return found
+
+    def search(self, query: Query, limit: int, filter: Query | None = None,
+               mask: Query | None = None) -> Hits:
+        """The ``limit`` best documents matching ``query`` (and ``filter``, not ``mask``)."""
+        scores, matched = self.evaluate(query)
+        matched = matched & self.live()
+        if filter is not None:
+            matched = matched & self.evaluate(filter)[1]
+        if mask is not None:
+            matched = matched & ~self.evaluate(mask)[1]
+        docnums = np.flatnonzero(matched)
+        if len(docnums) > limit:
+            # The limit-th best score; everything above it, and ties by docnum.
+            cut = -np.partition(-scores[docnums], limit - 1)[limit - 1]
+            docnums = docnums[scores[docnums] >= cut]
+        order = np.lexsort((docnums, -scores[docnums]))[:limit]
+        best = docnums[order]
+        hits = [Hit(self.searcher, int(d), float(scores[d])) for d in best]
+        return Hits(hits, int(matched.sum()))
+
+
+def _terms_of(query: Query) -> Iterator[Term]:
+    if type(query) is Term:
+        yield query
+    else:
+        for child in query.subqueries:
+            yield from _terms_of(child)
+
+
+def _parameters(scorer: Any) -> tuple[float, float, float, float] | None:
+    """A Whoosh scorer's BM25 numbers (IDF, average field length, B, K1), or
+    None for a scorer that scores by weight alone."""
+    if isinstance(scorer, BM25FScorer):
+        return scorer.idf, scorer.avgfl, scorer.B, scorer.K1
+    return None
+
+
+def _postings(reader: Any, info: Any, format_: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A term's document numbers and weights in one segment (deleted ones included)."""
+    if info.is_inlined():
+        ids, weights, _ = info.inlined_postings()
+        found = np.asarray(ids, dtype=np.int64)
+        if isinstance(weights, (int, float)):
+            return found, np.full(len(found), float(weights))
+        return found, np.asarray(weights, dtype=np.float64) if weights else np.ones(len(found))
+    terms = reader._terms
+    matcher = terms._codec.postings_reader(terms._postfile, info, format_)
+    blocks: list[np.ndarray] = []
+    weights_: list[np.ndarray] = []
+    while matcher.is_active():
+        matcher._read_ids()
+        matcher._read_weights()
+        blocks.append(np.asarray(matcher._ids, dtype=np.int64))
+        weights_.append(np.asarray(matcher._weights, dtype=np.float64))
+        matcher._next_block()
+    return np.concatenate(blocks), np.concatenate(weights_)
+
+
+def _length_bytes(reader: Any, fieldname: str, count: int) -> np.ndarray:
+    """The stored length byte of each of a segment's ``count`` documents in a field."""
+    found = np.zeros(count, dtype=np.uint8)
+    if not count:
+        return found
+    column = reader._perdoc._cached_reader(f"_{fieldname}_len", _lengths_column())
+    if column is None:
+        return found
+    stored = min(count, column._count)
+    found[:stored] = np.frombuffer(column._dbfile.get(column._basepos, stored), dtype=np.uint8)
+    return found
+
+
+def _lengths_column() -> Any:
+    from whoosh.codec.whoosh3 import LENGTHS_COLUMN
+
+    return LENGTHS_COLUMN

@@ -1,0 +1,117 @@
+"""Array scoring (search.topdocs) against Whoosh's own exhaustive search, on real indexes on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from whoosh.query import Term
+
+from indexer import schema as fields
+from indexer.builder import IndexBuilder
+from search.engine import SearchEngine
+from search.parsing import LEVELS
+from search.topdocs import supports
+from tests.items import page
+
+WORDS = ("harbour ferry lighthouse market tide beacon anchor pier cargo gull "
+         "timetable storm keeper dock crane rope sail harbourmaster").split()
+
+
+def _pages(count: int, site: str) -> list[dict]:
+    items = []
+    for k in range(count):
+        body = " ".join(WORDS[(k * 7 + i) % len(WORDS)] for i in range(5 + k % 40))
+        links = [(f"http://{site}/p{(k * 3 + j) % count}", WORDS[(k + j) % len(WORDS)]) for j in range(3)]
+        items.append(page(f"http://{site}/p{k}", f"{WORDS[k % len(WORDS)]} notes {k}", body, links))
+    return items
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> SearchEngine:
+    """Two shards, several commits (so several segments in each), a page
+    fetched twice (a deleted document), anchors on most pages."""
+    data = tmp_path / "data"
+    with IndexBuilder(data, shards=2) as builder:
+        builder.add(_pages(60, "a.test"))
+        builder.commit()
+        builder.add(_pages(40, "b.test"))
+        builder.commit()
+        builder.add([page("http://a.test/p3", "harbour notes again", "ferry ferry tide beacon")])
+        builder.finalize()
+    with SearchEngine(data) as opened:
+        yield opened
+
+
+QUERIES = ["harbour", "ferry tide", "lighthouse market storm", "notes", "gull crane", "keeper nonexistentword",
+           "harbourmaster dock rope sail"]
+
+
+@pytest.mark.parametrize("text", QUERIES)
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_best_documents_and_their_scores_are_whooshs(engine: SearchEngine, text: str, level: str) -> None:
+    query = engine.parse(text, level)
+    assert supports(query)
+    searcher = engine.corpus.searcher()
+    every = sorted((-hit.score, hit.docnum) for hit in searcher.search(query, limit=None, optimize=False))
+    for limit in (5, 20, 1000):
+        found = engine.corpus.top_docs().search(query, limit)
+        assert [hit.score for hit in found] == pytest.approx([-score for score, _ in every[:limit]], rel=1e-9)
+        # The same documents in the same order, but for equal scores summed
+        # in another order (a tie may fall either way by a last bit).
+        assert _ties_rounded(found) == _ties_rounded((docnum, -score) for score, docnum in every[:limit])
+        assert found.estimated_length() == len(every)
+
+
+def _ties_rounded(hits) -> list[tuple[float, int]]:
+    pairs = [(hit.docnum, hit.score) if hasattr(hit, "docnum") else hit for hit in hits]
+    return sorted((-round(score, 9), docnum) for docnum, score in pairs)
+
+
+def test_filters_masks_and_deleted_documents(engine: SearchEngine) -> None:
+    query = engine.parse("harbour ferry", "any")
+    searcher = engine.corpus.searcher()
+    site, stubs = Term(fields.SITE, "b.test"), Term(fields.CRAWLED, False)
+    every = searcher.search(query, limit=None, filter=site, mask=stubs, optimize=False)
+    found = engine.corpus.top_docs().search(query, 1000, filter=site, mask=stubs)
+    assert sorted(hit.docnum for hit in found) == sorted(hit.docnum for hit in every)
+    assert {hit["url"].split("/")[2] for hit in found} == {"b.test"}
+    # The first version of the page fetched twice is in no result: its
+    # URL finds the second version and the page's anchor document only.
+    reader = searcher.reader()
+    fetched_twice = Term(fields.URL, "http://a.test/p3")
+    live = list(reader.postings(fields.URL, "http://a.test/p3").all_ids())  # Whoosh leaves deleted ones out
+    found = [hit.docnum for hit in engine.corpus.top_docs().search(fetched_twice, 10)]
+    assert sorted(found) == sorted(live)
+    assert len(found) == 2 and any(reader.is_deleted(d) for d in range(reader.doc_count_all()))
+    assert [h["title"] for h in engine.corpus.top_docs().search(fetched_twice, 10) if "title" in h.fields()] \
+        == ["harbour notes again"]
+
+
+def test_phrases_and_exclusions_are_left_to_whoosh(engine: SearchEngine) -> None:
+    assert not supports(engine.parse('"ferry tide"'))
+    assert not supports(engine.parse("ferry -tide"))
+    assert engine.search('"ferry tide" -harbour').total >= 0
+
+
+def test_whooshs_score_bound_holds_for_every_field(engine: SearchEngine) -> None:
+    """Whoosh skips and prunes matchers by each term's best possible score.
+    The corpus statistics change a field's average length after Whoosh
+    computed that bound: with the anchor field's (a smaller average) the
+    bound fell below real scores, and pages that only their links name with
+    a common word were dropped from the top of phrase and NOT queries."""
+    searcher = engine.corpus.searcher()
+    checked = 0
+    for sub, _ in searcher.leaf_searchers():
+        reader = sub.reader()
+        for fieldname in (fields.ANCHOR, fields.BODY, fields.TITLE):
+            if fieldname not in reader.indexed_field_names():
+                continue
+            for text in list(reader.lexicon(fieldname)):
+                scorer = searcher.weighting.scorer(sub, fieldname, text)
+                matcher = reader.postings(fieldname, text)
+                while matcher.is_active():
+                    assert scorer.score(matcher) <= scorer.max_quality() + 1e-9, (fieldname, text)
+                    matcher.next()
+                    checked += 1
+    assert checked > 1000
