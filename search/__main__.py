@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 
@@ -68,10 +69,14 @@ def main(argv: list[str] | None = None) -> int:
     except SearchError as exc:
         print(f"search: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(results.to_json(args.explain), ensure_ascii=False))
-    else:
-        print(render(results, args.explain, color=sys.stdout.isatty()))
+    text = (json.dumps(results.to_json(args.explain), ensure_ascii=False) if args.json
+            else render(results, args.explain, color=sys.stdout.isatty()))
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader left (`| head`): no traceback, and none at exit either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,6 @@ from search.engine import SearchEngine, SearchError
 from tests.items import page
 
 ROOT = Path(__file__).parents[2]
-
 
 
 @pytest.fixture
@@ -107,3 +107,14 @@ def test_later_pages_are_numbered_from_where_they_start(data: Path) -> None:
     done = _search("--data", str(data), "-n", "1", "--page", "2", "csv", "OR", "json")
     assert done.stdout.splitlines()[0].startswith("Results 2-2 of 2 for 'csv OR json'")
     assert done.stdout.splitlines()[2].startswith(" 2. ")
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(data: Path) -> None:
+    """`python -m search ... | head -1`: the pipe closes before the results are written."""
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader is gone before the first line
+    with os.fdopen(writer, "w") as stdout:
+        done = subprocess.run([sys.executable, "-m", "search", "--data", str(data), "json"], cwd=ROOT,
+                              stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 0
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
