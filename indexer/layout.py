@@ -20,6 +20,10 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import pickle
+import sqlite3
+import struct
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +32,8 @@ from whoosh import index as whoosh_index
 from whoosh.index import EmptyIndexError
 
 __all__ = [
-    "Layout", "IndexBusy", "IndexMissing", "IndexBeingBuilt", "OldLayout", "stored_documents", "shard_of",
+    "Layout", "IndexBusy", "IndexMissing", "IndexBeingBuilt", "IndexDamaged", "OldLayout", "CORRUPTION",
+    "is_corruption", "stored_documents", "shard_of",
     "INDEX_DIR", "ANCHORS",
 ]
 
@@ -52,6 +57,30 @@ class IndexBeingBuilt(IndexMissing):
 
 class OldLayout(RuntimeError):
     """The data directory holds an index in an earlier layout."""
+
+
+class IndexDamaged(RuntimeError):
+    """A part of the index, or the page store, cannot be read: cut short,
+    overwritten, or a file of it lost."""
+
+    def __init__(self, data_dir: str | Path, what: str) -> None:
+        super().__init__(f"{what} in {data_dir} is damaged; rebuild the index from the crawl's archive: "
+                         f"python -m indexer rebuild --data {data_dir}")
+
+
+# What reading a file that is not what it should be raises: Whoosh's
+# pickles, zlib blocks and structs cut short or overwritten, its table of
+# contents unreadable ("created on different architecture"), SQLite's "file
+# is not a database" or "disk image is malformed" (not a lock: that is an
+# OperationalError, and transient).
+CORRUPTION: tuple[type[BaseException], ...] = (
+    EOFError, zlib.error, struct.error, pickle.UnpicklingError, whoosh_index.IndexError,
+    whoosh_index.IndexVersionError, sqlite3.DatabaseError,
+)
+
+
+def is_corruption(error: BaseException) -> bool:
+    return isinstance(error, CORRUPTION) and not isinstance(error, sqlite3.OperationalError)
 
 
 def shard_of(url: str, shards: int) -> int:
@@ -136,8 +165,27 @@ class Layout:
             pages = [whoosh_index.open_dir(str(path)) for path in dirs]
             anchors = whoosh_index.open_dir(str(self.anchors)) if whoosh_index.exists_in(str(self.anchors)) else None
         except EmptyIndexError:
-            raise IndexBeingBuilt(f"the index in {self.data_dir} is being created") from None
+            if self.writing():
+                raise IndexBeingBuilt(f"the index in {self.data_dir} is being created") from None
+            # Segments without a table of contents, and no indexer writing one.
+            raise IndexDamaged(self.data_dir, "the index's table of contents") from None
+        except CORRUPTION as exc:
+            raise IndexDamaged(self.data_dir, f"the index ({type(exc).__name__}: {exc})") from None
         return pages, anchors
+
+    def writing(self) -> bool:
+        """Whether an indexer holds the writer lock right now."""
+        try:
+            handle = open(self.root / _LOCK, "a+")
+        except OSError:
+            return False
+        with handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            return False
 
 
 def _open_or_create(path: Path, schema: Any) -> Any:

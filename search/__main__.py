@@ -22,7 +22,10 @@ def render(results: Results, explain: bool = False, color: bool = False) -> str:
     first = (results.page - 1) * results.per_page + 1
     if results.suggestion:
         lines.append(f"Did you mean: {results.suggestion}?")
-    if not results.results:
+    if not results.results and results.total and results.page > 1:
+        lines.append(f"Page {results.page} is past the last page: {results.total} results for "
+                     f"{results.query!r}, page {results.last_page} is the last.")
+    elif not results.results:
         lines.append(f"No results for {results.query!r}.")
     else:
         last = first + len(results.results) - 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 
 import re
+import sqlite3
 import time
 from urllib.parse import quote
 from dataclasses import asdict, dataclass, field
@@ -31,7 +32,7 @@ from whoosh.reading import TermNotFound
 
 from indexer import schema as fields
 from indexer.graph import LinkGraph
-from indexer.layout import IndexBeingBuilt, IndexMissing, OldLayout
+from indexer.layout import CORRUPTION, IndexBeingBuilt, IndexDamaged, IndexMissing, OldLayout, is_corruption
 from indexer.store import PageStore
 from search import proximity, ranking, spelling
 from search.corpus import Corpus
@@ -44,6 +45,12 @@ __all__ = ["SearchEngine", "SearchError", "Result", "Results"]
 
 # Candidates ranked in full: the best this many by text score.
 _DEPTH = 100
+# Results a query pages through, as web search engines serve: past them a
+# page is answered at once, empty, with the number of the last page.
+MAX_RESULTS = 1000
+# A query is a few words; a longer one is a mistake or an attempt to make
+# the parser and the highlighter work hard.
+MAX_QUERY_CHARS = 1000
 # The first results looked at again with what only the page store holds (its headings).
 _RERANK = 20
 # A plain query of this many words or more is a question: pages holding most
@@ -106,6 +113,11 @@ class Results:
     seconds: float = 0.0
     # "Did you mean": a respelling of the query from the index's vocabulary.
     suggestion: str | None = None
+
+    @property
+    def last_page(self) -> int:
+        """The last page there is (results beyond MAX_RESULTS are not served)."""
+        return max(1, -(-min(self.total, MAX_RESULTS) // self.per_page))
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -184,8 +196,10 @@ class SearchEngine:
                    **{f"{name}_B": value for name, value in ranking.FIELD_B.items()}}
         try:
             self.corpus = Corpus(self.data_dir, options)
-        except OldLayout as exc:
+        except (OldLayout, IndexDamaged) as exc:
             raise SearchError(str(exc)) from None
+        except CORRUPTION as exc:
+            raise self._damaged(exc) from None
         except IndexBeingBuilt:
             raise SearchError(
                 f"the index in {self.data_dir} is being built: try again in a few seconds"
@@ -195,8 +209,13 @@ class SearchEngine:
                 f"no index in {self.data_dir}: crawl something first "
                 f"(scrapy crawl web -a seeds=URL -s DATA_DIR={self.data_dir}), or try `make demo`"
             ) from None
-        self.store = _open_optional(PageStore, self.data_dir / "pages.sqlite")
-        self.graph = _open_optional(LinkGraph, self.data_dir / "graph", "links.sqlite")
+        try:
+            self.store = _open_optional(PageStore, self.data_dir / "pages.sqlite")
+            self.graph = _open_optional(LinkGraph, self.data_dir / "graph", "links.sqlite")
+        except CORRUPTION as exc:
+            if not is_corruption(exc):
+                raise
+            raise self._damaged(exc) from None
         self.analyzer = self.corpus.schema[fields.TITLE].analyzer
         self._hosts: frozenset[str] | None = None
         self.parser = QueryParser(self.corpus.schema, dict(ranking.FIELD_WEIGHTS))
@@ -261,17 +280,39 @@ class SearchEngine:
         """``text`` as the index analyzes it (lower-cased, stemmed, split)."""
         return [token.text for token in self.analyzer(text)]
 
+    def _damaged(self, error: BaseException) -> SearchError:
+        """The one line a damaged file gets: which, and the command that repairs it."""
+        if isinstance(error, sqlite3.DatabaseError):
+            what = f"the page store or link graph ({error})"
+        else:
+            what = f"the index ({type(error).__name__}: {str(error)[:80]})"
+        return SearchError(str(IndexDamaged(self.data_dir, what)))
+
     def search(self, text: str, n: int = 10, page: int = 1, explain: bool = False) -> Results:
+        """A page of results for ``text`` (:class:`SearchError` for what the
+        user can fix or repair: a bad query, no index, a damaged file)."""
+        try:
+            return self._search(text, n, page, explain)
+        except CORRUPTION as exc:
+            if not is_corruption(exc):
+                raise
+            raise self._damaged(exc) from None
+
+    def _search(self, text: str, n: int, page: int, explain: bool) -> Results:
         text = " ".join(text.split())
         if not text:
             raise SearchError("empty query: type some words to search for")
         if n < 1 or page < 1:
             raise SearchError("-n and --page must be at least 1")
+        if len(text) > MAX_QUERY_CHARS:
+            raise SearchError(f"the query is too long: at most {MAX_QUERY_CHARS} characters")
         started = time.perf_counter()
         words_text, restrict, excluded = self.filters(text)
         plain = not _OPERATORS.search(words_text)
         words = [word for word in words_text.split() if self.tokens(word)] if plain else []
-        depth = max(_DEPTH, 3 * n * page)
+        beyond = n * (page - 1) >= MAX_RESULTS
+        # Host grouping hides some candidates: three pages' worth for each page shown.
+        depth = _DEPTH if beyond else min(max(_DEPTH, 3 * n * page), MAX_RESULTS + 3 * n)
         searcher = self._fresh_searcher()
         if self.anchor_only == "hide":
             excluded = [*excluded, Term(fields.CRAWLED, False)]
@@ -279,6 +320,8 @@ class SearchEngine:
         candidates, total, matched_all = self._candidates(
             searcher, _Request(words_text, words, plain, restrict, mask), depth, n * page
         )
+        if beyond:  # past the last page there is: how many, and nothing more
+            return Results(text, total, [], page, n, time.perf_counter() - started)
         bodies: dict[str, tuple[str, list[list[str]]]] = {}
         if candidates:
             self._rank(searcher, candidates, words, ranking.query_script(words_text))

@@ -22,12 +22,12 @@ import argparse
 import html
 import json
 import logging
-import math
 import re
 import socket
 import sys
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from search.engine import Result, Results, SearchEngine, SearchError
+from search.engine import MAX_QUERY_CHARS, Result, Results, SearchEngine, SearchError
 
 __all__ = ["LiveEngine", "Params", "BadRequest", "parse_params", "render_page", "make_server", "main"]
 
@@ -43,9 +43,6 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_N = 10
 MAX_N = 100
-# A query is a few words; a longer one is a mistake or an attempt to make
-# the parser and the highlighter work hard.
-MAX_QUERY_CHARS = 1000
 # Page numbers shown either side of the current one.
 _PAGE_SPAN = 4
 _MARK = re.compile(r"\*\*(.+?)\*\*")
@@ -122,19 +119,32 @@ class LiveEngine:
     the old one safe. Checking the generation costs about 10 us a request.
     """
 
+    CACHED = 256
+
     def __init__(self, data_dir: str | Path, **options: Any) -> None:
         """``options`` go to every :class:`SearchEngine` opened (``anchor_only``)."""
         self.data_dir = Path(data_dir)
         self.options = options
         self._lock = threading.Lock()
+        self._answers: OrderedDict[tuple[str, int, int], Results] = OrderedDict()
         self.engine = SearchEngine(self.data_dir, **options)
         self.generation = self.engine.generation()
         self.reopened = 0
 
     def search(self, text: str, n: int, page: int) -> Results:
+        """The engine's answer; the same question asked again while the
+        index has not changed is answered from memory (the last ``CACHED``)."""
+        key = (text, n, page)
         with self._lock:
             self._refresh()
-            return self.engine.search(text, n=n, page=page)
+            found = self._answers.get(key)
+            if found is None:
+                found = self._answers[key] = self.engine.search(text, n=n, page=page)
+                if len(self._answers) > self.CACHED:
+                    self._answers.popitem(last=False)
+            else:
+                self._answers.move_to_end(key)
+            return found
 
     def _refresh(self) -> None:
         try:
@@ -147,6 +157,7 @@ class LiveEngine:
             return
         self.engine.close()
         self.engine, self.generation = fresh, generation
+        self._answers.clear()
         self.reopened += 1
         logger.debug("Reopened the index at generation %d", generation)
 
@@ -251,14 +262,15 @@ def _render_results(params: Params, results: Results) -> str:
             f"({results.seconds * 1000:.0f} ms)</p>"
         )
     elif results.total:
-        out.append(f'<p class="stats">Page {params.page} is past the end: {results.total} results for {quoted}.</p>')
+        out.append(f'<p class="stats">Page {params.page} is past the end: {results.total} results for {quoted}, '
+                   f'page {results.last_page} is the last.</p>')
     else:
         out.append(f'<p class="stats">No results for {quoted}.</p>')
     if results.results:
         out.append(f'<ol start="{first}">')
         out.extend(_render_result(params, result) for result in results.results)
         out.append("</ol>")
-    out.append(_render_paging(params, results.total))
+    out.append(_render_paging(params, results.last_page if results.total else 0))
     return "\n".join(out) + "\n"
 
 
@@ -275,8 +287,7 @@ def _render_result(params: Params, result: Result) -> str:
     return "\n".join(lines) + "</li>"
 
 
-def _render_paging(params: Params, total: int) -> str:
-    pages = math.ceil(total / params.n)
+def _render_paging(params: Params, pages: int) -> str:
     if pages <= 1 and params.page == 1:
         return ""
     links = []
@@ -406,14 +417,35 @@ def _printable(text: str) -> str:
 
 
 class SearchServer(ThreadingHTTPServer):
+    """A thread per request, at most ``WORKERS`` at a time: past them,
+    connections wait in the listen queue (``request_queue_size`` long; the
+    standard library's 5 overflowed under 200 concurrent requests)."""
+
     daemon_threads = True
+    request_queue_size = 128
+    WORKERS = 16
 
     def __init__(self, address: tuple[str, int], engine: LiveEngine, log_requests: bool = True) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self.engine = engine
         self.log_requests = log_requests
+        self._workers = threading.BoundedSemaphore(self.WORKERS)
         super().__init__(address, SearchHandler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self._workers.acquire()
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._workers.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._workers.release()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hung up is not our error; anything else is logged with its traceback."""

@@ -2,8 +2,9 @@
 
 ``make test`` runs ``python -m tests.system`` before pytest, so a fresh
 machine (Debian, as root) gets them visibly, once: Chromium and a CJK font
-for the search page's browser tests, and redis-server for the multi-node
-tests (which run Debian's server, as a user's shared Redis would be). When
+for the search page's browser tests, redis-server for the multi-node
+tests (which run Debian's server, as a user's shared Redis would be), and
+iproute2's ss (a listening socket's queue length). When
 they cannot be installed, the tests that need them fail saying why: a test
 never skips.
 """
@@ -18,7 +19,7 @@ import subprocess
 __all__ = ["SystemPackageMissing", "ensure", "PACKAGES"]
 
 # Package -> the executable that shows it is installed (None: a data package).
-PACKAGES = {"chromium": "chromium", "fonts-wqy-zenhei": None, "redis-server": "redis-server"}
+PACKAGES = {"chromium": "chromium", "fonts-wqy-zenhei": None, "redis-server": "redis-server", "iproute2": "ss"}
 _TIMEOUT = 500  # seconds per apt-get step; below pytest's 600 s timeout
 
 

@@ -118,3 +118,15 @@ def test_a_reader_that_stops_early_gets_no_traceback(data: Path) -> None:
                               stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120)
     assert done.returncode == 0
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+
+
+def test_a_page_past_the_last_answers_at_once_with_the_last_page(data: Path) -> None:
+    done = _search("--data", str(data), "--page", "999999999", "json")
+    assert done.returncode == 0, done.stderr
+    assert "Page 999999999 is past the last page: 2 results for 'json', page 1 is the last." in done.stdout
+
+
+def test_a_query_longer_than_the_web_allows_is_refused_in_one_line(data: Path) -> None:
+    done = _search("--data", str(data), "json " * 20_000)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "search: the query is too long: at most 1000 characters"

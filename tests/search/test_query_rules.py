@@ -213,3 +213,20 @@ def test_a_page_with_a_heading_that_is_the_query_goes_first(build: Build) -> Non
     first = engine.search("Sign and verify", explain=True).results[0]
     assert (first.page, first.url) == ("http://a.test/webcrypto", "http://a.test/webcrypto#sign-and-verify")
     assert any("heading of the page is the query" in rule for rule in first.explain["rules"])
+
+
+@pytest.mark.parametrize("query", ["*", "*:*", "x?y", "[a TO z]"])
+def test_wildcards_and_ranges_are_characters_not_syntax(build: Build, query: str) -> None:
+    """`*` expanded to every document (30 s on 10,000 pages), `q*` to every term starting with q."""
+    engine = build(*(page(f"http://a.test/{k}", f"Page {k}", f"xay zebra apple {k}") for k in range(5)))
+    assert engine.search(query).total == 0
+
+
+def test_results_past_the_most_served_are_a_last_page_not_a_search(build: Build,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = build(*(page(f"http://s{k}.test/", f"Harbour {k}", "harbour ferry") for k in range(14)))
+    monkeypatch.setattr("search.engine.MAX_RESULTS", 5)
+    served = engine.search("harbour", n=3, page=2)
+    assert len(served.results) == 3 and served.last_page == 2
+    past = engine.search("harbour", n=3, page=3)
+    assert past.results == [] and past.total == 14 and past.last_page == 2

@@ -236,7 +236,9 @@ def test_paging_links_lead_through_the_results(base: str) -> None:
     assert "Results 4-6 of" in small and 'name="n" value="3"' in small
     assert '<a rel="next" href="/?q=python&amp;n=3&amp;page=3">' in small
     past = _html(base, "?q=python&page=9")
-    assert f"Page 9 is past the end: {PYTHON_PAGES} results for" in past
+    assert f"Page 9 is past the end: {PYTHON_PAGES} results for" in past and "page 2 is the last" in past
+    status, _, body = _get(base + "api/search?q=python&n=100&page=999999999")
+    assert status == 200 and json.loads(body)["results"] == [] and json.loads(body)["total"] == PYTHON_PAGES
     assert '<a rel="prev" href="/?q=python&amp;page=2">' in past
 
 
@@ -269,9 +271,12 @@ def test_the_engine_is_reopened_when_the_index_changes(tmp_path: Path) -> None:
         live = LiveEngine(tmp_path)
         try:
             assert live.search("first", 10, 1).total == 1 and live.reopened == 0
+            before = live.search("page", 10, 1)
+            assert live.search("page", 10, 1) is before  # asked again: answered from memory
             builder.add([page("http://b.test/", "Second", "the second page")])
             builder.finalize()
             assert [r.url for r in live.search("second", 10, 1).results] == ["http://b.test/"]
+            assert live.search("page", 10, 1).total == 2  # not the remembered answer
             assert live.reopened == 1 and live.engine.graph is not None
             live.search("page", 10, 1)
             assert live.reopened == 1
@@ -310,3 +315,15 @@ def test_the_rendered_page_shows_results(chromium: str, base: str, tmp_path: Pat
     assert (width, height) == (1280, 900)
     assert browser.busy_rows(empty) < 0.15
     assert browser.busy_rows(full) > 0.35
+
+
+def test_two_hundred_concurrent_requests_are_all_answered(base: str) -> None:
+    """The listen queue holds them (the standard library's held 5) and a
+    bounded pool of threads serves them in turn."""
+    port = urllib.parse.urlsplit(base).port
+    listening = subprocess.run(["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True, check=True)
+    assert int(listening.stdout.split()[2]) >= 128  # Send-Q of a listening socket: its backlog
+    urls = [base if k % 2 else base + f"api/search?q=python&n=3&page={k % 5 + 1}" for k in range(200)]
+    with ThreadPoolExecutor(200) as pool:
+        statuses = list(pool.map(lambda url: _get(url)[0], urls))
+    assert statuses == [200] * 200
