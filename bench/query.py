@@ -18,6 +18,9 @@ second, once per process):
 - web API: ``GET /api/search?q=...&n=10`` against ``python -m search.web
   --port 0 --quiet`` started as a subprocess on the index, timed by the client
   (``http.client``, one connection reused when the server allows it);
+- 200 at once: 200 searches sent together, each on a connection of its
+  own, to the same server (distinct queries, then one query 200 times);
+  each one's time from its request to its answer, and how many failed;
 - CLI: the wall time of ``python -m search --data DIR QUERY``, start-up
   included, median of 5, for an English and a Chinese query.
 
@@ -42,8 +45,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +62,7 @@ DEMO = ROOT / "data" / "demo"
 QUERY_SETS = ROOT / "tests" / "search" / "queries"
 TARGETS_MS = {10_000: 50.0, 100_000: 150.0}
 CLI_TARGET_S = 1.0
+CLIENTS = 200  # searches sent at once to the web server
 CLI_RUNS = 5
 _SERVING = re.compile(r"Serving search for .* at (http://\S+?)/?$")
 _PLAIN_CLI = """
@@ -239,6 +245,34 @@ def ours_web_api(index: Index) -> list[float]:
             connection.close()
 
 
+def ours_web_concurrent(index: Index, clients: int = CLIENTS, same: bool = False) -> tuple[list[float], int]:
+    """``clients`` searches sent at once, each on a connection of its own
+    (distinct queries, or one query ``same``): each one's seconds, and how
+    many failed (refused, reset, timed out or not HTTP 200)."""
+    with _web_server(index.data) as base:
+        parts = urlsplit(base)
+        queries = [index.queries[0] if same else index.queries[k % len(index.queries)] for k in range(clients)]
+        start = threading.Barrier(clients)
+
+        def run(query: str) -> float | None:
+            connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+            try:
+                start.wait()
+                started = time.perf_counter()
+                connection.request("GET", "/api/search?" + urlencode({"q": query, "n": 10}))
+                response = connection.getresponse()
+                response.read()
+                return time.perf_counter() - started if response.status == 200 else None
+            except OSError:
+                return None
+            finally:
+                connection.close()
+
+        with ThreadPoolExecutor(clients) as pool:
+            answers = list(pool.map(run, queries))
+    return [a * 1000 for a in answers if a is not None], sum(1 for a in answers if a is None)
+
+
 @contextmanager
 def _web_server(data: Path, timeout: float = 60.0) -> Iterator[str]:
     """``python -m search.web`` on a free port; its base URL once it says it serves."""
@@ -306,6 +340,7 @@ def compare(index: Index, documents: int | None = None) -> list[str]:
     ours = ours_in_process(index)
     plain = plain_in_process(index)
     web = ours_web_api(index)
+    crowd = {"distinct": ours_web_concurrent(index), "one": ours_web_concurrent(index, same=True)}
     cli = {"English": (ours_cli(index, index.english), plain_cli(index, index.english)),
            "Chinese": (ours_cli(index, index.chinese), plain_cli(index, index.chinese))}
     rows = [
@@ -321,6 +356,10 @@ def compare(index: Index, documents: int | None = None) -> list[str]:
         row(f"in-process p{p}, ms", percentile(ours, p), percentile(plain, p))
     for p in (50, 95):
         row(f"web API p{p}, ms (plain: in-process)", percentile(web, p), percentile(plain, p))
+    for kind, (times, failed) in crowd.items():
+        label = "distinct queries" if kind == "distinct" else "one query"
+        rows.append(f"  {f'{CLIENTS} at once, {label}: p50 / p95, ms':40s} "
+                    f"{percentile(times, 50):5.0f} / {percentile(times, 95):.0f}  failed: {failed}")
     for language, (a, b) in cli.items():
         row(f"CLI wall, {language} query, ms (median of {CLI_RUNS})", a * 1000, b * 1000)
     web_p95 = percentile(web, 95)
