@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 import redis
 
+from crawler.version import VERSION
+
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from crawler.frontier import QUEUED, Frontier, encode_request
 from crawler.leases import Leases
@@ -120,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m crawler", description=__doc__.split("\n")[0])
     parser.add_argument("--data", default="data", help="data directory (default: data)")
     parser.add_argument("--redis", help="Redis URL of a shared frontier (default: the embedded one)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True)
     seed_parser = commands.add_parser("seed", help="add seed URLs")
     seed_parser.add_argument("urls", nargs="+")

@@ -8,6 +8,8 @@ polite values for the public web; local tests and benchmarks override the
 politeness ones with ``-s``.
 """
 
+from crawler.version import VERSION as _VERSION
+
 BOT_NAME = "lantern"
 SPIDER_MODULES = ["crawler.spiders"]
 NEWSPIDER_MODULE = "crawler.spiders"
@@ -31,7 +33,7 @@ REDIS_URL = None
 # Sent as "User-Agent: LanternBot/0.1 (+CRAWLER_INFO_URL)" and "From:
 # CRAWLER_CONTACT" on every request, robots.txt included. Set both to your own
 # before crawling the public web: site owners use them to reach you.
-CRAWLER_PRODUCT = "LanternBot/0.1"
+CRAWLER_PRODUCT = f"LanternBot/{_VERSION}"
 CRAWLER_INFO_URL = "https://lantern.invalid/bot"
 CRAWLER_CONTACT = "lanternbot@localhost"
 # The robots.txt group name this crawler answers to (RFC 9309 product token).

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import logging
 import signal
 import sqlite3
@@ -45,6 +46,10 @@ from indexer.queue import ItemQueue, QueueBusy
 from indexer.rebuild import NothingToRebuild, rebuild
 from crawler.cores import free_cores
 from indexer.shards import ShardFailed
+from indexer import stats
+from indexer.output import emit
+from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, OldLayout, is_corruption
+from crawler.version import VERSION
 
 logger = logging.getLogger("indexer")
 
@@ -193,9 +198,11 @@ def main(argv: list[str] | None = None) -> int:
                              "one per core; an existing index keeps its shards, at most one process each)")
     parser.add_argument("--shards", type=_positive, metavar="K",
                         help="rebuild: divide the new index into K page shards (default: as it was)")
-    parser.add_argument("command", nargs="?", choices=["finalize", "purge", "rebuild"],
+    parser.add_argument("--json", action="store_true", help="stats: print one JSON object")
+    parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
+    parser.add_argument("command", nargs="?", choices=["finalize", "purge", "rebuild", "stats"],
                         help="finalize: anchors and PageRank; purge: remove and blacklist pages; "
-                             "rebuild: everything from DIR/archive")
+                             "rebuild: everything from DIR/archive; stats: what the index holds")
     parser.add_argument("targets", nargs="*", metavar="URL_OR_SITE", help="purge: what to remove")
     # Intermixed: `purge --data DIR URL...` puts options between the positionals.
     args = parser.parse_intermixed_args(argv)
@@ -208,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
         return _purge(data_dir, args)
     if args.command == "rebuild":
         return _rebuild(data_dir, args.shards, args.processes)
+    if args.command == "stats":
+        return _stats(data_dir, args.json)
     if args.shards is not None:
         parser.error("--shards is for rebuild (an index keeps the shards it was created with)")
     stop = _Stop()
@@ -226,6 +235,21 @@ def main(argv: list[str] | None = None) -> int:
     except (IndexBusy, QueueBusy, DataDirBusy, ShardFailed) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
+
+
+def _stats(data_dir: Path, as_json: bool) -> int:
+    try:
+        found = stats.collect(data_dir)
+    except (IndexMissing, OldLayout, IndexDamaged) as exc:
+        print(f"indexer: {exc}", file=sys.stderr)
+        return 2
+    except CORRUPTION as exc:
+        if not is_corruption(exc):
+            raise
+        print(f"indexer: {IndexDamaged(data_dir, f'the index ({type(exc).__name__}: {exc})')}", file=sys.stderr)
+        return 2
+    emit(json.dumps(found.to_json(), ensure_ascii=False) if as_json else stats.render(found, data_dir))
+    return 0
 
 
 def _positive(text: str) -> int:

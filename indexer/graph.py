@@ -275,6 +275,12 @@ class LinkGraph:
             self.db, "SELECT n.url, p.score FROM pagerank p JOIN nodes n ON n.id = p.id WHERE n.url IN", urls,
         ))
 
+    def highest_ranked(self, count: int) -> list[tuple[str, float]]:
+        """The ``count`` URLs of highest PageRank, highest first."""
+        return [(url, float(score)) for url, score in self.db.execute(
+            "SELECT n.url, p.score FROM pagerank p JOIN nodes n ON n.id = p.id ORDER BY p.score DESC, n.url LIMIT ?",
+            (count,))]
+
     def node_count(self) -> int:
         """Nodes with a PageRank (the size of the last computed graph)."""
         return int(self.db.execute("SELECT count(*) FROM pagerank").fetchone()[0])

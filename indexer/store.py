@@ -142,6 +142,16 @@ class PageStore:
     def urls(self) -> set[str]:
         return {url for (url,) in self.db.execute("SELECT url FROM pages")}
 
+    def sites(self) -> list[tuple[str, int, float]]:
+        """Each host's pages and its last fetch (epoch seconds), most pages first."""
+        return [(host, int(count), float(last or 0)) for host, count, last in self.db.execute(
+            "SELECT host, count(*), max(fetched) FROM pages GROUP BY host ORDER BY count(*) DESC, host")]
+
+    def languages(self) -> list[tuple[str, int]]:
+        """Each page language ('' unknown) and its pages, most pages first."""
+        return [(lang, int(count)) for lang, count in self.db.execute(
+            "SELECT lang, count(*) FROM pages GROUP BY lang ORDER BY count(*) DESC, lang")]
+
     def __len__(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM pages").fetchone()[0])
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 
+from crawler.version import VERSION
+from indexer.output import emit
 from search.engine import Results, SearchEngine, SearchError
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -63,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--anchor-only", choices=("rank", "last", "hide"), default=None,
                         help="pages known only by links to them: rank (among crawled pages when several "
                              "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, rank)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
     parser.add_argument("query", nargs="*",
                         help="words, \"phrases\", OR, -word, site:host, lang:xx, title:word")
     args = parser.parse_args(argv)
@@ -74,12 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     text = (json.dumps(results.to_json(args.explain), ensure_ascii=False) if args.json
             else render(results, args.explain, color=sys.stdout.isatty()))
-    try:
-        print(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader left (`| head`): no traceback, and none at exit either.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    emit(text)
     return 0
 
 

@@ -1,0 +1,109 @@
+"""What a data directory's index holds: ``python -m indexer stats --data DIR [--json]``.
+
+Read-only and cheap (counts the index keeps, a few grouped SQL queries), so
+that the search page's home shows the same numbers.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from whoosh.reading import TermNotFound
+
+from indexer import schema as fields
+from indexer.graph import LinkGraph
+from indexer.layout import Layout
+from indexer.store import PageStore
+
+__all__ = ["IndexStats", "collect", "render"]
+
+TOP_RANKED = 10
+
+
+@dataclass
+class IndexStats:
+    documents: int  # URLs: pages crawled and pages known only by links to them
+    crawled: int
+    anchor_only: int
+    sites: list[dict[str, Any]] = field(default_factory=list)  # host, pages, last_fetch (ISO 8601)
+    languages: list[dict[str, Any]] = field(default_factory=list)  # lang, pages
+    bytes_on_disk: int = 0
+    segments: int = 0
+    last_commit: str = ""  # ISO 8601, UTC
+    top_pagerank: list[dict[str, Any]] = field(default_factory=list)  # url, pagerank
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def collect(data_dir: str | Path) -> IndexStats:
+    """The numbers of ``data_dir``'s index (:class:`indexer.layout.IndexMissing` if there is none)."""
+    data_dir = Path(data_dir)
+    layout = Layout(data_dir)
+    pages, anchors = layout.open()
+    parts = [*pages, *([anchors] if anchors is not None else [])]
+    crawled = segments = 0
+    anchor_only = 0
+    for index in parts:
+        with index.reader() as reader:
+            leaves = [reader] if reader.is_atomic() else [leaf for leaf, _ in reader.leaf_readers()]
+            segments += sum(1 for leaf in leaves if leaf.doc_count_all())
+            if index in pages:
+                crawled += reader.doc_count()
+            else:
+                anchor_only += _stubs(reader)
+    for index in parts:
+        index.close()
+    stats = IndexStats(documents=crawled + anchor_only, crawled=crawled, anchor_only=anchor_only, segments=segments)
+    files = [path for path in layout.root.rglob("*") if path.is_file()]
+    stats.bytes_on_disk = sum(path.stat().st_size for path in files)
+    tocs = [path.stat().st_mtime for path in files if path.suffix == ".toc"]
+    stats.last_commit = _iso(max(tocs)) if tocs else ""
+    if (data_dir / "pages.sqlite").exists():
+        with PageStore(data_dir / "pages.sqlite", readonly=True) as store:
+            stats.sites = [{"host": host, "pages": count, "last_fetch": _iso(last)}
+                           for host, count, last in store.sites()]
+            stats.languages = [{"lang": lang or "unknown", "pages": count} for lang, count in store.languages()]
+    if (data_dir / "graph" / "links.sqlite").exists():
+        graph = LinkGraph(data_dir / "graph", readonly=True)
+        try:
+            stats.top_pagerank = [{"url": url, "pagerank": score}
+                                  for url, score in graph.highest_ranked(TOP_RANKED)]
+        finally:
+            graph.close()
+    return stats
+
+
+def _stubs(reader: Any) -> int:
+    """Anchor documents of pages never crawled (live ones)."""
+    field_ = reader.schema[fields.CRAWLED]
+    try:
+        return sum(1 for _ in reader.postings(fields.CRAWLED, field_.to_bytes(False)).all_ids())
+    except TermNotFound:
+        return 0
+
+
+def _iso(epoch: float) -> str:
+    if not epoch:
+        return ""
+    return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def render(stats: IndexStats, data_dir: str | Path) -> str:
+    """The numbers as a person reads them in a terminal."""
+    lines = [
+        f"Index of {data_dir}: {stats.documents:,} documents "
+        f"({stats.crawled:,} crawled pages, {stats.anchor_only:,} known only by links to them)",
+        f"  on disk: {stats.bytes_on_disk / 2**20:,.1f} MiB in {stats.segments} segments; "
+        f"last commit {stats.last_commit or 'never'}",
+        f"  sites ({len(stats.sites)}):",
+        *(f"    {site['host']:40s} {site['pages']:>8,} pages, last fetched {site['last_fetch'] or '-'}"
+          for site in stats.sites),
+        "  languages: " + (", ".join(f"{lang['lang']} {lang['pages']:,}" for lang in stats.languages) or "-"),
+        f"  highest PageRank ({len(stats.top_pagerank)}):",
+        *(f"    {top['pagerank']:.5f}  {top['url']}" for top in stats.top_pagerank),
+    ]
+    return "\n".join(lines)
