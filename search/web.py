@@ -35,6 +35,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from indexer import stats
+from indexer.layout import CORRUPTION, IndexMissing
+from indexer.stats import IndexStats
 from search.engine import MAX_QUERY_CHARS, Result, Results, SearchEngine, SearchError
 
 __all__ = ["LiveEngine", "Params", "BadRequest", "parse_params", "render_page", "make_server", "main"]
@@ -54,6 +57,18 @@ _SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+
+
+# A lantern: the page's icon, drawn here (no file to install or fetch).
+_FAVICON = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+    b'<rect x="11" y="2" width="10" height="4" rx="1" fill="#5f6368"/>'
+    b'<rect x="7" y="6" width="18" height="22" rx="4" fill="#1a73e8"/>'
+    b'<rect x="11" y="10" width="10" height="14" rx="3" fill="#fdd663"/>'
+    b'<rect x="9" y="28" width="14" height="2" rx="1" fill="#5f6368"/></svg>'
+)
+# A Host header this server echoes into its OpenSearch description.
+_HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
 
 
 class BadRequest(ValueError):
@@ -127,6 +142,7 @@ class LiveEngine:
         self.options = options
         self._lock = threading.Lock()
         self._answers: OrderedDict[tuple[str, int, int], Results] = OrderedDict()
+        self._about: IndexStats | None = None
         self.engine = SearchEngine(self.data_dir, **options)
         self.generation = self.engine.generation()
         self.reopened = 0
@@ -146,6 +162,18 @@ class LiveEngine:
                 self._answers.move_to_end(key)
             return found
 
+    def about(self) -> IndexStats | None:
+        """What the index holds (:mod:`indexer.stats`), read again when the index changes."""
+        with self._lock:
+            self._refresh()
+            if self._about is None:
+                try:
+                    self._about = stats.collect(self.data_dir)
+                except (IndexMissing, OSError, *CORRUPTION) as exc:
+                    logger.warning("Cannot read what the index holds: %s", exc)
+                    return None
+            return self._about
+
     def _refresh(self) -> None:
         try:
             generation = self.engine.generation()
@@ -158,6 +186,7 @@ class LiveEngine:
         self.engine.close()
         self.engine, self.generation = fresh, generation
         self._answers.clear()
+        self._about = None
         self.reopened += 1
         logger.debug("Reopened the index at generation %d", generation)
 
@@ -174,7 +203,7 @@ body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans
 header{border-bottom:1px solid #e3e3e3;padding:1rem 1.25rem;background:#fafafa}
 form{display:flex;gap:.5rem;align-items:center;max-width:46rem}
 .home{font-weight:700;font-size:1.25rem;color:#1a73e8;text-decoration:none;margin-right:.5rem}
-input[type=search]{flex:1;font:inherit;padding:.45rem .75rem;border:1px solid #c4c7c5;border-radius:1.5rem}
+input[type=search]{flex:1;min-width:0;font:inherit;padding:.45rem .75rem;border:1px solid #c4c7c5;border-radius:1.5rem}
 button{font:inherit;padding:.45rem 1rem;border:1px solid #c4c7c5;border-radius:1.5rem;background:#f1f3f4}
 main{max-width:46rem;padding:.5rem 1.25rem 2rem}
 .stats{color:#5f6368;font-size:.875rem}
@@ -192,6 +221,9 @@ mark{background:#fdeaa7;color:inherit;font-weight:600;padding:0 .1em}
 .more{font-size:.875rem}
 nav{display:flex;gap:.9rem;flex-wrap:wrap;margin-top:1.5rem;font-size:1.05rem}
 nav [aria-current]{font-weight:700}
+.about{color:#3c4043}.about table{border-collapse:collapse;font-size:.875rem;margin:.5rem 0}
+.about td,.about th{padding:.15rem .9rem .15rem 0;text-align:left;overflow-wrap:anywhere}
+.about th{font-weight:600;color:#5f6368}.about td.n{text-align:right}
 """
 
 
@@ -226,19 +258,25 @@ _SYNTAX_HELP = (
 )
 
 
-def render_page(params: Params, results: Results | None = None, error: str | None = None) -> str:
-    """The whole HTML page: the form, then an error, or results, or nothing."""
+def render_page(params: Params, results: Results | None = None, error: str | None = None,
+                about: IndexStats | None = None) -> str:
+    """The whole HTML page: the form, then an error, or results, or (the
+    home page) the query syntax and what the index holds."""
     parts = [f'<p class="error" role="alert">{_e(error)}</p>'] if error else []
     if results is not None:
         parts.append(_render_results(params, results))
     elif not error:
         parts.append(_SYNTAX_HELP)
+        if about is not None:
+            parts.append(_render_about(about))
     title = f"{params.q} – Search" if params.q else "Search"
     hidden = f'<input type="hidden" name="n" value="{params.n}">' if params.n != DEFAULT_N else ""
     autofocus = "" if params.q else " autofocus"
     return (
-        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<!doctype html>\n<html lang="{page_language(results)}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<link rel="icon" href="/favicon.svg" type="image/svg+xml">\n'
+        '<link rel="search" type="application/opensearchdescription+xml" title="Lantern" href="/opensearch.xml">\n'
         f"<title>{_e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         '<header><form action="/" method="get" role="search">'
         '<a class="home" href="/">Search</a>'
@@ -246,6 +284,53 @@ def render_page(params: Params, results: Results | None = None, error: str | Non
         "<button>Search</button></form></header>\n"
         f"<main>\n{''.join(parts)}</main>\n</body>\n</html>\n"
     )
+
+
+def page_language(results: Results | None) -> str:
+    """The language of a results page: the primary language most of its
+    results are in (``zh`` for Chinese results), else English.
+
+    >>> from search.engine import Result
+    >>> page_language(Results("茶", 2, [Result("u", "t", "", 1, 0, "h", lang="zh-cn")] * 2))
+    'zh'
+    """
+    counts: dict[str, int] = {}
+    for result in results.results if results is not None else ():
+        primary = (result.lang or "").split("-")[0].lower()
+        if primary.isalpha() and 2 <= len(primary) <= 3:
+            counts[primary] = counts.get(primary, 0) + 1
+    return max(sorted(counts), key=counts.__getitem__) if counts else "en"
+
+
+_SITES_SHOWN = 20
+
+
+def _render_about(about: IndexStats) -> str:
+    """What there is to search: documents, sites, languages, the last change."""
+    languages = ", ".join(f"{_e(lang['lang'])} {lang['pages']:,}" for lang in about.languages) or "none yet"
+    out = [
+        '<section class="about"><h2>What you can search</h2>',
+        f"<p>{about.documents:,} documents: {about.crawled:,} crawled pages from {len(about.sites):,} "
+        f"site{'s' * (len(about.sites) != 1)}, and {about.anchor_only:,} known only by the links to "
+        f"{'it' if about.anchor_only == 1 else 'them'}. "
+        f"Languages: {languages}. The index last changed {_e(_when(about.last_commit))}.</p>",
+    ]
+    if about.sites:
+        out.append("<table><tr><th>site</th><th>pages</th><th>last fetched</th></tr>")
+        for site in about.sites[:_SITES_SHOWN]:
+            href = _e(Params(f"site:{site['host']}").href())
+            out.append(f'<tr><td><a href="{href}">{_e(site["host"])}</a></td>'
+                       f'<td class="n">{site["pages"]:,}</td><td>{_e(_when(site["last_fetch"]))}</td></tr>')
+        out.append("</table>")
+        if len(about.sites) > _SITES_SHOWN:
+            out.append(f"<p>and {len(about.sites) - _SITES_SHOWN:,} more sites.</p>")
+    out.append("</section>\n")
+    return "\n".join(out)
+
+
+def _when(iso: str) -> str:
+    """An ISO 8601 time as a person reads it (UTC, to the minute)."""
+    return iso[:16].replace("T", " ") + " UTC" if iso else "never"
 
 
 def _render_results(params: Params, results: Results) -> str:
@@ -328,6 +413,10 @@ class SearchHandler(BaseHTTPRequestHandler):
     def _route(self, path: str, query: str) -> tuple[int, str, bytes]:
         if path == "/":
             return self._page(query)
+        if path in ("/favicon.svg", "/favicon.ico"):
+            return HTTPStatus.OK, "image/svg+xml", _FAVICON
+        if path == "/opensearch.xml":
+            return HTTPStatus.OK, "application/opensearchdescription+xml; charset=utf-8", self._opensearch()
         if path == "/api/search":
             return self._api(query)
         if path.startswith("/api/"):
@@ -352,12 +441,31 @@ class SearchHandler(BaseHTTPRequestHandler):
             fallback = Params(" ".join(parse_qs(query).get("q", [""])[0].split())[:MAX_QUERY_CHARS])
             return _html(HTTPStatus.BAD_REQUEST, render_page(fallback, error=f"Sorry: {exc}."))
         if not params.q:
-            return _html(HTTPStatus.OK, render_page(params))
+            return _html(HTTPStatus.OK, render_page(params, about=self.server.engine.about()))
         try:
             results = self.server.engine.search(params.q, n=params.n, page=params.page)
         except SearchError as exc:
             return _html(HTTPStatus.BAD_REQUEST, render_page(params, error=f"Sorry: {exc}."))
         return _html(HTTPStatus.OK, render_page(params, results))
+
+    def _opensearch(self) -> bytes:
+        """The OpenSearch description browsers offer the engine by: this
+        server's address as the client reached it (a Host header of another
+        shape is not echoed)."""
+        host = self.headers.get("Host", "")
+        if not _HOST.fullmatch(host):
+            host = urlsplit(self.server.url).netloc
+        base = f"http://{host}/"
+        return (
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">\n'
+            "<ShortName>Lantern</ShortName>\n<Description>Search the sites this Lantern crawled</Description>\n"
+            "<InputEncoding>UTF-8</InputEncoding>\n"
+            f'<Image type="image/svg+xml">{_e(base)}favicon.svg</Image>\n'
+            f'<Url type="text/html" method="get" template="{_e(base)}?q={{searchTerms}}"/>\n'
+            f'<Url type="application/json" method="get" template="{_e(base)}api/search?q={{searchTerms}}"/>\n'
+            "</OpenSearchDescription>\n"
+        ).encode()
 
     def _api(self, query: str) -> tuple[int, str, bytes]:
         try:

@@ -44,7 +44,7 @@ def _pages() -> list[dict]:
              [(f"javascript:{RUNS}", f"{IMG} payload anchor"), ("http://zh.test/tea.html", "龙井茶")]),
         page(f'http://evil.test/"><img src=x onerror="{RUNS}">', "Quoted payload in the URL",
              "The payload hides in this page's address."),
-        page("http://zh.test/tea.html", "西湖龙井茶", "西湖龙井是产于杭州西湖的绿茶。"),
+        page("http://zh.test/tea.html", "西湖龙井茶", "西湖龙井是产于杭州西湖的绿茶。", lang="zh-cn"),
     ]
     for i in range(PYTHON_PAGES):
         pages.append(page(f"http://py{i % 3}.test/p{i}.html", f"Python notes {i}",
@@ -218,7 +218,7 @@ def test_chinese_text_is_served_as_utf8(base: str) -> None:
     status, headers, body = _get(base + "?q=" + urllib.parse.quote("龙井"))
     assert (status, headers["Content-Type"]) == (200, "text/html; charset=utf-8")
     text = body.decode("utf-8")
-    assert '<html lang="en">' in text and '<meta charset="utf-8">' in text
+    assert '<html lang="zh">' in text and '<meta charset="utf-8">' in text
     assert ">西湖龙井茶</a>" in text and "<mark>龙井</mark>" in text
 
 
@@ -313,7 +313,7 @@ def test_the_rendered_page_shows_results(chromium: str, base: str, tmp_path: Pat
     full = browser.screenshot(base + "?q=python", tmp_path / "results.png", tmp_path)
     width, height, _ = browser.png_rows(full)
     assert (width, height) == (1280, 900)
-    assert browser.busy_rows(empty) < 0.15
+    assert browser.busy_rows(empty) < browser.busy_rows(full)  # the home page says what there is
     assert browser.busy_rows(full) > 0.35
 
 
@@ -327,3 +327,48 @@ def test_two_hundred_concurrent_requests_are_all_answered(base: str) -> None:
     with ThreadPoolExecutor(200) as pool:
         statuses = list(pool.map(lambda url: _get(url)[0], urls))
     assert statuses == [200] * 200
+
+
+# ---------------------------------------------------------------- what the page offers
+
+
+def test_the_home_page_says_what_can_be_searched(base: str) -> None:
+    home = _html(base, "")
+    assert (f"{PYTHON_PAGES + 4} documents: {PYTHON_PAGES + 3} crawled pages from 5 sites, "
+            "and 1 known only by the links to it.") in home
+    assert f"Languages: unknown {PYTHON_PAGES + 2}, zh-cn 1." in home
+    assert '<a href="/?q=site%3Apy0.test">py0.test</a>' in home  # each site, a link to its pages
+    assert "<code>lang:en</code>" in home and "<code>site:docs.example.org</code>" in home
+    assert 'autofocus' in home
+
+
+def test_the_page_language_follows_the_results(base: str) -> None:
+    assert '<html lang="zh">' in _html(base, "?q=%E9%BE%99%E4%BA%95")  # 龙井
+    assert '<html lang="en">' in _html(base, "?q=python")
+
+
+def test_a_favicon_and_an_opensearch_description_are_served_and_linked(base: str) -> None:
+    page_ = _html(base, "?q=python")
+    assert '<link rel="icon" href="/favicon.svg"' in page_ and 'href="/opensearch.xml"' in page_
+    status, headers, icon = _get(base + "favicon.svg")
+    assert status == 200 and headers["Content-Type"] == "image/svg+xml" and icon.startswith(b"<svg")
+    status, headers, description = _get(base + "opensearch.xml")
+    assert status == 200 and headers["Content-Type"].startswith("application/opensearchdescription+xml")
+    assert f'template="{base}?q={{searchTerms}}"'.encode() in description
+
+
+def test_a_forged_host_header_is_not_echoed_into_the_description(base: str) -> None:
+    request = urllib.request.Request(base + "opensearch.xml", headers={"Host": 'evil"><x a="'})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        body = response.read().decode()
+    assert "evil" not in body and f'template="{base}?q=' in body
+
+
+def test_the_search_box_and_its_button_fit_a_375_pixel_screen(chromium: str, base: str, tmp_path: Path) -> None:
+    """The button's right border (#c4c7c5) is drawn inside the window, not cut off."""
+    shot = browser.screenshot(base + "?q=python", tmp_path / "narrow.png", tmp_path, size=(375, 600))
+    width, _, rows = browser.png_rows(shot)
+    channels = len(rows[0]) // width
+    border = [x for row in rows[10:70] for x in range(width)
+              if all(abs(row[x * channels + c] - value) <= 8 for c, value in enumerate((196, 199, 197)))]
+    assert border and 330 <= max(border) < width - 8, max(border, default=None)
