@@ -18,6 +18,7 @@ plain data that the CLI and the web page render. The order of results is
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 
 import re
 import sqlite3
@@ -27,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term
 from whoosh.reading import TermNotFound
 
@@ -58,6 +60,7 @@ _RERANK = 20
 QUESTION_WORDS = 4
 _PROXIMITY_DEPTH = 50
 _FEW = 3  # results below which a spelling suggestion is looked for
+FACETS = 10  # values of each facet (sites, languages) shown
 # Query syntax beyond plain words (a field is only a field of the schema:
 # "Class: fs.StatWatcher" or "DEP0018: ..." are words).
 _OPERATORS = re.compile(
@@ -113,6 +116,8 @@ class Results:
     seconds: float = 0.0
     # "Did you mean": a respelling of the query from the index's vocabulary.
     suggestion: str | None = None
+    # The sites and languages of all matches, each a list of {"value", "count"}, most first.
+    facets: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def last_page(self) -> int:
@@ -127,6 +132,8 @@ class Results:
         }
         if self.suggestion:
             data["suggestion"] = self.suggestion
+        if self.facets:
+            data["facets"] = self.facets
         return data
 
 
@@ -317,11 +324,12 @@ class SearchEngine:
         if self.anchor_only == "hide":
             excluded = [*excluded, Term(fields.CRAWLED, False)]
         mask = None if not excluded else excluded[0] if len(excluded) == 1 else Or(excluded)
-        candidates, total, matched_all = self._candidates(
+        candidates, total, matched_all, masks = self._candidates(
             searcher, _Request(words_text, words, plain, restrict, mask), depth, n * page
         )
+        facets = self._facets(masks, candidates) if total else {}
         if beyond:  # past the last page there is: how many, and nothing more
-            return Results(text, total, [], page, n, time.perf_counter() - started)
+            return Results(text, total, [], page, n, time.perf_counter() - started, facets=facets)
         bodies: dict[str, tuple[str, list[list[str]]]] = {}
         if candidates:
             self._rank(searcher, candidates, words, ranking.query_script(words_text))
@@ -346,14 +354,16 @@ class SearchEngine:
         suggestion = None
         if matched_all < _FEW and words:
             suggestion = self._suggest(searcher, words, matched_all, restrict, mask)
-        return Results(text, total, results, page, n, time.perf_counter() - started, suggestion)
+        return Results(text, total, results, page, n, time.perf_counter() - started, suggestion, facets)
 
     # --- candidates and their features ---------------------------------------------
 
     def _candidates(
         self, searcher: Any, request: _Request, depth: int, wanted: int
-    ) -> tuple[list[_Candidate], int, int]:
-        """Candidates, how many pages match (some words), how many match all words as written.
+    ) -> tuple[list[_Candidate], int, int, list[Any] | None]:
+        """Candidates, how many pages match (some words), how many match all
+        words as written, and which documents matched at each level tried
+        (None when Whoosh answered a level: it tells only the best).
 
         Levels of :mod:`search.parsing` are tried in turn while fewer than
         ``wanted`` pages have matched: the words as written, then their
@@ -363,6 +373,7 @@ class SearchEngine:
         candidates: list[_Candidate] = []
         seen: set[str] = set()
         total = matched_all = 0
+        masks: list[Any] | None = []
         previous: Query | None = None
         for number, level in enumerate(LEVELS):
             if number and (level == ANY and not (request.plain and len(request.words) > 1)):
@@ -374,6 +385,7 @@ class SearchEngine:
                 continue
             previous = query
             found = self._top(searcher, query, depth, request.restrict, request.mask)
+            masks = masks + [found.mask] if masks is not None and hasattr(found, "mask") else None
             fresh: dict[str, _Candidate] = {}
             for hit in found:
                 url = hit[fields.URL]
@@ -396,7 +408,34 @@ class SearchEngine:
                     candidate.level = LEVELS.index(PARTS)
                 candidates.append(candidate)
                 seen.add(candidate.url)
-        return candidates, total, matched_all
+        return candidates, total, matched_all, masks
+
+    def _facets(self, masks: list[Any] | None, candidates: list[_Candidate]) -> dict[str, list[dict[str, Any]]]:
+        """The sites and languages of the matches, with their counts: over
+        every matching page (and page known only by links) when the arrays
+        tell them, else over the candidates. A crawled page that matched
+        only by the links to it is counted in the latter way only."""
+        counts: dict[str, Counter[str]] = {"site": Counter(), "lang": Counter()}
+        if masks:
+            top = self.corpus.top_docs()
+            matched = np.logical_or.reduce(masks)
+            one_per_url = np.arange(top.size) < top.anchors_from
+            one_per_url |= top.term_matches(fields.CRAWLED, False)
+            matched &= one_per_url
+            for name, fieldname, keep in (("site", fields.HOST, None), ("lang", fields.LANG, _primary_tag)):
+                values, codes = top.labels(fieldname, keep)
+                picked = codes[matched]
+                for code, count in enumerate(np.bincount(picked[picked >= 0], minlength=len(values))):
+                    if count:
+                        counts[name][values[code]] = int(count)
+        else:
+            for candidate in candidates:
+                counts["site"][candidate.get(fields.HOST, "")] += 1
+                counts["lang"][fields.primary_lang(candidate.get(fields.LANG, "") or "")] += 1
+        return {name: [{"value": value, "count": count}
+                       for value, count in sorted(found.items(), key=lambda item: (-item[1], item[0]))[:FACETS]
+                       if value]
+                for name, found in counts.items()}
 
     def _top(self, searcher: Any, query: Query, depth: int, restrict: Query | None, mask: Query | None) -> Any:
         """The ``depth`` best documents: queries of words scored a posting
@@ -731,6 +770,11 @@ _LEVEL_MEANING = {
     PARTS: "every word's parts (a code name's components, a hyphenated word's pieces)",
     ANY: "some of the words",
 }
+
+
+def _primary_tag(term: str) -> bool:
+    """A language term that is a primary subtag (``zh``, not ``zh-cn``)."""
+    return term.isalpha() and 2 <= len(term) <= 3
 
 
 def _scoring_leaves(query: Query) -> list[Query]:

@@ -78,9 +78,11 @@ class Hit:
 class Hits:
     """The best hits, best first, and how many documents matched in all."""
 
-    def __init__(self, hits: list[Hit], matched: int) -> None:
+    def __init__(self, hits: list[Hit], matched: np.ndarray) -> None:
+        """``matched``: True for every document that matched (not only the best)."""
         self.hits = hits
-        self.matched = matched
+        self.mask = matched
+        self.matched = int(matched.sum())
 
     def __iter__(self) -> Iterator[Hit]:
         return iter(self.hits)
@@ -117,6 +119,7 @@ class TopDocs:
         self._lengths: dict[str, np.ndarray] = {}
         self._live: np.ndarray | None = None
         self._terms: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._labels: dict[tuple[str, Any], tuple[list[str], np.ndarray]] = {}
 
     # --- what the index holds, as arrays ------------------------------------------
 
@@ -211,6 +214,35 @@ class TopDocs:
             matched[ids] = True
         return scores, matched
 
+    def labels(self, fieldname: str, keep: Any = None) -> tuple[list[str], np.ndarray]:
+        """The values of a field of one term per document (a host, a
+        language), and each document's value as an index into them (-1:
+        none); terms ``keep`` refuses are left out. Read once per searcher."""
+        key = (fieldname, keep)
+        found = self._labels.get(key)
+        if found is None:
+            values: list[str] = []
+            codes = np.full(self.size, -1, dtype=np.int32)
+            number: dict[str, int] = {}
+            for _, reader, offset in self.segments:
+                if not reader.doc_count_all() or fieldname not in reader.indexed_field_names():
+                    continue
+                for text in reader.lexicon(fieldname):
+                    value = text.decode("utf-8")
+                    if keep is not None and not keep(value):
+                        continue
+                    code = number.setdefault(value, len(number))
+                    if code == len(values):
+                        values.append(value)
+                    ids = np.fromiter(reader.postings(fieldname, text).all_ids(), dtype=np.int64)
+                    codes[ids + offset] = code
+            found = self._labels[key] = (values, codes)
+        return found
+
+    def term_matches(self, fieldname: str, value: Any) -> np.ndarray:
+        """True for every document with the term (deleted ones included)."""
+        return self._term(Term(fieldname, value))[1]
+
     def matches_any(self, fieldnames: Iterable[str], text: str) -> np.ndarray:
         """True for every document that has the term ``text`` in one of the fields."""
         found = np.zeros(self.size, dtype=bool)
@@ -266,7 +298,7 @@ class TopDocs:
         order = np.lexsort((docnums, -scores[docnums]))[:limit]
         best = docnums[order]
         hits = [Hit(self.searcher, int(d), float(scores[d])) for d in best]
-        return Hits(hits, int(matched.sum()))
+        return Hits(hits, matched)
 
 
 def _terms_of(query: Query) -> Iterator[Term]:

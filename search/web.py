@@ -210,7 +210,7 @@ main{max-width:46rem;padding:.5rem 1.25rem 2rem}
 .help{color:#5f6368;font-size:.875rem}.help code{background:#f1f3f4;padding:0 .25em;border-radius:3px}
 .error{color:#b3261e;font-weight:600}
 .suggest{font-size:1.05rem}.suggest a{font-weight:600;font-style:italic}
-ol{list-style:none;padding:0;margin:0}
+ol{list-style:none;padding:0;margin:.8rem 0 0}
 li{margin:0 0 1.4rem}
 h2{font-size:1.15rem;font-weight:400;margin:0;overflow-wrap:anywhere}
 a{color:#1a0dab}a:visited{color:#681da8}
@@ -221,6 +221,7 @@ mark{background:#fdeaa7;color:inherit;font-weight:600;padding:0 .1em}
 .more{font-size:.875rem}
 nav{display:flex;gap:.9rem;flex-wrap:wrap;margin-top:1.5rem;font-size:1.05rem}
 nav [aria-current]{font-weight:700}
+.facets{font-size:.875rem;color:#5f6368;margin:.2rem 0}
 .about{color:#3c4043}.about table{border-collapse:collapse;font-size:.875rem;margin:.5rem 0}
 .about td,.about th{padding:.15rem .9rem .15rem 0;text-align:left;overflow-wrap:anywhere}
 .about th{font-weight:600;color:#5f6368}.about td.n{text-align:right}
@@ -351,12 +352,33 @@ def _render_results(params: Params, results: Results) -> str:
                    f'page {results.last_page} is the last.</p>')
     else:
         out.append(f'<p class="stats">No results for {quoted}.</p>')
+    out.append(_render_facets(params, results))
     if results.results:
         out.append(f'<ol start="{first}">')
         out.extend(_render_result(params, result) for result in results.results)
         out.append("</ol>")
     out.append(_render_paging(params, results.last_page if results.total else 0))
     return "\n".join(out) + "\n"
+
+
+_FACET_NAMES = {"site": "Sites", "lang": "Languages"}
+
+
+def _render_facets(params: Params, results: Results) -> str:
+    """The sites and languages of all the matches, each a link narrowing the
+    query to it; none for a restriction the query already has."""
+    lines = []
+    for name, label in _FACET_NAMES.items():
+        values = results.facets.get(name) or []
+        if len(values) < 2 or re.search(rf"(?i)(?:^|\s){name}:", params.q):
+            continue
+        links = " · ".join(
+            f'<a href="{_e(Params(params.q + f" {name}:" + value["value"], params.n).href())}">'
+            f'{_e(value["value"])}</a> ({value["count"]:,})'
+            for value in values
+        )
+        lines.append(f'<p class="facets">{label}: {links}</p>')
+    return "\n".join(lines)
 
 
 def _render_result(params: Params, result: Result) -> str:

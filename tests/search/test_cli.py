@@ -45,8 +45,9 @@ def test_json_output_has_the_documented_shape(data: Path) -> None:
     done = _search("--data", str(data), "--json", "-n", "5", "json", "encoder")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    assert set(out) == {"query", "total", "results"}
+    assert set(out) == {"query", "total", "results", "facets"}
     assert out["query"] == "json encoder" and out["total"] >= 1
+    assert set(out["facets"]) == {"site", "lang"} and out["facets"]["site"][0] == {"value": "docs.test", "count": 2}
     first = out["results"][0]
     assert set(first) == {"url", "title", "snippet", "score", "pagerank", "host", "crawled",
                           "more_from_host", "page", "lang"}

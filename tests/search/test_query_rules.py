@@ -230,3 +230,21 @@ def test_results_past_the_most_served_are_a_last_page_not_a_search(build: Build,
     assert len(served.results) == 3 and served.last_page == 2
     past = engine.search("harbour", n=3, page=3)
     assert past.results == [] and past.total == 14 and past.last_page == 2
+
+
+def test_facets_count_every_match_not_the_page_shown(build: Build) -> None:
+    engine = build(
+        *(page(f"http://a.test/{k}", f"Ferry {k}", "harbour ferry timetable", lang="en") for k in range(12)),
+        *(page(f"http://b.test/{k}", f"渡轮 {k}", "harbour ferry 渡轮", lang="zh-cn") for k in range(3)),
+        page("http://c.test/", "Gulls", "no such word here", lang="en"),
+    )
+    found = engine.search("ferry", n=2)
+    assert len(found.results) == 2
+    assert found.facets == {"site": [{"value": "a.test", "count": 12}, {"value": "b.test", "count": 3}],
+                            "lang": [{"value": "en", "count": 12}, {"value": "zh", "count": 3}]}
+    assert found.to_json()["facets"] == found.facets
+    narrowed = engine.search("ferry lang:zh", n=2)
+    assert narrowed.facets["site"] == [{"value": "b.test", "count": 3}]
+    # A phrase is answered by Whoosh, which tells only the best: the facets count those.
+    phrase = engine.search('"harbour ferry"', n=20)
+    assert sum(value["count"] for value in phrase.facets["site"]) == phrase.total == 15

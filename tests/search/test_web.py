@@ -372,3 +372,10 @@ def test_the_search_box_and_its_button_fit_a_375_pixel_screen(chromium: str, bas
     border = [x for row in rows[10:70] for x in range(width)
               if all(abs(row[x * channels + c] - value) <= 8 for c, value in enumerate((196, 199, 197)))]
     assert border and 330 <= max(border) < width - 8, max(border, default=None)
+
+
+def test_facets_link_to_the_query_narrowed_to_a_site_or_a_language(base: str) -> None:
+    text = _html(base, "?q=python")
+    assert "Sites: " in text and '<a href="/?q=python+site%3Apy0.test">py0.test</a> (5)' in text
+    narrowed = _html(base, "?q=python+site%3Apy0.test")
+    assert "Sites: " not in narrowed and "Results 1-5 of 5" in narrowed
