@@ -141,6 +141,13 @@ class IndexBuilder:
         self.store = PageStore(self.data_dir / "pages.sqlite")
         self.graph = LinkGraph(self.data_dir / "graph")
         self._dirty: set[str] = set()  # URLs whose anchor document may have changed
+        # Whether the anchor documents on disk were complete when this writer
+        # opened the index: then every change since is in _dirty, and
+        # finalize rewrites only those. Cleared on disk until this writer
+        # finalizes (a writer that dies leaves the next finalize a full pass).
+        self._anchors_complete = self.store.meta(_ANCHORS_COMPLETE) == "1" or len(self.store) == 0
+        self.store.set_meta(_ANCHORS_COMPLETE, "0")
+        self.store.commit()
         self._vocabulary: Counter[str] = Counter()
         self._purged_rules: Blacklist | None = None
         self._purged_stamp: int | None = None
@@ -410,14 +417,24 @@ class IndexBuilder:
         self.store.set_indexed(updated)
         return len(updated)
 
-    def finalize(self) -> FinalizeReport:
-        """Every anchor document up to date with the stored links, PageRank."""
+    def finalize(self, full: bool = False) -> FinalizeReport:
+        """Every anchor document up to date with the stored links, PageRank.
+
+        The anchor documents of the URLs whose links changed are rewritten
+        (all of them if this writer cannot know which: the ones on disk were
+        not complete when it opened the index, or ``full``), then PageRank
+        is computed over every link.
+        """
         started = time.monotonic()
         self.commit()
-        self._dirty.clear()
-        state = self._anchor_state()
         try:
-            rewritten = self._write_anchors(state)
+            if self._anchors_complete and not full:
+                rewritten = self.flush_anchors()
+                state = self._anchor_state(set())  # the crawled, gone and aliased URLs only
+            else:
+                self._dirty.clear()
+                state = self._anchor_state()
+                rewritten = self._write_anchors(state)
             # The same links as the anchors above, as a matrix of node ids.
             matrix = self.graph.derive_matrix(state.crawled, state.aliases, state.gone)
             self.graph.set_ranks(matrix.nodes, matrix.pagerank())
@@ -425,7 +442,10 @@ class IndexBuilder:
         except BaseException:
             self.cancel()
             raise
-        anchor_only = sum(1 for url in state.inbound if url not in state.crawled)
+        self.store.set_meta(_ANCHORS_COMPLETE, "1")  # once the anchor documents are committed
+        self.store.commit()
+        self._anchors_complete = True
+        anchor_only = sum(1 for url in self.store.indexed_hashes() if url not in state.crawled)
         return FinalizeReport(
             documents=len(state.crawled) + anchor_only,
             pages=len(state.crawled),
@@ -446,6 +466,8 @@ class _AnchorState:
 
 
 _WORD = re.compile(r"[a-z]{3,24}")
+# Page store key: "1" when the anchor documents on disk are complete.
+_ANCHORS_COMPLETE = "anchors_complete"
 
 
 def _words(page: dict[str, Any]) -> set[str]:

@@ -15,6 +15,7 @@ runs in WAL mode so readers never wait for the writer.
 from __future__ import annotations
 
 import json
+import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -65,6 +66,10 @@ CREATE TABLE IF NOT EXISTS revisits (
     due REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS revisits_due ON revisits (due);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
 
 
@@ -141,6 +146,17 @@ class PageStore:
 
     def urls(self) -> set[str]:
         return {url for (url,) in self.db.execute("SELECT url FROM pages")}
+
+    def meta(self, key: str) -> str | None:
+        """A fact the indexer keeps about the data directory (None: never set)."""
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except sqlite3.OperationalError:  # a store opened read-only from before the table
+            return None
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def sites(self) -> list[tuple[str, int, float]]:
         """Each host's pages and its last fetch (epoch seconds), most pages first."""
