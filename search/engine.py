@@ -95,6 +95,7 @@ class Result:
     page: str = ""
     lang: str = ""
     crawled: bool = True
+    fetched: str = ""  # the day the page was fetched (YYYY-MM-DD, UTC); "" if never
     # Results from the same host left off this page ("more from this site").
     more_from_host: int = 0
     explain: dict[str, Any] = field(default_factory=dict)
@@ -731,6 +732,7 @@ class SearchEngine:
             page=url,
             lang=(hit.get(fields.LANG) or "").split(" ")[0],
             crawled=crawled,
+            fetched=_day(hit.get(fields.FETCHED)) if crawled else "",
             more_from_host=more,
             explain=details,
         )
@@ -770,6 +772,17 @@ _LEVEL_MEANING = {
     PARTS: "every word's parts (a code name's components, a hyphenated word's pieces)",
     ANY: "some of the words",
 }
+
+
+def _day(epoch: Any) -> str:
+    """A fetch time (epoch seconds) as its day, UTC.
+
+    >>> _day(1764633600.0), _day(None)
+    ('2025-12-02', '')
+    """
+    if not isinstance(epoch, (int, float)) or epoch <= 0:
+        return ""
+    return time.strftime("%Y-%m-%d", time.gmtime(epoch))
 
 
 def _primary_tag(term: str) -> bool:

@@ -355,7 +355,8 @@ def _render_results(params: Params, results: Results) -> str:
     out.append(_render_facets(params, results))
     if results.results:
         out.append(f'<ol start="{first}">')
-        out.extend(_render_result(params, result) for result in results.results)
+        language = page_language(results)
+        out.extend(_render_result(params, result, language) for result in results.results)
         out.append("</ol>")
     out.append(_render_paging(params, results.last_page if results.total else 0))
     return "\n".join(out) + "\n"
@@ -381,10 +382,15 @@ def _render_facets(params: Params, results: Results) -> str:
     return "\n".join(lines)
 
 
-def _render_result(params: Params, result: Result) -> str:
+def _render_result(params: Params, result: Result, language: str = "en") -> str:
     title = _link(result.url, _e(result.title), ' rel="noreferrer"')
     tag = "" if result.crawled else ' <span class="tag">[not fetched]</span>'
-    lines = [f"<li><h2>{title}{tag}</h2>", f'<div class="url">{_e(result.url)}</div>']
+    about = [f"fetched {result.fetched}"] if result.fetched else []
+    primary = result.lang.split("-")[0].lower()
+    if primary and primary != language:
+        about.append(f'<span lang="{_e(result.lang)}">{_e(result.lang)}</span>')
+    details = f' <span class="tag">· {" · ".join(about)}</span>' if about else ""
+    lines = [f"<li><h2>{title}{tag}</h2>", f'<div class="url">{_e(result.url)}{details}</div>']
     if result.snippet:
         lines.append(f'<p class="snippet">{_highlighted(result.snippet)}</p>')
     if result.more_from_host > 0 and result.host:

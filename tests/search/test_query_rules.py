@@ -248,3 +248,10 @@ def test_facets_count_every_match_not_the_page_shown(build: Build) -> None:
     # A phrase is answered by Whoosh, which tells only the best: the facets count those.
     phrase = engine.search('"harbour ferry"', n=20)
     assert sum(value["count"] for value in phrase.facets["site"]) == phrase.total == 15
+
+
+def test_a_result_carries_the_day_its_page_was_fetched(build: Build) -> None:
+    engine = build(page("http://a.test/", "Ferry", "harbour ferry", fetched=1764633600.0),
+                   page("http://b.test/", "Gull", "harbour gull", links=[("http://c.test/", "harbour map")]))
+    days = {result.url: result.fetched for result in engine.search("harbour").results}
+    assert days["http://a.test/"] == "2025-12-02" and days["http://c.test/"] == ""

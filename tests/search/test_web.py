@@ -210,7 +210,7 @@ def test_results_read_like_a_result_list(base: str) -> None:
     assert f"Results 1-10 of {PYTHON_PAGES} for &#x27;python lesson 3&#x27; (" in text
     first = text.index("<h2>")
     assert text.startswith('<h2><a href="http://py0.test/p3.html" rel="noreferrer">Python notes 3</a></h2>', first)
-    assert '<div class="url">http://py0.test/p3.html</div>' in text
+    assert '<div class="url">http://py0.test/p3.html <span class="tag">· fetched 20' in text
     assert "<mark>Python</mark> <mark>lesson</mark> <mark>3</mark>" in text
 
 
@@ -379,3 +379,15 @@ def test_facets_link_to_the_query_narrowed_to_a_site_or_a_language(base: str) ->
     assert "Sites: " in text and '<a href="/?q=python+site%3Apy0.test">py0.test</a> (5)' in text
     narrowed = _html(base, "?q=python+site%3Apy0.test")
     assert "Sites: " not in narrowed and "Results 1-5 of 5" in narrowed
+
+
+def test_each_result_says_when_it_was_fetched_and_a_language_unlike_the_page() -> None:
+    results = Results("茶", 3, [
+        Result("http://zh.test/1", "龙井", "", 1.0, 0.0, "zh.test", lang="zh-cn", fetched="2026-11-30"),
+        Result("http://zh.test/2", "碧螺春", "", 0.9, 0.0, "zh.test", lang="zh", fetched="2026-11-29"),
+        Result("http://en.test/tea", "Tea", "", 0.8, 0.0, "en.test", lang="en", fetched="2026-10-01"),
+    ])
+    text = render_page(Params("茶"), results)
+    assert '<html lang="zh">' in text
+    assert 'zh.test/1 <span class="tag">· fetched 2026-11-30</span></div>' in text
+    assert 'fetched 2026-10-01 · <span lang="en">en</span></span></div>' in text
