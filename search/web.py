@@ -38,6 +38,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from indexer import stats
 from indexer.layout import CORRUPTION, IndexMissing
 from indexer.stats import IndexStats
+from search.cached import CSP, ArchiveIndex, read_copy, render_copy
 from search.engine import MAX_QUERY_CHARS, Result, Results, SearchEngine, SearchError
 
 __all__ = ["LiveEngine", "Params", "BadRequest", "parse_params", "render_page", "make_server", "main"]
@@ -161,6 +162,13 @@ class LiveEngine:
             else:
                 self._answers.move_to_end(key)
             return found
+
+    def crawled(self, url: str) -> bool:
+        """Whether ``url`` is a crawled page of the index (the page store has it)."""
+        with self._lock:
+            self._refresh()
+            store = self.engine.store
+            return store is not None and store.get(url) is not None
 
     def about(self) -> IndexStats | None:
         """What the index holds (:mod:`indexer.stats`), read again when the index changes."""
@@ -389,6 +397,8 @@ def _render_result(params: Params, result: Result, language: str = "en") -> str:
     primary = result.lang.split("-")[0].lower()
     if primary and primary != language:
         about.append(f'<span lang="{_e(result.lang)}">{_e(result.lang)}</span>')
+    if result.crawled:
+        about.append(f'<a class="cached" href="/cached?{_e(urlencode({"url": result.page or result.url}))}">cached</a>')
     details = f' <span class="tag">· {" · ".join(about)}</span>' if about else ""
     lines = [f"<li><h2>{title}{tag}</h2>", f'<div class="url">{_e(result.url)}{details}</div>']
     if result.snippet:
@@ -436,13 +446,15 @@ class SearchHandler(BaseHTTPRequestHandler):
         except Exception:
             logger.exception("Error answering %s %s", self.command, _printable(self.path))
             response = _json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": "internal error"})
-        self._send(*response)
+        self._send(*response)  # status, type, body[, headers]
 
-    def _route(self, path: str, query: str) -> tuple[int, str, bytes]:
+    def _route(self, path: str, query: str) -> tuple[Any, ...]:
         if path == "/":
             return self._page(query)
         if path in ("/favicon.svg", "/favicon.ico"):
             return HTTPStatus.OK, "image/svg+xml", _FAVICON
+        if path == "/cached":
+            return self._cached(query)
         if path == "/opensearch.xml":
             return HTTPStatus.OK, "application/opensearchdescription+xml; charset=utf-8", self._opensearch()
         if path == "/api/search":
@@ -475,6 +487,23 @@ class SearchHandler(BaseHTTPRequestHandler):
         except SearchError as exc:
             return _html(HTTPStatus.BAD_REQUEST, render_page(params, error=f"Sorry: {exc}."))
         return _html(HTTPStatus.OK, render_page(params, results))
+
+    def _cached(self, query: str) -> tuple[Any, ...]:
+        """A crawled page's archived copy (:mod:`search.cached`), sandboxed."""
+        from crawler import settings as defaults
+
+        url = parse_qs(query).get("url", [""])[0]
+        if not url or not self.server.engine.crawled(url):
+            return _html(HTTPStatus.NOT_FOUND, render_page(
+                Params(), error="Sorry: that page is not in the index, so there is no cached copy of it."))
+        found = self.server.archive.locate(url)
+        copy = read_copy(*found) if found else None
+        page_ = render_copy(copy, defaults.DOWNLOAD_MAXSIZE, defaults.CRAWLER_PRODUCT) if copy else None
+        if page_ is None:
+            return _html(HTTPStatus.NOT_FOUND, render_page(Params(), error=(
+                "Sorry: there is no cached copy of that page (it asked for none, it is not a web page, "
+                "or the archive does not hold it).")))
+        return HTTPStatus.OK, "text/html; charset=utf-8", page_.encode("utf-8"), {"Content-Security-Policy": CSP}
 
     def _opensearch(self) -> bytes:
         """The OpenSearch description browsers offer the engine by: this
@@ -566,6 +595,7 @@ class SearchServer(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         self.engine = engine
         self.log_requests = log_requests
+        self.archive = ArchiveIndex(engine.data_dir / "archive")
         self._workers = threading.BoundedSemaphore(self.WORKERS)
         super().__init__(address, SearchHandler)
 

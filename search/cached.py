@@ -1,0 +1,218 @@
+"""Cached copies: a crawled page as the archive keeps it, shown so that nothing in it runs or loads.
+
+As Google's first system kept its repository, every response the crawl
+fetched is in ``DATA_DIR/archive`` (:mod:`crawler.archive`). The search page
+offers a result's latest archived copy:
+
+- found through :class:`ArchiveIndex`, which reads each archive file once
+  (again only when it grew) and remembers where each URL's latest response
+  starts;
+- decoded as the crawl's spider saw it (``Content-Encoding`` undone, to the
+  crawl's size limit; the character set as the crawl read it);
+- never for a page that said ``noarchive`` (``<meta name="robots">``,
+  ``<meta name="lanternbot">`` or ``X-Robots-Tag``);
+- cleaned: scripts, frames, objects, ``<base>``, meta refreshes and event
+  handler attributes removed, links made absolute to the live site, a
+  banner naming the URL and the fetch time on top. The web server adds
+  ``Content-Security-Policy: sandbox; default-src 'none'; style-src
+  'unsafe-inline'`` so that whatever is left can neither run nor load.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+import lxml.html
+from warcio.archiveiterator import ArchiveIterator
+
+__all__ = ["ArchiveIndex", "Copy", "read_copy", "render_copy", "CSP"]
+
+logger = logging.getLogger(__name__)
+
+CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'"
+# Elements whose content could run, load or navigate: dropped with their content.
+_DROPPED = ("script", "noscript", "iframe", "frame", "frameset", "object", "embed", "applet", "base",
+            "link", "portal", "template")
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
+
+
+@dataclass
+class Copy:
+    """An archived response: what the crawl received for ``url`` on ``date``."""
+
+    url: str
+    date: str
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+
+    def header_values(self, name: str) -> list[str]:
+        lowered = name.lower()
+        return [value for key, value in self.headers if key.lower() == lowered]
+
+
+class ArchiveIndex:
+    """Where each URL's latest archived response starts, across the archive's files."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self._lock = threading.Lock()
+        # file -> (size and mtime when read, {url: (date, offset)})
+        self._files: dict[Path, tuple[tuple[int, float], dict[str, tuple[str, int]]]] = {}
+
+    def locate(self, url: str) -> tuple[Path, int] | None:
+        """The file and offset of ``url``'s latest response, or None."""
+        with self._lock:
+            self._refresh()
+            best: tuple[str, Path, int] | None = None
+            for path, (_, urls) in self._files.items():
+                found = urls.get(url)
+                if found is not None and (best is None or found[0] > best[0]):
+                    best = (found[0], path, found[1])
+        return None if best is None else (best[1], best[2])
+
+    def _refresh(self) -> None:
+        if not self.directory.is_dir():
+            self._files.clear()
+            return
+        present = {path for path in self.directory.iterdir() if path.name.endswith((".warc.gz", ".warc"))}
+        for gone in set(self._files) - present:
+            del self._files[gone]
+        for path in present:
+            stat = path.stat()
+            stamp = (stat.st_size, stat.st_mtime)
+            if path not in self._files or self._files[path][0] != stamp:
+                self._files[path] = (stamp, _responses(path))
+
+
+def _responses(path: Path) -> dict[str, tuple[str, int]]:
+    """Each URL's latest complete response in one file: its date and offset."""
+    found: dict[str, tuple[str, int]] = {}
+    try:
+        with open(path, "rb") as stream:
+            records = ArchiveIterator(stream)
+            for record in records:
+                if record.rec_type != "response":
+                    continue
+                url = record.rec_headers.get_header("WARC-Target-URI") or ""
+                date = record.rec_headers.get_header("WARC-Date") or ""
+                offset = records.get_record_offset()
+                if url and (url not in found or date >= found[url][0]):
+                    found[url] = (date, offset)
+    except Exception as exc:  # noqa: BLE001 - warcio fails on bad bytes in many ways; keep what was read
+        logger.warning("Reading %s for cached copies stopped early: %s", path.name, exc)
+    return found
+
+
+def read_copy(path: Path, offset: int) -> Copy | None:
+    """The response record at ``offset`` of ``path`` (None if it is not one, or is cut short)."""
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(offset)
+            for record in ArchiveIterator(stream):
+                if record.rec_type != "response" or record.http_headers is None:
+                    return None
+                body = record.raw_stream.read()
+                if record.raw_stream.limit > 0:
+                    return None
+                status = record.http_headers.get_statuscode() or "0"
+                return Copy(
+                    url=record.rec_headers.get_header("WARC-Target-URI") or "",
+                    date=record.rec_headers.get_header("WARC-Date") or "",
+                    status=int(status) if status.isdigit() else 0,
+                    headers=list(record.http_headers.headers),
+                    body=body,
+                )
+    except Exception as exc:  # noqa: BLE001 - as above
+        logger.warning("Reading the cached copy in %s at %d failed: %s", path.name, offset, exc)
+    return None
+
+
+def render_copy(copy: Copy, limit: int, user_agent: str) -> str | None:
+    """The cleaned page with its banner, or None when the page forbids a
+    cached copy (``noarchive``) or is not HTML or text. ``limit``: the
+    crawl's body size limit; ``user_agent``: the crawl's, whose product
+    token a ``<meta name="...">`` or an ``X-Robots-Tag`` may name."""
+    from crawler.archive import decode_body
+    from crawler.charset import decode
+    from crawler.robots import page_directives
+
+    try:
+        body, headers = decode_body(copy.headers, copy.body, limit)
+    except ValueError:
+        return None
+    content_type = next((value for name, value in headers if name.lower() == "content-type"), "text/html")
+    kind = content_type.split(";")[0].strip().lower()
+    text, _ = decode(body, content_type)
+    robots_tags = copy.header_values("X-Robots-Tag")
+    if kind == "text/plain":
+        if "noarchive" in page_directives({}, robots_tags, user_agent):
+            return None
+        return _page(copy, f"<pre>{html.escape(text)}</pre>")
+    if kind not in _HTML_TYPES:
+        return None
+    try:
+        document = lxml.html.document_fromstring(text or "<p></p>")
+    except Exception:  # noqa: BLE001 - lxml's errors for what it cannot parse at all
+        return None
+    metas = {(meta.get("name") or "").strip().lower(): meta.get("content") or ""
+             for meta in document.iter("meta") if meta.get("name")}
+    if "noarchive" in page_directives(metas, robots_tags, user_agent):
+        return None
+    _clean(document, copy.url)
+    body_element = document.find("body")
+    inner = "" if body_element is None else "".join(
+        lxml.html.tostring(child, encoding="unicode") for child in body_element)
+    if body_element is not None and body_element.text:
+        inner = html.escape(body_element.text) + inner
+    styles = "".join(lxml.html.tostring(style, encoding="unicode") for style in document.iter("style")
+                     if body_element is None or style not in body_element.iter("style"))
+    title = document.findtext(".//title") or copy.url
+    return _page(copy, inner, styles, title)
+
+
+def _clean(document: Any, base: str) -> None:
+    """Remove what could run, load or navigate; links to the live site."""
+    for element in list(document.iter(*_DROPPED)):
+        element.drop_tree()
+    for meta in list(document.iter("meta")):
+        if (meta.get("http-equiv") or "").strip().lower() in ("refresh", "set-cookie", "content-security-policy"):
+            meta.drop_tree()
+    for element in document.iter():
+        if not isinstance(element.tag, str):
+            continue
+        for name in list(element.attrib):
+            lowered = name.lower()
+            if lowered.startswith("on") or lowered in ("srcdoc", "formaction", "ping", "background"):
+                del element.attrib[name]
+        for name in ("href", "src", "action", "poster", "data"):
+            value = element.get(name)
+            if value is None:
+                continue
+            absolute = urljoin(base, value.strip())
+            if absolute.lower().startswith(("http://", "https://")):
+                element.set(name, absolute)
+            else:  # javascript:, data:, vbscript: ...
+                del element.attrib[name]
+
+
+def _page(copy: Copy, inner: str, styles: str = "", title: str = "") -> str:
+    url = html.escape(copy.url, quote=True)
+    when = html.escape(copy.date[:19].replace("T", " ") + " UTC" if copy.date else "an unknown date")
+    banner = (
+        '<div style="all:initial;display:block;font:14px/1.5 system-ui,sans-serif;background:#fef7e0;'
+        'color:#202124;border-bottom:1px solid #e0c97f;padding:.6rem 1rem;margin:0 0 1rem">'
+        f'This is the copy of <a style="color:#1a0dab" href="{url}">{url}</a> that the crawl fetched '
+        f"on {when}. The page may have changed since: the link leads to it as it is now. "
+        "Nothing in this copy runs or loads.</div>"
+    )
+    return (
+        f'<!doctype html>\n<html>\n<head>\n<meta charset="utf-8">\n<title>Cached: {html.escape(title or copy.url)}'
+        f"</title>\n{styles}\n</head>\n<body>\n{banner}\n{inner}\n</body>\n</html>\n"
+    )

@@ -1,0 +1,117 @@
+"""Cached copies on the search page: the archived response, shown so that nothing in it runs or loads."""
+
+from __future__ import annotations
+
+import gzip
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from crawler.archive import ArchiveWriter, Fetch
+from indexer.builder import IndexBuilder
+from tests import browser
+from tests.items import page
+from tests.search.test_web import _get, _start
+
+RUNS = "document.title='pwned'"
+HOSTILE = f"""<!doctype html><html><head><title>Harbour notes</title>
+<meta http-equiv="refresh" content="0; url=javascript:{RUNS}">
+<base href="http://evil.test/"><link rel="stylesheet" href="http://evil.test/x.css">
+<style>p.note {{ color: #123456 }}</style>
+<script>{RUNS}</script></head>
+<body onload="{RUNS}"><h1>Harbour notes</h1>
+<p class="note">The ferry leaves at nine. <a href="/timetable.html">Timetable</a>
+<a href="javascript:{RUNS}">click</a> <img src="x" onerror="{RUNS}">
+<iframe srcdoc="<script>{RUNS}</script>"></iframe><object data="http://evil.test/o"></object>
+<svg onload="{RUNS}"><a href="javascript:{RUNS}"><text>svg</text></a></svg></p></body></html>"""
+
+
+def _fetch(url: str, body: bytes, headers: list[tuple[str, str]] | None = None) -> Fetch:
+    return Fetch(url=url, status=200, body=body,
+                 headers=headers or [("Content-Type", "text/html; charset=utf-8")],
+                 request_headers=[("Host", urllib.parse.urlsplit(url).netloc)])
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("cached")
+    urls = {
+        "hostile": "http://harbour.test/notes.html",
+        "gzip": "http://harbour.test/gzip.html",
+        "noarchive": "http://harbour.test/private.html",
+        "header": "http://harbour.test/header.html",
+    }
+    with ArchiveWriter(directory / "archive", max_bytes=10**9) as archive:
+        archive.write(_fetch(urls["hostile"], b"<p>An older version</p>"))
+        archive.write(_fetch(urls["hostile"], HOSTILE.encode()))
+        archive.write(_fetch(urls["gzip"], gzip.compress(b"<p>Compressed ferry page</p>"),
+                             [("Content-Type", "text/html"), ("Content-Encoding", "gzip")]))
+        archive.write(_fetch(urls["noarchive"],
+                             b'<meta name="robots" content="noarchive"><p>Members ferry page</p>'))
+        archive.write(_fetch(urls["header"], b"<p>Header ferry page</p>",
+                             [("Content-Type", "text/html"), ("X-Robots-Tag", "lanternbot: noarchive")]))
+    with IndexBuilder(directory) as builder:
+        builder.add([page(url, name, "ferry harbour") for name, url in urls.items()])
+        builder.finalize()
+    return directory
+
+
+@pytest.fixture(scope="module")
+def base(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    server, url = _start(data, tmp_path_factory.mktemp("log") / "web.log")
+    try:
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _cached(base: str, url: str) -> tuple[int, dict[str, str], str]:
+    status, headers, body = _get(base + "cached?" + urllib.parse.urlencode({"url": url}))
+    return status, headers, body.decode()
+
+
+def test_a_result_links_to_its_cached_copy(base: str) -> None:
+    status, _, body = _get(base + "?q=ferry")
+    assert status == 200
+    assert 'href="/cached?url=http%3A%2F%2Fharbour.test%2Fnotes.html">cached</a>' in body.decode()
+
+
+def test_the_latest_copy_is_served_sandboxed_with_a_banner_and_live_links(base: str) -> None:
+    status, headers, text = _cached(base, "http://harbour.test/notes.html")
+    assert status == 200
+    assert headers["Content-Security-Policy"].startswith("sandbox; default-src 'none'")
+    assert "This is the copy of" in text and "http://harbour.test/notes.html" in text
+    assert "The ferry leaves at nine." in text and "An older version" not in text
+    assert '<a href="http://harbour.test/timetable.html">Timetable</a>' in text
+    assert "p.note" in text  # inline styles kept
+    lowered = text.lower()
+    for gone in ("<script", "javascript:", "onerror", "onload", "<iframe", "<object", "<base", "<link",
+                 "http-equiv", "srcdoc"):
+        assert gone not in lowered, gone
+
+
+def test_a_compressed_response_is_shown_decoded(base: str) -> None:
+    status, _, text = _cached(base, "http://harbour.test/gzip.html")
+    assert status == 200 and "Compressed ferry page" in text
+
+
+@pytest.mark.parametrize("url", ["http://harbour.test/private.html", "http://harbour.test/header.html"])
+def test_a_page_that_said_noarchive_has_no_cached_copy(base: str, url: str) -> None:
+    status, _, text = _cached(base, url)
+    assert status == 404 and "ferry page" not in text and "no cached copy" in text
+
+
+def test_a_page_not_in_the_index_has_no_cached_copy(base: str) -> None:
+    status, _, text = _cached(base, "http://elsewhere.test/")
+    assert status == 404 and "not in the index" in text
+
+
+def test_nothing_in_a_hostile_copy_runs_in_chromium(base: str, tmp_path: Path) -> None:
+    browser.chromium()
+    dom = browser.dump_dom(base + "cached?" + urllib.parse.urlencode({"url": "http://harbour.test/notes.html"}),
+                           tmp_path)
+    assert "<title>Cached: Harbour notes</title>" in dom and "pwned" not in dom.split("</title>")[0]
+    assert "The ferry leaves at nine." in dom
