@@ -43,13 +43,15 @@ class IndexerProcess:
     """``python -m indexer --follow`` beside the crawl, then ``finalize``."""
 
     def __init__(
-        self, data_dir: str, redis_url: str, items_key: str, niceness: int = 0, processes: int = 1
+        self, data_dir: str, redis_url: str, items_key: str, niceness: int = 0, processes: int = 1,
+        personalization: str | None = None,
     ) -> None:
         self.data_dir = data_dir
         self.redis_url = redis_url
         self.items_key = items_key
         self.niceness = niceness
         self.processes = processes
+        self.personalization = personalization
         self._process: subprocess.Popen[bytes] | None = None
 
     def _command(self, *args: str) -> list[str]:
@@ -59,6 +61,7 @@ class IndexerProcess:
             "--redis", self.redis_url,
             "--queue", self.items_key,
             "--processes", str(self.processes),
+            *(["--personalization", self.personalization] if self.personalization else []),
             *args,
         ]
 
@@ -116,6 +119,26 @@ class IndexerProcess:
         return done.returncode
 
 
+def _personalization(value: Any) -> str | None:
+    """PAGERANK_PERSONALIZATION as the indexer's JSON argument (a JSON text
+    from ``-s``, or a dict in a settings file); ValueError if it is not one.
+
+    >>> _personalization({"https://docs.example.org/": 3}), _personalization(None)
+    ('{"https://docs.example.org/": 3}', None)
+    >>> _personalization("docs.example.org=3")
+    Traceback (most recent call last):
+    ...
+    ValueError: PageRank personalization is not JSON: Expecting value: line 1 column 1 (char 0)
+    """
+    if not value:
+        return None
+    from indexer.graph import parse_personalization
+
+    text = value if isinstance(value, str) else json.dumps(dict(value))
+    parse_personalization(text)  # one clear error at the start, not in the indexer's log
+    return text
+
+
 def _index_processes(settings: Any) -> int:
     """INDEX_PROCESSES, or the cores the crawl leaves free: its own process
     and its parsing processes take one each."""
@@ -156,6 +179,7 @@ class ItemQueuePipeline:
                 frontier.items_key,
                 settings.getint("INDEX_NICENESS", 10),
                 _index_processes(settings),
+                _personalization(settings.get("PAGERANK_PERSONALIZATION")),
             )
         return cls(frontier, crawler.stats, indexer)
 

@@ -229,6 +229,13 @@ INDEX_NICENESS = 10
 # index is created: python -m indexer --processes). None: the cores the
 # crawl leaves free (all but its own and its parsing processes'), at least 1.
 INDEX_PROCESSES = None
+# PageRank personalization (SEEDS item 28: weight given to chosen pages):
+# sites or URL prefixes and their weights, as JSON with -s
+# ('{"https://docs.example.org/": 3}'); the random surfer jumps to a page in
+# proportion to its weight (the longest matching prefix's, else 1). Kept by
+# the index for later finalizes too (python -m indexer finalize
+# --personalization '{}' removes it). None: every page alike.
+PAGERANK_PERSONALIZATION = None
 # Pages waiting in the item queue (web:items) for the indexer, at most: past
 # this, nodes take no new requests until the indexer has drained half of
 # it, so a slow or absent indexer bounds Redis memory instead of filling it

@@ -48,6 +48,7 @@ from crawler.cores import free_cores
 from indexer.shards import ShardFailed
 from indexer import stats
 from indexer.output import emit
+from indexer.graph import parse_personalization
 from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, OldLayout, is_corruption
 from crawler.version import VERSION
 
@@ -199,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shards", type=_positive, metavar="K",
                         help="rebuild: divide the new index into K page shards (default: as it was)")
     parser.add_argument("--json", action="store_true", help="stats: print one JSON object")
+    parser.add_argument("--personalization", metavar="JSON", type=_personalization,
+                        help='PageRank personalization, kept for later finalizes: sites or URL prefixes and '
+                             'their weights, as {"https://docs.example.org/": 3} (other pages weigh 1; {}: none)')
     parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
     parser.add_argument("command", nargs="?", choices=["finalize", "purge", "rebuild", "stats"],
                         help="finalize: anchors and PageRank; purge: remove and blacklist pages; "
@@ -252,6 +256,13 @@ def _stats(data_dir: Path, as_json: bool) -> int:
     return 0
 
 
+def _personalization(text: str) -> dict[str, float]:
+    try:
+        return parse_personalization(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -288,7 +299,7 @@ def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace,
             finally:
                 queue.release()
         if args.command == "finalize" or stop.crawl_over:
-            report = builder.finalize()
+            report = builder.finalize(personalization=args.personalization)
             logger.info(
                 "Index ready: %d documents (%d pages, %d known by anchor text only), "
                 "%d links, PageRank over %d nodes; finalized in %.2f s",

@@ -22,12 +22,13 @@ again. Items for URLs that ``python -m indexer purge`` removed are dropped.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import math
 import re
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from crawler.linkfilter import PURGED_FILE
 from crawler.revisit import next_interval
 from crawler.traps import Blacklist
 from indexer import schema as fields
-from indexer.graph import LinkGraph
+from indexer.graph import PERSONALIZATION, LinkGraph, personalization_weights, stored_personalization
 from indexer.layout import IndexBusy, Layout
 from indexer.shards import LocalShards, ProcessShards, Writers
 from indexer.store import PageStore
@@ -340,6 +341,10 @@ class IndexBuilder:
             document[fields.LINKED] = anchors
         return document
 
+    def personalization(self) -> dict[str, float]:
+        """The PageRank personalization finalize uses (``{}``: none)."""
+        return stored_personalization(self.store)
+
     def flush_anchors(self) -> int:
         """Bring the anchor documents of the URLs whose links changed since
         the last flush up to date, and commit them; how many were rewritten.
@@ -417,14 +422,19 @@ class IndexBuilder:
         self.store.set_indexed(updated)
         return len(updated)
 
-    def finalize(self, full: bool = False) -> FinalizeReport:
+    def finalize(self, full: bool = False, personalization: Mapping[str, float] | None = None) -> FinalizeReport:
         """Every anchor document up to date with the stored links, PageRank.
 
         The anchor documents of the URLs whose links changed are rewritten
         (all of them if this writer cannot know which: the ones on disk were
         not complete when it opened the index, or ``full``), then PageRank
-        is computed over every link.
+        is computed over every link. ``personalization`` (sites or URL
+        prefixes and their weights; ``{}``: none) is kept for the finalizes
+        after this one too.
         """
+        if personalization is not None:
+            self.store.set_meta(PERSONALIZATION, json.dumps(dict(personalization), sort_keys=True))
+        weights = self.personalization()
         started = time.monotonic()
         self.commit()
         try:
@@ -437,7 +447,8 @@ class IndexBuilder:
                 rewritten = self._write_anchors(state)
             # The same links as the anchors above, as a matrix of node ids.
             matrix = self.graph.derive_matrix(state.crawled, state.aliases, state.gone)
-            self.graph.set_ranks(matrix.nodes, matrix.pagerank())
+            teleport = personalization_weights(self.graph.urls_of(matrix.nodes), weights) if weights else None
+            self.graph.set_ranks(matrix.nodes, matrix.pagerank(personalization=teleport))
             self.commit()
         except BaseException:
             self.cancel()
@@ -468,6 +479,7 @@ class _AnchorState:
 _WORD = re.compile(r"[a-z]{3,24}")
 # Page store key: "1" when the anchor documents on disk are complete.
 _ANCHORS_COMPLETE = "anchors_complete"
+
 
 
 def _words(page: dict[str, Any]) -> set[str]:

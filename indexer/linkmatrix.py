@@ -139,11 +139,15 @@ class LinkMatrix:
         damping: float = DAMPING,
         tolerance: float = TOLERANCE,
         max_iterations: int = MAX_ITERATIONS,
+        personalization: np.ndarray | None = None,
     ) -> np.ndarray:
         """PageRank of each node (in the order of ``nodes``), summing to 1.
 
         A page without out-links spreads its rank evenly over all pages, as
-        NetworkX does with dangling nodes.
+        NetworkX does with dangling nodes. ``personalization``: a weight per
+        node (not all zero) for where the random surfer jumps, and where a
+        page without out-links sends its rank, as ``networkx.pagerank(...,
+        personalization=...)``; None: every page alike.
 
         >>> m = LinkMatrix.from_edges(np.array([1, 2, 3, 4]), np.array([2, 3, 1, 1]))
         >>> [round(float(score), 4) for score in m.pagerank()]
@@ -160,11 +164,18 @@ class LinkMatrix:
         matrix = scipy.sparse.csr_array((share[self.indices], self.indices, self.indptr), shape=(n, n))
         del share
         x = np.full(n, 1.0 / n)
-        jump = (1.0 - damping) / n
+        if personalization is None:
+            teleport: np.ndarray | float = 1.0 / n
+        else:
+            weights = np.asarray(personalization, dtype=np.float64)
+            if weights.shape != (n,) or (weights < 0).any() or not weights.sum() > 0:
+                raise ValueError("personalization needs a weight per node, none negative, not all zero")
+            teleport = weights / weights.sum()
+        jump = (1.0 - damping) * teleport
         for iteration in range(1, max_iterations + 1):
             last = x
             x = matrix @ last
-            x += last[dangling].sum() / n
+            x += last[dangling].sum() * teleport
             x *= damping
             x += jump
             change = float(np.abs(x - last).sum())

@@ -33,7 +33,7 @@ from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term
 from whoosh.reading import TermNotFound
 
 from indexer import schema as fields
-from indexer.graph import LinkGraph
+from indexer.graph import LinkGraph, personalization_weights, stored_personalization
 from indexer.layout import CORRUPTION, IndexBeingBuilt, IndexDamaged, IndexMissing, OldLayout, is_corruption
 from indexer.store import PageStore
 from search import proximity, ranking, spelling
@@ -224,6 +224,7 @@ class SearchEngine:
             if not is_corruption(exc):
                 raise
             raise self._damaged(exc) from None
+        self.personalization = stored_personalization(self.store) if self.store is not None else {}
         self.analyzer = self.corpus.schema[fields.TITLE].analyzer
         self._hosts: frozenset[str] | None = None
         self.parser = QueryParser(self.corpus.schema, dict(ranking.FIELD_WEIGHTS))
@@ -764,6 +765,10 @@ class SearchEngine:
             lang = (hit.get(fields.LANG) or "").split()[:1]
             rules.append(f"page language {lang[0] if lang else '?'} is not the query's: "
                          "after the pages in the query's language")
+        if self.personalization:
+            weight = personalization_weights([hit.get(fields.URL, "")], self.personalization)[0]
+            rules.append(f"PageRank personalized ({', '.join(f'{p} x{w:g}' for p, w in self.personalization.items())}"
+                         f"; other pages x1): this page weighs x{weight:g}")
         return rules
 
 

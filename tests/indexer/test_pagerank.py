@@ -12,6 +12,7 @@ from indexer.builder import IndexBuilder
 from indexer.graph import LinkGraph, pagerank
 from indexer.linkmatrix import LinkMatrix
 from search.engine import SearchEngine
+from tests.commands import run
 from tests.items import page
 
 
@@ -179,3 +180,48 @@ def test_a_data_directory_without_the_kept_graph_still_works(tmp_path: Path) -> 
         builder.finalize()
     assert (tmp_path / "graph" / "links.npz").exists()
     assert stored_ranks(tmp_path) == pytest.approx(before, abs=1e-15)
+
+
+def test_personalization_weights_chosen_sites_as_networkx_does(tmp_path: Path) -> None:
+    edges, names = random_web(300, 5)
+    weights = {"http://site3.test/": 4.0, "http://site5.test/1": 9.0}
+    ours = pagerank(edges, names, personalization=weights)
+    graph = nx.DiGraph(edges)
+    graph.add_nodes_from(names)
+    graph.remove_edges_from(list(nx.selfloop_edges(graph)))
+    teleport = {node: max((w for prefix, w in sorted(weights.items(), key=lambda r: -len(r[0]))
+                           if node.startswith(prefix)), default=1.0) for node in graph}
+    theirs = nx.pagerank(graph, alpha=0.85, tol=1e-15, max_iter=2000, personalization=teleport)
+    assert_same(ours, theirs)
+    assert sum(ours[n] for n in names if n.startswith("http://site3.test/")) > \
+        sum(score for n, score in pagerank(edges, names).items() if n.startswith("http://site3.test/"))
+
+
+def test_finalize_keeps_the_personalization_for_the_next_finalize(tmp_path: Path) -> None:
+    crawl(tmp_path, *WEB)
+    plain = stored_ranks(tmp_path)
+    with IndexBuilder(tmp_path) as builder:
+        builder.finalize(personalization={"http://a.test/y": 5})
+    first = stored_ranks(tmp_path)
+    with IndexBuilder(tmp_path) as builder:
+        builder.finalize()  # the one kept
+    assert stored_ranks(tmp_path) == first and first["http://a.test/y"] > plain["http://a.test/y"]
+    graph = LinkGraph(tmp_path / "graph", readonly=True)
+    edges, nodes = list(graph.to_networkx().edges), list(graph.to_networkx())
+    graph.close()
+    assert_same(first, pagerank(edges, nodes, personalization={"http://a.test/y": 5}))
+    with IndexBuilder(tmp_path) as builder:
+        builder.finalize(personalization={})
+    assert_same(stored_ranks(tmp_path), plain)
+
+
+def test_explain_names_the_personalization(tmp_path: Path) -> None:
+    crawl(tmp_path, *WEB)
+    done = run("indexer", "finalize", "--data", str(tmp_path), "--personalization", '{"http://a.test/y": 5}')
+    assert done.returncode == 0, done.stderr
+    with SearchEngine(tmp_path) as engine:
+        rules = {r.url: r.explain["rules"] for r in engine.search("y", explain=True).results}
+    assert any("PageRank personalized (http://a.test/y x5; other pages x1): this page weighs x5" in rule
+               for rule in rules["http://a.test/y"])
+    bad = run("indexer", "finalize", "--data", str(tmp_path), "--personalization", '{"a.test": "much"}')
+    assert bad.returncode == 2 and "PageRank personalization must map sites or URL prefixes" in bad.stderr
