@@ -220,11 +220,11 @@ class SearchEngine:
         try:
             self.store = _open_optional(PageStore, self.data_dir / "pages.sqlite")
             self.graph = _open_optional(LinkGraph, self.data_dir / "graph", "links.sqlite")
+            self.personalization = stored_personalization(self.store) if self.store is not None else {}
         except CORRUPTION as exc:
             if not is_corruption(exc):
                 raise
             raise self._damaged(exc) from None
-        self.personalization = stored_personalization(self.store) if self.store is not None else {}
         self.analyzer = self.corpus.schema[fields.TITLE].analyzer
         self._hosts: frozenset[str] | None = None
         self.parser = QueryParser(self.corpus.schema, dict(ranking.FIELD_WEIGHTS))

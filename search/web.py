@@ -6,8 +6,9 @@
 /api/search?q=...&n=...&page=...`` answers with exactly the JSON that
 ``python -m search --json`` prints. Everything shown comes from crawled pages
 and is untrusted: every string is HTML-escaped before ``**word**`` marks become
-``<mark>``, only ``http:``/``https:`` URLs become links, and the page carries no
-script at all, which its Content-Security-Policy enforces.
+``<mark>``, only ``http:``/``https:`` URLs become links, and the page carries
+one script, its own (``/`` puts the cursor in the search box), which its
+Content-Security-Policy allows by its hash: no other script can run.
 
 One :class:`SearchEngine` serves every request. Whoosh opens a new searcher
 (reading the latest commit) for each query anyway; :class:`LiveEngine` also
@@ -19,6 +20,8 @@ while we serve) is picked up too.
 from __future__ import annotations
 
 import argparse
+import base64
+import hashlib
 import html
 import json
 import logging
@@ -50,10 +53,18 @@ MAX_N = 100
 # Page numbers shown either side of the current one.
 _PAGE_SPAN = 4
 _MARK = re.compile(r"\*\*(.+?)\*\*")
+# The page's one script: "/" anywhere but in a text field puts the cursor
+# in the search box, as on the big search engines' pages.
+KEYS_SCRIPT = (
+    'document.addEventListener("keydown",function(e){var q=document.querySelector("input[name=q]");'
+    'var t=e.target&&e.target.tagName;if(e.key==="/"&&q&&t!=="INPUT"&&t!=="TEXTAREA"&&!e.ctrlKey&&'
+    '!e.metaKey&&!e.altKey){e.preventDefault();q.focus();q.select()}});'
+)
+_SCRIPT_HASH = base64.b64encode(hashlib.sha256(KEYS_SCRIPT.encode()).digest()).decode()
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; "
-        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+        f"default-src 'none'; script-src 'sha256-{_SCRIPT_HASH}'; style-src 'unsafe-inline'; "
+        "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
@@ -291,7 +302,7 @@ def render_page(params: Params, results: Results | None = None, error: str | Non
         '<a class="home" href="/">Search</a>'
         f'<input type="search" name="q" value="{_e(params.q)}" aria-label="Search"{autofocus}>{hidden}'
         "<button>Search</button></form></header>\n"
-        f"<main>\n{''.join(parts)}</main>\n</body>\n</html>\n"
+        f"<main>\n{''.join(parts)}</main>\n<script>{KEYS_SCRIPT}</script>\n</body>\n</html>\n"
     )
 
 

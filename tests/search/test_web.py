@@ -9,6 +9,8 @@ dumped DOM tells whether any did.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import selectors
 import subprocess
@@ -24,13 +26,14 @@ import pytest
 
 from indexer.builder import IndexBuilder
 from search.engine import Result, Results
-from search.web import LiveEngine, Params, render_page
+from search.web import KEYS_SCRIPT, LiveEngine, Params, render_page
 from tests import browser
 from tests.items import page
 
 ROOT = Path(__file__).parents[2]
-CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; "
-       "base-uri 'none'; frame-ancestors 'none'")
+OUR_SCRIPT = f"<script>{KEYS_SCRIPT}</script>"
+CSP = (f"default-src 'none'; script-src 'sha256-{base64.b64encode(hashlib.sha256(KEYS_SCRIPT.encode()).digest()).decode()}'; "
+       "style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 RUNS = "document.title='pwned'"
 IMG = f'<img src=x onerror="{RUNS}">'
 SCRIPT = f"<script>{RUNS}</script>"
@@ -186,7 +189,7 @@ def test_concurrent_requests_get_the_same_answers(base: str) -> None:
 
 def test_crawled_payloads_show_as_text(base: str) -> None:
     text = _html(base, "?q=payload")
-    assert "<script" not in text and "<img" not in text and "onerror=\"" not in text
+    assert "<script" not in text.replace(OUR_SCRIPT, "") and "<img" not in text and "onerror=\"" not in text
     assert "&lt;script&gt;alert(1)&lt;/script&gt; payload</a>" in text
     assert "&lt;img src=x onerror=&quot;document.title=&#x27;pwned&#x27;&quot;&gt;" in text
     # The anchor-only result for a javascript: URL: its URL shown, never linked.
@@ -303,7 +306,7 @@ def test_no_payload_runs_or_becomes_an_element_in_chromium(chromium: str, base: 
     assert "<title>payload – Search</title>" in dom
     assert "pwned</title>" not in dom
     body = dom.split("<body>", 1)[1]
-    assert "<script" not in body and "<img" not in body and "<i>" not in body
+    assert "<script" not in body.replace(OUR_SCRIPT, "") and "<img" not in body and "<i>" not in body
     assert "&lt;script&gt;alert(1)&lt;/script&gt; payload" in body
     assert body.count("<li>") == 3 and "<mark>payload</mark>" in body
 
@@ -389,5 +392,15 @@ def test_each_result_says_when_it_was_fetched_and_a_language_unlike_the_page() -
     ])
     text = render_page(Params("茶"), results)
     assert '<html lang="zh">' in text
-    assert 'zh.test/1 <span class="tag">· fetched 2026-11-30</span></div>' in text
-    assert 'fetched 2026-10-01 · <span lang="en">en</span></span></div>' in text
+    assert 'zh.test/1 <span class="tag">· fetched 2026-11-30 · <a class="cached"' in text
+    assert 'fetched 2026-10-01 · <span lang="en">en</span> · <a class="cached"' in text
+
+
+def test_a_slash_puts_the_cursor_in_the_search_box(chromium: str, base: str, tmp_path: Path) -> None:
+    """The page's one script, run as Chromium runs it, on a page holding the same box and a link."""
+    assert OUR_SCRIPT in _html(base, "?q=python")
+    probe = (f'<title>none</title><input type="search" name="q" value="python"><a href="#">link</a>{OUR_SCRIPT}'
+             "<script>document.body.dispatchEvent(new KeyboardEvent('keydown', {key: '/', bubbles: true}));"
+             "document.title = 'focused:' + document.activeElement.name;</script>")
+    dom = browser.dump_dom("data:text/html," + urllib.parse.quote(probe), tmp_path)
+    assert "<title>focused:q</title>" in dom
