@@ -10,7 +10,7 @@ again, where rewriting the page would cost its whole body.
 :meth:`IndexBuilder.finalize` runs when a crawl ends: it brings every anchor
 document up to date with the stored links, including those of pages that
 were linked but not fetched (blocked by robots.txt, out of scope, media),
-known only by their anchor texts (SEEDS.md items 22 and 27), and computes
+known only by their anchor texts (ARCHITECTURE.md, items 22 and 27), and computes
 PageRank.
 
 Revisits (``scrapy crawl web -a recrawl=1``) come back as the same items: a

@@ -2,7 +2,7 @@
 
 Links are stored as integer node pairs in SQLite (``DATA_DIR/graph/links.sqlite``)
 with the anchor text of each link, so the indexer can give every page the
-words others use for it (SEEDS.md item 27) and compute PageRank over the
+words others use for it (ARCHITECTURE.md, item 27) and compute PageRank over the
 whole crawl (item 28) when it ends.
 
 PageRank runs on a compact copy of the graph, a sparse matrix of node ids

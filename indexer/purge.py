@@ -1,4 +1,4 @@
-"""Purge: take pages out of the index and keep them out (SEEDS.md item 11).
+"""Purge: take pages out of the index and keep them out (ARCHITECTURE.md, item 11).
 
     python -m indexer purge --data DIR [--redis URL] URL_OR_SITE...
 

@@ -1,6 +1,6 @@
 """The Whoosh schema and its text analysis: the one module that knows fields.
 
-Each field holds one kind of "hit" from the Google paper (SEEDS.md item 26),
+Each field holds one kind of "hit" from the Google paper (ARCHITECTURE.md, item 26),
 so ranking can weigh them apart: the URL's words, the title, headings,
 emphasised text, the meta description, the body, and the anchor text of
 links pointing at the page (item 27). Stored fields are what a result line

@@ -1,7 +1,7 @@
 """The page store: every extracted page, zlib-compressed, in SQLite.
 
 The index holds what ranking needs; the store holds the page itself (the
-Google paper's repository, SEEDS.md item 31), so that anchors can be merged
+Google paper's repository, ARCHITECTURE.md, item 31), so that anchors can be merged
 into documents later, snippets can be cut from the full text, and the index
 can be rebuilt without recrawling. It also records URL aliases (redirects,
 duplicate content), which map onto the page that stands for them, and each

@@ -2,7 +2,7 @@
 
     python -m search.eval --data DIR QUERIES.jsonl [--n 10] [--sites SITES] [--json]
 
-SEEDS.md item 32: a ranking change is judged by what it does to queries whose
+ARCHITECTURE.md, item 32: a ranking change is judged by what it does to queries whose
 right answers a person wrote down, before it is adopted. Each line of
 ``QUERIES.jsonl`` is one known-item query, what a user would type, and the
 page they mean::

@@ -1,7 +1,7 @@
 """How close a page's query words stand to each other (pure).
 
 For a query of several words, a page where they form the query's phrase
-tells more than one where they lie paragraphs apart (SEEDS.md item 29: hits
+tells more than one where they lie paragraphs apart (ARCHITECTURE.md, item 29: hits
 "from phrase to far apart"). From the positions of each query token in a
 field, :func:`phrase_and_near` counts the exact phrases and the windows where
 every token falls within ``near`` positions; :func:`bonus` damps those counts

@@ -1,6 +1,6 @@
 """The ranking formula, its parameters and why they are what they are (pure).
 
-A result's place comes from, in order (SEEDS.md items 29-30):
+A result's place comes from, in order (ARCHITECTURE.md, items 29-30):
 
 1. whether it matches **every** query word (when too few pages do, pages
    matching some of the words follow, those matching more words first);
