@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         with SearchEngine(args.data, anchor_only=args.anchor_only) as engine:
-            results = engine.search(" ".join(args.query), n=args.n, page=args.page, explain=args.explain)
+            results = engine.search(" ".join(args.query), n=args.n, page=args.page, explain=args.explain,
+                                    facets=args.json)
     except SearchError as exc:
         print(f"search: {exc}", file=sys.stderr)
         return 2

@@ -297,17 +297,21 @@ class SearchEngine:
             what = f"the index ({type(error).__name__}: {str(error)[:80]})"
         return SearchError(str(IndexDamaged(self.data_dir, what)))
 
-    def search(self, text: str, n: int = 10, page: int = 1, explain: bool = False) -> Results:
+    def search(self, text: str, n: int = 10, page: int = 1, explain: bool = False,
+               facets: bool = True) -> Results:
         """A page of results for ``text`` (:class:`SearchError` for what the
-        user can fix or repair: a bad query, no index, a damaged file)."""
+        user can fix or repair: a bad query, no index, a damaged file);
+        ``facets``: count the matches' sites and languages too (the first
+        time, reading every site's documents: a command line that prints no
+        facets saves it)."""
         try:
-            return self._search(text, n, page, explain)
+            return self._search(text, n, page, explain, facets)
         except CORRUPTION as exc:
             if not is_corruption(exc):
                 raise
             raise self._damaged(exc) from None
 
-    def _search(self, text: str, n: int, page: int, explain: bool) -> Results:
+    def _search(self, text: str, n: int, page: int, explain: bool, want_facets: bool) -> Results:
         text = " ".join(text.split())
         if not text:
             raise SearchError("empty query: type some words to search for")
@@ -329,7 +333,7 @@ class SearchEngine:
         candidates, total, matched_all, masks = self._candidates(
             searcher, _Request(words_text, words, plain, restrict, mask), depth, n * page
         )
-        facets = self._facets(masks, candidates) if total else {}
+        facets = self._facets(masks, candidates) if total and want_facets else {}
         if beyond:  # past the last page there is: how many, and nothing more
             return Results(text, total, [], page, n, time.perf_counter() - started, facets=facets)
         bodies: dict[str, tuple[str, list[list[str]]]] = {}
