@@ -34,7 +34,7 @@ _SHOWN = re.compile(
     r"|\b(WARNING|ERROR|CRITICAL)\b"
 )
 _STAMP = re.compile(r"^\d{4}-\d\d-\d\d (\d\d:\d\d:\d\d)(?:,\d+)? ")
-_STAT = re.compile(r"'([\w/.]+)': (\d+),?$")
+_STAT = re.compile(r"'([\w/.]+)': (\d+)[,}]?$")
 
 
 def _ports_free(ports: dict[str, int]) -> bool:

@@ -95,7 +95,12 @@ def test_a_cut_off_last_record_and_a_corrupt_file_are_skipped_and_counted(demo_c
     done = run("indexer", "rebuild", "--data", str(copy), timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "2 skipped" in done.stderr
-    assert "cut short" in done.stderr and "unreadable" in done.stderr
+    # Each file named in its warning; what warcio makes of the cut (a record
+    # cut short, unreadable bytes, a request without its response) depends
+    # on where in the last record the cut falls.
+    skips = [line for line in done.stderr.splitlines() if "WARNING" in line and "Skipping" in line]
+    assert any(warc.name in line for line in skips), skips
+    assert any("elsewhere" in line for line in skips), skips
     with SearchEngine(copy) as engine:
         assert engine.search(web.facts["chinese_title"]["title"]).results[0].url == web.facts["chinese_title"]["url"]
 
