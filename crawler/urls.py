@@ -46,6 +46,7 @@ import idna
 __all__ = [
     "TrapRules",
     "UrlPolicy",
+    "calendar_years",
     "canonicalize",
     "fingerprint",
     "trap_reason",
@@ -269,10 +270,21 @@ def _idna_host(host: str) -> str | None:
 
 # --- Policy ----------------------------------------------------------------------
 
-_SESSION_PARAMS = frozenset(
-    "jsessionid phpsessid sid sessionid session_id sessid cfid cftoken oscsid zenid".split()
+# Session ids are stripped by name *and* value, as Heritrix's rules do: a
+# name alone misjudges sites where "sid" is a section or story id ("?sid=7"
+# and "?sid=8" are two pages).  A value is a session token when it is a run
+# of at least 16 letters and digits, not digits alone (PHP writes 26 or 32,
+# Java servlets 32 hex, Heritrix looks for 32), which may carry a server
+# route (".node1", "!-12345"), or a UUID; ASP's "ASPSESSIONIDXXXXXXXX" holds
+# 24 letters.  ColdFusion's "CFID" and "CFTOKEN" go when both are there.
+_SESSION_PARAMS = frozenset("jsessionid phpsessid sid sessionid session_id sessid oscsid zenid".split())
+_SESSION_TOKEN = re.compile(
+    r"(?=[0-9]*[A-Za-z])[0-9A-Za-z]{16,}(?:[.!][0-9A-Za-z.!-]*)?"
+    r"|[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}"
 )
-_SESSION_PREFIXES = ("aspsessionid",)  # ASP names it ASPSESSIONIDxxxxxxxx
+_ASP_SESSION_NAME = re.compile(r"aspsessionid[a-z]*")
+_ASP_SESSION_TOKEN = re.compile(r"[A-Za-z]{24}")
+_CF_SESSION_PAIR = frozenset(["cfid", "cftoken"])
 _TRACKING_PARAMS = frozenset(
     """gclid gclsrc dclid gbraid wbraid fbclid msclkid mc_eid mc_cid yclid igshid
     twclid ttclid li_fat_id mkt_tok _hsenc _hsmi __hstc __hssc __hsfp _ga _gl
@@ -292,10 +304,15 @@ class UrlPolicy:
 
     - ``strip_session_ids`` (``CANONICAL_STRIP_SESSION_IDS``, default True):
       drop query parameters named like session ids (``jsessionid``,
-      ``phpsessid``, ``sid``, ``sessionid``, ``session_id``, ``cfid``,
-      ``cftoken``, ``aspsessionid*``..., any case) and ``;jsessionid=`` path
-      parameters.  A session id makes every visit a new URL space (a trap);
-      the cost is a site that really keys content on a parameter named ``sid``.
+      ``phpsessid``, ``sid``, ``sessionid``, ``session_id``, ``sessid``,
+      ``oscsid``, ``zenid``, any case) whose value looks like a session
+      token: 16 or more letters and digits, not digits alone, or a UUID
+      (``sid=4be0c7a19d2f4e63b8a15c0d7e9f2a31`` goes, ``sid=7`` stays: there
+      it names a forum section); ``ASPSESSIONIDxxxxxxxx`` with its 24
+      letters; ``cfid`` and ``cftoken`` when both are there; and
+      ``;jsessionid=`` path parameters, whatever their value.  A session id
+      makes every visit a new URL space (a trap); a short or numeric value is
+      more often a page's own id, and merging two pages loses one for good.
     - ``strip_tracking`` (``CANONICAL_STRIP_TRACKING``, default True): drop
       ``utm_*``, ``gclid``, ``fbclid``, ``msclkid``, ``mc_eid``, ``yclid``...
       They never change the page, only the owner's analytics.
@@ -345,14 +362,6 @@ class UrlPolicy:
         )
 
     def __post_init__(self) -> None:
-        unwanted: frozenset[str] = frozenset()
-        prefixes: tuple[str, ...] = ()
-        if self.strip_session_ids:
-            unwanted, prefixes = unwanted | _SESSION_PARAMS, prefixes + _SESSION_PREFIXES
-        if self.strip_tracking:
-            unwanted, prefixes = unwanted | _TRACKING_PARAMS, prefixes + _TRACKING_PREFIXES
-        object.__setattr__(self, "_unwanted", unwanted)
-        object.__setattr__(self, "_unwanted_prefixes", prefixes)
         object.__setattr__(self, "_cached", functools.lru_cache(maxsize=2**16)(self._canonicalize))
 
     def canonicalize(self, url: str, base: str | None = None) -> str:
@@ -421,25 +430,44 @@ class UrlPolicy:
         return scheme + "://" + netloc + path + ("?" + query if query else "")
 
     def _canonical_query(self, query: str) -> str:
-        """Split on "&" only (";" belongs to values), drop empty and unwanted
-        parameters, sort stably by name.  "+" and "%20" stay as they are: a
-        server may tell them apart, and "+" is only a space in form data."""
+        """Split on "&" only (";" belongs to values), drop empty, tracking and
+        session parameters, sort stably by name.  "+" and "%20" stay as they
+        are: a server may tell them apart, and "+" is only a space in form data."""
         params = [param for param in query.split("&") if param]
-        unwanted: frozenset[str] = self._unwanted  # type: ignore[attr-defined]
-        prefixes: tuple[str, ...] = self._unwanted_prefixes  # type: ignore[attr-defined]
-        if unwanted:
-            params = [
-                param
-                for param in params
-                if not _is_unwanted(param.partition("=")[0].lower(), unwanted, prefixes)
-            ]
+        if self.strip_tracking or self.strip_session_ids:
+            params = self._without_unwanted(params)
         if self.sort_query and len(params) > 1:
             params.sort(key=_param_name)
         return "&".join(params)
 
+    def _without_unwanted(self, params: list[str]) -> list[str]:
+        """``params`` less tracking parameters (by name) and session ids (by
+        name and value), as the policy says.
 
-def _is_unwanted(name: str, unwanted: frozenset[str], prefixes: tuple[str, ...]) -> bool:
-    return name in unwanted or name.startswith(prefixes)
+        >>> UrlPolicy()._without_unwanted(["sid=7", "sid=0123456789abcdef0123", "PHPSESSID=42", "utm_id=1"])
+        ['sid=7', 'PHPSESSID=42']
+        """
+        kept = []
+        cf_pair: bool | None = None
+        for param in params:
+            name, _, value = param.partition("=")
+            name = name.lower()
+            if self.strip_tracking and (name in _TRACKING_PARAMS or name.startswith(_TRACKING_PREFIXES)):
+                continue
+            if self.strip_session_ids:
+                if name in _SESSION_PARAMS:
+                    if _SESSION_TOKEN.fullmatch(value):
+                        continue
+                elif name in _CF_SESSION_PAIR:
+                    if cf_pair is None:
+                        cf_pair = _CF_SESSION_PAIR <= {other.partition("=")[0].lower() for other in params}
+                    if cf_pair:
+                        continue
+                elif name.startswith("aspsessionid") and _ASP_SESSION_NAME.fullmatch(name):
+                    if _ASP_SESSION_TOKEN.fullmatch(value):
+                        continue
+            kept.append(param)
+        return kept
 
 
 def _param_name(param: str) -> str:
@@ -448,13 +476,101 @@ def _param_name(param: str) -> str:
 
 # --- Traps ------------------------------------------------------------------------
 
-# A year and a zero-padded month, in a path ("/2026/11/", "/2026-11-05") or a
-# query value ("?date=1850-01-01").  Known false positive: numeric ids shaped
-# like "/1999/12" far from the current year.
-_DATE_RE = re.compile(r"(?<![0-9])([12][0-9]{3})[-/](?:0[1-9]|1[0-2])(?![0-9])")
+# Calendar dates, read for the far-future rule: every common way a calendar
+# writes "which day, week or month" into a URL.  Only the year matters.  A
+# year is 1000-2999 after no letter or digit, so neither "/12345/06" nor a
+# hash such as "a92999dec1" holds one; what follows it (or, for a month
+# name, what precedes it) makes it a date.
+_YEAR_TOKEN = re.compile(r"(?:(?<![0-9%])|(?<=%20))[12][0-9]{3}")
+_MONTH_NAMES = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+    "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
+)
+# Separators seen between the parts of a date: "-", "/", "_", ".", a space.
+_SEP = r"(?:[-/_.+]|%20)"
+_AFTER_YEAR = re.compile(
+    "|".join(
+        [
+            # "/2026/11/", "/2026-11-05", "?date=2026-11", "/2026_11_05.html":
+            # a zero-padded month.
+            r"[-/_](?:0[1-9]|1[0-2])(?![0-9])",
+            # "2026.11.05", "2026-5-7": dots or single-digit parts need the day too.
+            r"(?P<sep>[-.])(?:0?[1-9]|1[0-2])(?P=sep)(?:0?[1-9]|[12][0-9]|3[01])(?![0-9])",
+            # ISO weeks: "/2026/W07", "2026-W07", "2026W07".
+            r"[-/]?w(?:0[1-9]|[1-4][0-9]|5[0-3])(?![0-9])",
+            # A month name: "/2026/nov/", "2026-november".
+            _SEP + r"?(?:" + _MONTH_NAMES + r")(?![a-z])",
+        ]
+    ),
+    re.IGNORECASE,
+)
+# A month name before the year: "november-2026", "Nov2026" (searched in the
+# dozen characters before a year that no digit follows).
+_BEFORE_YEAR = re.compile(r"(?:^|[^0-9a-z])(?:" + _MONTH_NAMES + ")" + _SEP + r"?\Z", re.IGNORECASE)
+# Compact "YYYYMMDD" is read only where the URL speaks of dates (a query name
+# such as "day" or "date", a path segment such as "calendar" or "events"
+# before it): anywhere else an eight-digit number is more often an id
+# ("/questions/20351203/...").
+_COMPACT_DATE = re.compile(r"([12][0-9]{3})(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?![0-9])")
+_DATE_PARAM = re.compile(r"date|day|when|^(?:d|dt|cal|from|to|start|end|since|until)$")
+_CALENDAR_SEGMENT = re.compile(
+    r"calendars?|cal|events?|agenda|diary|schedule|archives?|dates?|days?|weeks?|months?",
+    re.IGNORECASE,
+)
+# "?year=2300&month=1": a year parameter read when a month, week or day
+# parameter stands beside it ("?year=1850" alone is a history page).
 _YEAR_PARAMS = frozenset(["year", "yr", "y", "yyyy"])
-_MONTH_PARAMS = frozenset(["month", "mon", "mo", "m", "mm"])
+_PERIOD_PARAMS = frozenset(["month", "mon", "mo", "m", "mm", "week", "wk", "w", "day", "dd"])
 _YEAR_VALUE = re.compile(r"[0-9]{4,6}")
+
+
+def calendar_years(path: str, query: str = "") -> list[int]:
+    """The years of the dates a URL's path and query spell, in any common shape.
+
+    >>> calendar_years("/events/week/2999/W07"), calendar_years("/agenda/month/2750-11")
+    ([2999], [2750])
+    >>> calendar_years("/cal", "day=23000412"), calendar_years("/questions/23000412/why")
+    ([2300], [])
+    >>> calendar_years("/archive/1868/05/02/"), calendar_years("/shows/november-2031")
+    ([1868], [2031])
+    >>> calendar_years("/item/12345/06", "y=5&m=3")
+    []
+    """
+    params = [param.partition("=") for param in query.split("&") if param] if query else []
+    return _calendar_years(path, query, params)
+
+
+def _calendar_years(path: str, query: str, params: list[tuple[str, str, str]]) -> list[int]:
+    years: list[int] = []
+    for text in (path, query) if query else (path,):
+        for match in _YEAR_TOKEN.finditer(text):
+            start, end = match.span()
+            alone = start == 0 or not text[start - 1].isalnum() or text.startswith("%20", start - 3)
+            if (alone and _AFTER_YEAR.match(text, end)) or (
+                not text[end : end + 1].isdigit() and _BEFORE_YEAR.search(text, max(0, start - 13), start)
+            ):
+                years.append(int(match.group()))
+    if "/" in path[1:]:
+        segments = path.split("/")
+        for i in range(2, len(segments)):
+            segment = segments[i]
+            if segment[:1] in ("1", "2") and (match := _COMPACT_DATE.match(segment)) and any(
+                _CALENDAR_SEGMENT.fullmatch(before) for before in segments[1:i]
+            ):
+                years.append(int(match.group(1)))
+    if params:
+        names: set[str] | None = None
+        for name, _, value in params:
+            name = name.lower()
+            if value[:1] in ("1", "2"):
+                if _DATE_PARAM.search(name) and (match := _COMPACT_DATE.match(value)):
+                    years.append(int(match.group(1)))
+                elif name in _YEAR_PARAMS and _YEAR_VALUE.fullmatch(value):
+                    if names is None:
+                        names = {other.lower() for other, _, _ in params}
+                    if names & _PERIOD_PARAMS:
+                        years.append(int(value))
+    return years
 
 
 @dataclass(frozen=True)
@@ -474,13 +590,22 @@ class TrapRules:
       row (``/a/a``, ``/2024/01/01``) are common in real sites and pass.
     - ``max_segments`` (``TRAPS_MAX_SEGMENTS``, default 20): non-empty path
       segments.
-    - ``calendar_years_ahead`` (``TRAPS_CALENDAR_YEARS_AHEAD``, default 3) and
-      ``calendar_years_back`` (``TRAPS_CALENDAR_YEARS_BACK``, default 30): a
-      year-month date in the path or query ("/2199/05", "?year=2300&month=1",
-      "?date=1850-01-01") further from now than that is an endless "next
-      month" calendar.  Asymmetric because real pages are dated decades back
-      (news and blog archives) but rarely more than a year or two ahead
-      (scheduled events).  The cost: archives older than 30 years are refused.
+    - ``calendar_years_ahead`` (``TRAPS_CALENDAR_YEARS_AHEAD``, default 3): a
+      date in the path or query more than that many years after this year is
+      an endless "next month" calendar.  Every common shape is read (see
+      :func:`calendar_years`): year and month or full dates with any usual
+      separator ("/2199/05", "2199-05-01", "?month=2199-05"), ISO weeks
+      ("/2999/W07", "2999-W07"), month names ("/2750/nov", "november-2750"),
+      compact "YYYYMMDD" where the URL speaks of dates ("?day=23000412"),
+      and "?year=2300&month=1".  Real pages are rarely dated more than a
+      year or two ahead (scheduled events).
+    - ``calendar_years_back`` (``TRAPS_CALENDAR_YEARS_BACK``, default 0: off):
+      dates more than that many years before this year refused too.  Off,
+      because old dates are history, not traps: a newspaper's or a library's
+      archive of 1868 is content.  A calendar walking backwards is stopped
+      by what stops any chain of pages: content fingerprints (its empty
+      months are duplicates) and the pattern budget.  Opt in with a wide
+      window (500) for a site whose calendar invents pages for any year.
     - ``max_param_repeats`` (``TRAPS_MAX_PARAM_REPEATS``, default 5): one query
       parameter name repeated more often than this (filters appended forever).
 
@@ -495,7 +620,7 @@ class TrapRules:
     max_period: int = 5
     max_segments: int = 20
     calendar_years_ahead: int = 3
-    calendar_years_back: int = 30
+    calendar_years_back: int = 0
     max_param_repeats: int = 5
 
     _SETTINGS: ClassVar[dict[str, str]] = {
@@ -556,20 +681,10 @@ class TrapRules:
     def _has_far_date(
         self, path: str, query: str, params: list[tuple[str, str, str]], now: datetime.date
     ) -> bool:
-        years = [int(year) for year in _DATE_RE.findall(path)]
-        years += [int(year) for year in _DATE_RE.findall(query)]
-        if params:
-            names = {name.lower() for name, _, _ in params}
-            if names & _MONTH_PARAMS:
-                years += [
-                    int(value)
-                    for name, _, value in params
-                    if name.lower() in _YEAR_PARAMS and _YEAR_VALUE.fullmatch(value)
-                ]
+        back = self.calendar_years_back
         return any(
-            year - now.year > self.calendar_years_ahead
-            or now.year - year > self.calendar_years_back
-            for year in years
+            year - now.year > self.calendar_years_ahead or (back and now.year - year > back)
+            for year in _calendar_years(path, query, params)
         )
 
     def _has_repeated_run(self, segments: list[str]) -> bool:

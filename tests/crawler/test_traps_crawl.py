@@ -60,7 +60,8 @@ HOME = page(
     '<a href="/article.html">story</a> <a href="/copy/article.html">story</a>'
     '<a href="/near1.html">report</a> <a href="/near2.html">report</a>'
     '<a href="/cal/2026/11/">calendar</a> <a href="/events/2026/11/">events</a> <a href="/a/">loop</a>'
-    '<a href="/item?id=1&sid=aaa1">item</a> <a href="/item?sid=bbb2&id=1">item</a>'
+    '<a href="/item?id=1&sid=3c9f0a2b7d4e4f1a8b6c5d2e9f0a1b3c">item</a>'
+    '<a href="/item?sid=7e1d2c3b4a5f46e7a8b9c0d1e2f3a4b5&id=1">item</a>'
     '<a href="/item;jsessionid=C3?id=1">item</a> <a href="/item?id=1&utm_source=mail">item</a>'
     '<a href="/blocked/one.html">blocked</a>'
 )
