@@ -2,7 +2,7 @@
 
 What came off the wire, request line, headers and body, is written in the
 web-archive standard (WARC/1.1, through warcio), one gzip member a record,
-in ``DATA_DIR/archive`` (SEEDS.md item 31, the Google paper's repository):
+in ``DATA_DIR/archive`` (ARCHITECTURE.md, item 31, the Google paper's repository):
 any WARC tool reads it, and ``python -m indexer rebuild`` rebuilds the
 index from it without the network.
 
@@ -426,77 +426,31 @@ def _fetch(record: Any, http: StatusAndHeaders, body: bytes, request: dict[str, 
 # --- What the spider saw of a body --------------------------------------------------
 
 
-def decode_body(headers: list[tuple[str, str]], body: bytes) -> tuple[bytes, list[tuple[str, str]]]:
+def decode_body(
+    headers: list[tuple[str, str]], body: bytes, limit: int,
+) -> tuple[bytes, list[tuple[str, str]]]:
     """The body and headers as the crawl's spider saw them: every
     ``Content-Encoding`` it could decode undone, in reverse order, and that
-    header dropped (or left naming what could not be decoded), as Scrapy's
-    HttpCompressionMiddleware does. ValueError for a body that does not decode.
+    header dropped (or left naming what could not be decoded), by the
+    crawl's own decoder (:func:`crawler.limits.decode`), which inflates a
+    body to ``limit`` bytes at most (the crawl's ``DOWNLOAD_MAXSIZE``; 0: no
+    limit): a page rebuilt from the archive is cut where the crawl cut it,
+    and a decompression bomb in the archive costs no more memory than it
+    did the crawl. ValueError for a body that does not decode.
     """
-    encodings = [
+    # Imported here: crawler.limits brings Scrapy, which reading and
+    # writing WARC files do not need.
+    from crawler.limits import decode
+
+    codings = [
         part.strip().lower()
         for name, value in headers if name.lower() == "content-encoding"
-        for part in value.split(",")
+        for part in value.split(",") if part.strip()
     ]
-    if not encodings:
+    if not codings:
         return body, headers
-    while encodings and encodings[-1] in _DECODERS:
-        encoding = encodings.pop()
-        try:
-            body = _DECODERS[encoding](body)
-        except Exception as exc:  # zlib, brotli and zstd each have their own error
-            raise ValueError(f"cannot decode {encoding}: {exc}") from exc
+    body, left, _ = decode(body, codings, limit)
     kept = [(name, value) for name, value in headers if name.lower() != "content-encoding"]
-    if encodings:
-        kept.append(("Content-Encoding", ",".join(encodings)))
+    if left:
+        kept.append(("Content-Encoding", ", ".join(left)))
     return body, kept
-
-
-def _gunzip(data: bytes) -> bytes:
-    """Every gzip member; a cut-off stream gives what it held (as Scrapy's gunzip)."""
-    output = bytearray()
-    while data:
-        decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            output += decompressor.decompress(data)
-        except zlib.error:
-            if not output:
-                raise
-            break
-        if not decompressor.eof:
-            break
-        data = decompressor.unused_data
-    return bytes(output)
-
-
-def _inflate(data: bytes) -> bytes:
-    try:
-        return zlib.decompressobj().decompress(data)
-    except zlib.error:
-        return zlib.decompressobj(-15).decompress(data)  # raw deflate (some servers)
-
-
-def _unbrotli(data: bytes) -> bytes:
-    import brotli
-
-    return bytes(brotli.Decompressor().process(data))
-
-
-def _unzstd(data: bytes) -> bytes:
-    try:
-        from compression import zstd  # type: ignore[import-not-found]
-    except ImportError:
-        from backports import zstd  # type: ignore[no-redef]
-    output = bytearray()
-    with zstd.ZstdFile(io.BytesIO(data)) as stream:
-        while True:
-            try:
-                chunk = stream.read(65536)
-            except EOFError:
-                break
-            if not chunk:
-                break
-            output += chunk
-    return bytes(output)
-
-
-_DECODERS = {"gzip": _gunzip, "x-gzip": _gunzip, "deflate": _inflate, "br": _unbrotli, "zstd": _unzstd}

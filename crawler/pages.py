@@ -17,12 +17,15 @@ the crawl's lives in Redis and is shared by every node
 from __future__ import annotations
 
 import logging
+import re
+import unicodedata
 from datetime import datetime
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
+import crawler.settings as crawl_defaults
 from crawler.archive import Fetch, decode_body, joined_headers
 from crawler.boilerplate import BoilerplateDetector
 from crawler.extractors.html import lead
@@ -40,10 +43,93 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "Fetched", "LocalPageMemory", "Outcome", "PAGE_SETTINGS", "PageLogic", "PageMemory",
-    "page_settings", "replay",
+    "page_settings", "replay", "says_not_found",
 ]
 
 _SOFT404_BITS = 8  # a page this close to the site's "not found" answer is one
+
+# What a "not found" page calls itself, in the form _plain() gives a title:
+# lower case, no punctuation ("can't": "can t"), without 404, "error",
+# "oops", "sorry", articles and the like (_DECORATIONS).
+_NOT_FOUND = frozenset("""
+not found
+page not found
+file not found
+document not found
+resource not found
+content not found
+article not found
+post not found
+no such page
+page missing
+nothing found
+nothing was found
+page cannot be found
+page can not be found
+page can t be found
+page could not be found
+page was not found
+page does not exist
+page doesn t exist
+page no longer exists
+page you requested could not be found
+page you requested was not found
+page you requested does not exist
+page you are looking for could not be found
+page you re looking for could not be found
+page you were looking for could not be found
+page you are looking for does not exist
+page you re looking for does not exist
+page you re looking for doesn t exist
+page you were looking for does not exist
+page you were looking for doesn t exist
+we can t find page
+we can t find page you re looking for
+we couldn t find page
+we couldn t find page you were looking for
+we couldn t find page you re looking for
+seite nicht gefunden
+seite wurde nicht gefunden
+page introuvable
+page non trouvée
+página no encontrada
+pagina non trovata
+página não encontrada
+pagina niet gevonden
+страница не найдена
+找不到页面
+找不到网页
+页面不存在
+网页不存在
+页面未找到
+未找到页面
+页面没有找到
+页面找不到了
+该页面不存在
+您访问的页面不存在
+你访问的页面不存在
+您要访问的页面不存在
+您要找的页面不存在
+您访问的页面找不到了
+找不到頁面
+找不到網頁
+頁面不存在
+網頁不存在
+ページが見つかりません
+ページが見つかりませんでした
+お探しのページは見つかりませんでした
+お探しのページが見つかりません
+페이지를 찾을 수 없습니다
+""".strip().splitlines())
+_DECORATIONS = frozenset(
+    "error err oops whoops sorry ouch uh oh hmm http status code the this that a an "
+    "错误 抱歉 对不起 哎呀 糟糕 錯誤".split()
+)
+_STATUS_404 = re.compile(r"(?<!\d)404(?!\d)")
+_TITLE_PARTS = re.compile(r"\s+[|\-–—·»]\s+|\s+::\s+")
+# A page that says it is not found says little else; an article about such
+# errors (an HTTP reference's "404 Not Found") says more than this, in characters.
+_NOT_FOUND_TEXT = 1000
 
 #: The settings that change what a page yields (kept with the archive, so a
 #: rebuild reads pages as the crawl did).
@@ -53,6 +139,7 @@ PAGE_SETTINGS = (
     "TRAPS_BLACKLIST_HOSTS", "TRAPS_BLACKLIST_URLS", "TRAPS_NEAR_DUPLICATE_BITS",
     "ROBOTSTXT_USER_AGENT", "CRAWLER_PRODUCT",
     "RECRAWL_INTERVAL", "RECRAWL_MIN_INTERVAL", "RECRAWL_MAX_INTERVAL", "RECRAWL_SITE_INTERVALS",
+    "DOWNLOAD_MAXSIZE",  # where a compressed body stopped inflating
 )
 
 
@@ -162,14 +249,20 @@ class PageLogic:
         count: Callable[..., Any],
         boilerplate: BoilerplateDetector | None = None,
         revisit: RevisitBounds | None = None,
+        body_limit: int = 0,
     ) -> None:
         self.revisit = revisit or RevisitBounds(86400, 3600, 30 * 86400)
+        #: What an archived compressed body inflates to at most when it is
+        #: replayed (the crawl's DOWNLOAD_MAXSIZE; 0: no limit). The crawl's
+        #: own responses come decoded (crawler.limits.Decompression).
+        self.body_limit = body_limit
         self.policy = policy
         self.links = links
         self.agent = agent
         self.memory = memory
         self.count = count
         self.boilerplate = boilerplate or BoilerplateDetector()
+        self._noted: set[tuple[str, str]] = set()  # (site, note) already logged
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any], memory: PageMemory | None = None,
@@ -191,10 +284,14 @@ class PageLogic:
             number("RECRAWL_INTERVAL", 86400), number("RECRAWL_MIN_INTERVAL", 3600),
             number("RECRAWL_MAX_INTERVAL", 30 * 86400), settings.get("RECRAWL_SITE_INTERVALS") or {},
         )
+        # An archive written before DOWNLOAD_MAXSIZE was recorded was cut at
+        # the default of its day; today's is the best guess.
+        maxsize = settings.get("DOWNLOAD_MAXSIZE")
         return cls(
             UrlPolicy.from_settings(settings), links, agent,
             memory if memory is not None else LocalPageMemory(3 if near is None else int(near)),
             count or (lambda key, value=1: None), revisit=revisit,
+            body_limit=int(crawl_defaults.DOWNLOAD_MAXSIZE if maxsize is None else maxsize),
         )
 
     def extraction(self, fetched: Fetched) -> tuple[str, Extraction | None]:
@@ -223,6 +320,12 @@ class PageLogic:
             self.count(f"extract/skipped/{extraction.skip}")
             return outcome
         self.count(f"extract/{page.kind}")
+        for note in page.notes:  # what the extractor worked around
+            self.count(f"extract/{note}")
+            if (site_of(url), note) not in self._noted:
+                self._noted.add((site_of(url), note))
+                logger.info("%s: extraction worked around %s; further cases are counted as extract/%s",
+                            url, note.replace("_", " "), note)
         aliases = self._aliases(fetched.redirects, url)
         if page.refresh:  # a Refresh header, or a meta refresh Scrapy left alone
             self.count("extract/refresh")
@@ -233,6 +336,15 @@ class PageLogic:
             page.url = url = page.canonical
         if self._soft_not_found(page):
             self.count("extract/soft404")
+            outcome.items.append({"type": "gone", "url": url, "status": 404, "soft": True})
+            return outcome
+        if page.kind == "html" and says_not_found(page.title, page.headings[0] if page.headings else "",
+                                                  page.text):
+            self.count("soft404/content")
+            if (site_of(url), "soft404/content") not in self._noted:
+                self._noted.add((site_of(url), "soft404/content"))
+                logger.info("%s answers 200 but says it is not found (%r): not indexed; further such "
+                            "pages are counted as soft404/content", url, page.title or page.headings[0])
             outcome.items.append({"type": "gone", "url": url, "status": 404, "soft": True})
             return outcome
         directives = page_directives(page.meta, fetched.robots_tags, self.agent)
@@ -366,7 +478,7 @@ def replay(logic: PageLogic, fetch: Fetch) -> list[dict[str, Any]]:
         return []
     if fetch.role == "probe" or 200 <= fetch.status < 300 or fetch.status == 304:
         try:
-            body, headers = decode_body(fetch.headers, fetch.body)
+            body, headers = decode_body(fetch.headers, fetch.body, logic.body_limit)
         except ValueError as exc:
             logger.debug("Undecodable body of %s: %s", fetch.url, exc)
             return []  # the crawl's decompression failed too: no page
@@ -383,6 +495,50 @@ def replay(logic: PageLogic, fetch: Fetch) -> list[dict[str, Any]]:
         return logic.page(fetched).items
     item = logic.gone(fetch.url, fetch.status)
     return [item] if item is not None else []
+
+
+def says_not_found(title: str, heading: str, text: str) -> bool:
+    """Whether a page's title (or a part of it between `` | ``, `` - ``...)
+    or its main heading says, and says only, that the page is not found,
+    and the page says little else: a "soft 404" the site answered 200 for.
+
+    Conservative: the whole title part or heading must be such a phrase,
+    give or take "404", "error", "oops", "sorry" and punctuation, so an
+    article *about* those errors keeps its page, and a long page is kept
+    whatever it is called.
+
+    >>> says_not_found("Page not found – Harbor Gazette", "", "")
+    True
+    >>> says_not_found("Harbor Gazette", "Oops! That page can’t be found.", "Try a search.")
+    True
+    >>> says_not_found("404", "", ""), says_not_found("抱歉，您访问的页面不存在", "", "")
+    (True, True)
+    >>> says_not_found("404 errors explained", "404 errors explained", "")
+    False
+    >>> says_not_found("How to fix page not found errors in nginx | Blog", "", "")
+    False
+    """
+    if len(text) >= _NOT_FOUND_TEXT:
+        return False
+    parts = [heading, *(_TITLE_PARTS.split(title) if title else ())]
+    return any(_says_not_found(part) for part in parts if part)
+
+
+def _says_not_found(text: str) -> bool:
+    plain = _plain(text)
+    return plain in _NOT_FOUND or (not plain and _STATUS_404.search(text) is not None)
+
+
+def _plain(text: str) -> str:
+    """A title as :data:`_NOT_FOUND` spells it.
+
+    >>> _plain("Error 404: We can’t find that page!")
+    'we can t find page'
+    """
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = _STATUS_404.sub(" ", text)
+    text = re.sub(r"[^\w\s]|_", " ", text)
+    return " ".join(word for word in text.split() if word not in _DECORATIONS)
 
 
 def _epoch(date: str) -> float:

@@ -4,10 +4,11 @@
 :meth:`~RobotsRules.allowed` for every URL of that site, so parsing does the
 work (group selection, normalization, indexes of the rules) and a check is a
 few dict lookups and a regex match or two: about 2 us on a 50-rule file, a
-third of Protego's time.  :func:`outcome`, :func:`looks_like_robots` and
-:func:`expiry_seconds` decide what a fetch of robots.txt means (parse it,
-allow all, disallow all, retry) and how long it is good for; the middleware
-that fetches and caches is glue around them.
+third of Protego's time.  :func:`outcome`, :func:`decode_robots`,
+:func:`looks_like_robots` and :func:`expiry_seconds` decide what a fetch of
+robots.txt means (parse it, allow all, disallow all, retry), what its text
+is, and how long it is good for; the middleware that fetches and caches is
+glue around them.
 
 Built on what Protego knows, not on its matcher.  Measured on Protego 0.7.0
 (each gap is a case in ``tests/crawler/test_robots.py``), it gets these wrong:
@@ -58,6 +59,7 @@ True
 
 from __future__ import annotations
 
+import codecs
 import enum
 import functools
 import math
@@ -74,6 +76,7 @@ __all__ = [
     "RobotsRules",
     "Rule",
     "allowed",
+    "decode_robots",
     "expiry_seconds",
     "looks_like_robots",
     "outcome",
@@ -159,6 +162,111 @@ def _decode(robots_txt: str | bytes) -> str:
         text = data[:MAX_ROBOTS_BYTES].decode("utf-8", "replace")
         if len(data) > MAX_ROBOTS_BYTES:
             text = text[: max(text.rfind("\n"), text.rfind("\r")) + 1]
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+# Byte order marks, longest first (UTF-32 LE starts like UTF-16 LE).
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+_WIDE = ("utf-16", "utf-32")
+_CHARSET = re.compile(r";\s*charset\s*=\s*[\"']?([^\s;\"']+)", re.IGNORECASE)
+# Characters a text robots.txt never holds many of: NUL, other controls, and
+# U+FFFD, what undecodable bytes become.
+_NOT_TEXT = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
+
+
+def _utf16_by_nuls(head: bytes) -> str | None:
+    """"utf-16-le" or "-be" when every other byte is NUL (ASCII text in UTF-16), else None."""
+    pairs = len(head) // 2
+    if pairs < 2:
+        return None
+    low, high = head[1 : 2 * pairs : 2].count(0), head[0 : 2 * pairs : 2].count(0)
+    if low * 10 >= pairs * 3 and high * 10 < pairs:
+        return "utf-16-le"
+    if high * 10 >= pairs * 3 and low * 10 < pairs:
+        return "utf-16-be"
+    return None
+
+
+def _robots_encoding(body: bytes, content_type: str | None) -> tuple[str, int, bool]:
+    """(codec, bytes of BOM to skip, whether the body said so itself: BOM or charset)."""
+    for bom, codec in _BOMS:
+        if body.startswith(bom):
+            return codec, len(bom), True
+    head = body[:_SNIFF_CHARS]
+    sniffed = _utf16_by_nuls(head)
+    declared = None
+    match = _CHARSET.search(content_type or "")
+    if match:
+        try:
+            declared = codecs.lookup(match.group(1)).name
+        except LookupError:
+            declared = None  # a name Python does not know: as if none
+    if sniffed:  # NULs say UTF-16 louder than any label; a label may give the byte order
+        return (declared if declared in ("utf-16-le", "utf-16-be") else sniffed), 0, True
+    if declared and declared.startswith(_WIDE):
+        if b"\x00" not in head:
+            return "utf-8", 0, False  # labelled wide, yet ASCII-compatible text: the label is wrong
+        return (declared if declared.endswith(("-le", "-be")) else declared + "-le"), 0, True
+    return declared or "utf-8", 0, False
+
+
+_DIRECTIVE_LINE = re.compile(
+    r"^[ \t]*(?:user[- ]?agent|allow|disallow|sitemap|crawl[- ]?delay)[ \t]*:", re.IGNORECASE | re.MULTILINE
+)
+
+
+def _reads_as_robots(text: str) -> bool:
+    """Text in the encoding it was decoded with: few broken characters, and a
+    directive line unless it is all comments (UTF-16 read from other bytes
+    is CJK-looking noise without one)."""
+    head = text[:_SNIFF_CHARS]
+    if "\x00" in head or len(_NOT_TEXT.findall(head)) * 20 > len(head):
+        return False
+    return _DIRECTIVE_LINE.search(text) is not None or not _COMMENT.sub("", text).strip()
+
+
+def decode_robots(body: bytes, content_type: str | None = None, cut: bool = False) -> str | None:
+    """The text of a fetched robots.txt: its first :data:`MAX_ROBOTS_BYTES`
+    decoded, or None when the body names an encoding it cannot be read in.
+
+    The encoding is the byte order mark's (UTF-8, UTF-16, UTF-32), else
+    UTF-16 when every other byte is NUL (whatever the label says), else the
+    ``charset`` of ``Content-Type``, else UTF-8 (RFC 9309 2.3).  Bad bytes are
+    replaced: the directives are ASCII, and a Latin-1 byte in a comment must
+    not cost a site its rules.  When the limit cuts the file, or it was cut
+    off before it reached us (``cut``), the cut line is dropped too: half a
+    path is a different rule.
+
+    None, for the caller to fail closed (never "allow all"): a UTF-16 or
+    UTF-32 body, by its mark, its NULs or its label, that does not read as
+    robots.txt in it (NULs or broken characters in its first 8 KiB, or text
+    without one directive line that is not all comments).  Binary junk that
+    claims nothing is left for :func:`looks_like_robots`.
+
+    >>> decode_robots("User-agent: *\\nDisallow: /x\\n".encode("utf-16"))
+    'User-agent: *\\nDisallow: /x\\n'
+    >>> decode_robots("Disallow: /é\\n".encode("utf-16-be"), "text/plain; charset=UTF-16BE")
+    'Disallow: /é\\n'
+    >>> decode_robots(b"\\xff\\xfe" + bytes(range(256)) * 4) is None
+    True
+    """
+    codec, skip, said = _robots_encoding(body, content_type)
+    data = body[skip : skip + MAX_ROBOTS_BYTES]
+    cut = cut or len(body) - skip > MAX_ROBOTS_BYTES
+    if codec.startswith(_WIDE):
+        unit = 4 if codec.startswith("utf-32") else 2
+        data = data[: len(data) - len(data) % unit]
+    text = data.decode(codec, "replace")
+    if cut:
+        text = text[: max(text.rfind("\n"), text.rfind("\r")) + 1]
+    if said and codec.startswith(_WIDE) and not _reads_as_robots(text):
+        return None
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -712,7 +820,8 @@ def looks_like_robots(body: bytes, content_type: str | None) -> bool:
     Content-Type says.  A ``text/html`` body without markup is robots.txt when
     it has a ``User-agent:`` line: some servers send the wrong type.  Text in
     other encodings than UTF-8 (GBK comments) is not junk: the directives
-    are ASCII.  UTF-16 has NULs and counts as junk.
+    are ASCII.  UTF-16 has NULs and counts as junk here: the middleware
+    decodes a body with :func:`decode_robots` first and asks about its UTF-8.
 
     >>> looks_like_robots(b"<!DOCTYPE html><title>Not found</title>", "text/plain")
     False
@@ -804,7 +913,7 @@ def _http_date(value: str) -> float | None:
     return when.timestamp()
 
 
-# --- Per page: robots META tags and X-Robots-Tag (SEEDS.md item 18) ---------------
+# --- Per page: robots META tags and X-Robots-Tag (ARCHITECTURE.md, item 18) ---------------
 
 _PAGE_DIRECTIVES = frozenset(["index", "noindex", "follow", "nofollow", "noarchive", "all", "none"])
 

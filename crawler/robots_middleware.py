@@ -18,7 +18,10 @@ keeps the rules per site (scheme, host and port) and follows
   robots.txt is first read.
 
 Counted: ``robots/denied``, ``robots/status/<code>``, ``robots/outcome/<x>``,
-``robots/deferred``, ``robots/wait``; the first refusal on each site is logged.
+``robots/deferred``, ``robots/wait``, ``robots/truncated`` (a robots.txt longer
+than 500 KiB, whose first 500 KiB are parsed), ``robots/undecodable`` (one that
+cannot be read in the encoding it names: the site is off limits); the first
+refusal on each site is logged.
 """
 
 from __future__ import annotations
@@ -43,7 +46,15 @@ from crawler._async import REDIS_DOWN, sleep
 from crawler.frontier import Frontier, encode_request
 from crawler.middlewares import retry_after_seconds, site_of
 from crawler.politeness import PolitenessMiddleware
-from crawler.robots import MAX_ROBOTS_BYTES, Outcome, RobotsRules, expiry_seconds, looks_like_robots, outcome
+from crawler.robots import (
+    MAX_ROBOTS_BYTES,
+    Outcome,
+    RobotsRules,
+    decode_robots,
+    expiry_seconds,
+    looks_like_robots,
+    outcome,
+)
 
 if TYPE_CHECKING:
     import redis
@@ -57,7 +68,8 @@ __all__ = ["RobotsMiddleware", "SharedRobots", "ForbiddenByRobots"]
 _REDIRECTS = 5  # RFC 9309: at least five consecutive redirects are followed
 _LOCK_SECONDS = 120.0  # a fetch holder that dies frees the site after this
 _WAIT_STEP = 0.25
-_MAX_BODY = 4 * MAX_ROBOTS_BYTES  # larger downloads are abandoned (then retried)
+# Flags of a response whose body stops before its end.
+_CUT_OFF = ("download_stopped", "decompressed_truncated")
 
 # KEYS: the site's state, its waiting list. Park only while robots.txt is
 # still unavailable; 0 means the state changed meanwhile (read it again).
@@ -297,7 +309,12 @@ class RobotsMiddleware:
                 dont_filter=True,
                 meta={
                     "robots_txt": True, "dont_redirect": True, "dont_retry": True,
-                    "handle_httpstatus_all": True, "download_maxsize": _MAX_BODY,
+                    # Cut off after MAX_ROBOTS_BYTES and that part parsed (RFC 9309
+                    # 2.5; crawler/limits.py): Scrapy's own limit cancels a longer
+                    # download (it reads Content-Length first), and the site then
+                    # waited for a robots.txt it would never get.
+                    "handle_httpstatus_all": True, "download_maxsize": 0,
+                    "body_limit": MAX_ROBOTS_BYTES,
                     "download_slot": site,
                 },
             )
@@ -320,13 +337,26 @@ class RobotsMiddleware:
             break
         self.stats.inc_value(f"robots/status/{status if status is not None else 'error'}")
         result = outcome(status, self.policy_4xx)
-        body = b""
+        body, undecodable = "", False
         if result is Outcome.PARSE and response is not None:
-            body = response.body[:MAX_ROBOTS_BYTES]
             content_type = response.headers.get(b"Content-Type", b"").decode("latin-1") or None
-            if not looks_like_robots(body, content_type):
+            cut = any(flag in response.flags for flag in _CUT_OFF)
+            text = decode_robots(response.body, content_type, cut)
+            if text is None:
+                # A UTF-16 file that is not UTF-16: its rules cannot be read,
+                # and reading none would allow everything it forbids.
+                self.stats.inc_value("robots/undecodable")
+                logger.warning(
+                    "robots.txt of %s cannot be read in the encoding it names (%s): the site is off "
+                    "limits until robots.txt is fetched again (robots/undecodable)",
+                    site, content_type or "its byte order mark",
+                )
+                result, undecodable = Outcome.DISALLOW_ALL, True
+            elif not looks_like_robots(text.encode("utf-8", "surrogatepass"), content_type):
                 self.stats.inc_value("robots/not_robots_txt")
                 result = Outcome.ALLOW_ALL
+            else:
+                body = text
         self.stats.inc_value(f"robots/outcome/{result.name.lower()}")
         now = time.time()
         if result is Outcome.RETRY:
@@ -347,9 +377,9 @@ class RobotsMiddleware:
         ttl = expiry_seconds(headers, now, default=self.max_age, maximum=self.max_age)
         kind = {Outcome.PARSE: "parse", Outcome.DISALLOW_ALL: "disallow"}.get(result, "allow")
         state = {"outcome": kind, "expires": now + ttl, "status": status,
-                 "body": body.decode("utf-8", "replace") if kind == "parse" else ""}
+                 "body": body if kind == "parse" else ""}
         self.shared.put(site, state, ttl)
-        if kind == "disallow":
+        if kind == "disallow" and not undecodable:
             logger.info("robots.txt of %s answered %s: the site is off limits", site, status)
         known = self._from_state(site, state)
         self._on_usable(site, known.rules)

@@ -1,7 +1,7 @@
 """Trap defenses that need memory or configuration: budgets and blacklists (pure).
 
 The URL-shape rules live in :mod:`crawler.urls` (:class:`~crawler.urls.TrapRules`);
-these complete them (SEEDS.md item 6):
+these complete them (ARCHITECTURE.md, item 6):
 
 - :class:`PatternBudget`: when one URL pattern (digits and query values
   masked) has produced more than ``limit`` requests, further URLs of that
@@ -11,6 +11,10 @@ these complete them (SEEDS.md item 6):
   memory bounded by forgetting patterns seen only once. A pattern that
   reaches half its budget is noted in ``growing``, for the crawl monitor to
   raise an alert before URLs are refused.
+- :class:`Chains`: a run of pages of one URL pattern, each found only on
+  the one before it (a calendar's "previous month", page after page), is
+  stopped after ``limit`` pages, well before the pattern budget, unless its
+  pages look like real pagination (see the class).
 - :class:`Blacklist`: hosts (with their subdomains) and URL regular
   expressions that are never fetched, from settings or a file: known trap
   sites, and sites that object to being crawled.
@@ -19,13 +23,13 @@ these complete them (SEEDS.md item 6):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from crawler.urls import url_pattern
 
-__all__ = ["PatternBudget", "Blacklist"]
+__all__ = ["Blacklist", "Chains", "PatternBudget"]
 
 
 class PatternBudget:
@@ -62,6 +66,58 @@ class PatternBudget:
             # Patterns met once (most URLs of a normal site) are no trap.
             self._counts = {key: n for key, n in self._counts.items() if n > 1}
         return count <= self.limit
+
+
+class Chains:
+    """How long a chain of same-pattern pages runs, and where it stops.
+
+    A request carries its chain length: how many pages of its URL pattern
+    (:func:`~crawler.urls.url_pattern`) led to it one after another, each
+    found on the page before. A link of another pattern than its page starts
+    at 0. A link of the page's own pattern continues the page's chain (its
+    length plus one) when the page is a bare link of a chain: at most two
+    other pages of its pattern linked (previous and next), and no new page
+    of another pattern found on it. That is an endless calendar whose months
+    differ in text, each month its own new content and a way to the next.
+
+    Real pagination differs in one of two ways, and either resets the count
+    to 0: its pages list things not found before (a listing of articles:
+    "older posts" page after page, each leading to new articles), or its
+    pager links many pages of the pattern (1 2 3 4 5 ... 40), so the crawl
+    reaches page N in far fewer steps than N. A chain whose pages list only
+    what was found elsewhere is stopped: what it loses is its own pages
+    past ``limit``, which nothing else links to.
+
+    >>> chains = Chains(limit=2)
+    >>> month = "http://a.test/cal/2024/05/"
+    >>> near = ["http://a.test/cal/2024/04/", "http://a.test/cal/2024/06/", "http://a.test/about"]
+    >>> chains.lengths(month, 1, near, new=near[:2])  # only months new: the chain grows
+    {'http://a.test/cal/2024/04/': 2, 'http://a.test/cal/2024/06/': 2}
+    >>> chains.lengths(month, 1, near, new=near)  # a new page elsewhere: not a bare chain
+    {'http://a.test/cal/2024/04/': 0, 'http://a.test/cal/2024/06/': 0, 'http://a.test/about': 0}
+    >>> chains.admit(2), chains.admit(3)
+    (True, False)
+    """
+
+    #: Other pages of its own pattern a bare chain page links at most: previous and next.
+    MAX_NEIGHBOURS = 2
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+
+    def lengths(self, page_url: str, page_chain: int, links: Iterable[str],
+                new: Collection[str]) -> dict[str, int]:
+        """The chain length of each ``new`` link (those the crawl follows) of
+        the page at ``page_url``, whose own chain length is ``page_chain``;
+        ``links`` are all its links, followed before or not."""
+        pattern = url_pattern(page_url)
+        same = {url for url in links if url != page_url and url_pattern(url) == pattern}
+        bare = len(same) <= self.MAX_NEIGHBOURS and all(url in same for url in new)
+        return {url: page_chain + 1 if bare and url in same else 0 for url in new}
+
+    def admit(self, length: int) -> bool:
+        """Whether a request of this chain length is fetched (``limit`` 0: always)."""
+        return self.limit <= 0 or length <= self.limit
 
 
 class Blacklist:

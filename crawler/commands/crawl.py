@@ -1,25 +1,68 @@
 """``scrapy crawl``, with the ``web`` spider's arguments checked before the crawl starts.
 
 A bad seed or scope is the user's to fix: it deserves one line naming what
-is wrong (and exit status 2), not a traceback from inside the reactor.
+is wrong (and exit status 2), not a traceback from inside the reactor. So
+does a crawl that cannot start for a reason the user can fix (another crawl
+owns the data directory), and one with nothing to crawl: one line, exit
+status 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+from typing import Any
 
 from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.exceptions import UsageError
 
-from crawler.spiders.web import WebSpider, check_arguments
+from crawler.embedded import DataDirBusy
+from crawler.spiders.web import NOTHING_TO_CRAWL, WebSpider, check_arguments
+
+logger = logging.getLogger(__name__)
+
+#: Reasons a crawl closes with that mean it failed.
+_FAILED = (NOTHING_TO_CRAWL,)
+#: Why a crawl may fail to start that the user can fix: said in one line, no traceback.
+_EXPECTED = (DataDirBusy,)
 
 
 class Command(ScrapyCrawl):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if args and args[0] == WebSpider.name:
-            assert self.settings is not None
-            check_arguments(self.settings, **opts.spargs)  # raises UsageError
-        super().run(args, opts)
+        if len(args) != 1 or args[0] != WebSpider.name:
+            super().run(args, opts)
+            return
+        assert self.settings is not None and self.crawler_process is not None
+        check_arguments(self.settings, **opts.spargs)  # raises UsageError
+        crawler = self._create_crawler(args[0])
+        _one_line_on_failure(self.crawler_process.crawl(crawler, **opts.spargs))
+        self.crawler_process.start()
+        if self.crawler_process.bootstrap_failed or (
+            crawler.stats is not None and crawler.stats.get_value("finish_reason") in _FAILED
+        ):
+            self.exitcode = 1
+
+
+def _one_line_on_failure(started: Any) -> None:
+    """Say an expected start-up failure in one line (the crawl process still
+    records it as failed: exit status 1); anything else keeps its traceback."""
+
+    def said(error: BaseException) -> bool:
+        if isinstance(error, _EXPECTED):
+            logger.error("%s", error)
+            return True
+        return False
+
+    if hasattr(started, "add_done_callback"):  # an asyncio task (Scrapy's asyncio crawler process)
+        def retrieve(task: Any) -> None:
+            if task.cancelled():
+                return
+            error = task.exception()  # retrieved here: asyncio no longer logs it with a traceback
+            if error is not None and not said(error):
+                logger.error("The crawl failed to start", exc_info=error)
+        started.add_done_callback(retrieve)
+    else:  # a Twisted Deferred
+        started.addErrback(lambda failure: None if said(failure.value) else failure)
 
 
 __all__ = ["Command", "UsageError"]

@@ -1,6 +1,6 @@
 """HTML and XHTML: fields, body blocks, links and hints (pure).
 
-What goes where follows the Google paper's "fancy hits" (SEEDS.md item 26):
+What goes where follows the Google paper's "fancy hits" (ARCHITECTURE.md, item 26):
 the title, headings and emphasised text (``b``, ``strong``, ``em``, ``i``,
 ``mark``, and larger type: ``big``, ``<font size=4>`` or ``+1``, an inline
 ``font-size`` of at least CSS ``large``, 18px = 1.125em, or bold
@@ -15,7 +15,11 @@ emphasis; its links are still collected.
 
 Lenient on purpose: broken markup, an empty document or stray bytes give a
 page with fewer fields, never an exception. libxml2 stops nesting at depth
-255, which keeps the recursive walk far from Python's recursion limit.
+255, which keeps the recursive walk far from Python's recursion limit; but
+it stops *reading* there too, and drops the rest of the document. A page
+nested deeper (100,000 ``div`` elements) is read again with the elements
+past depth 200 taken out (their text and links kept, block elements as line
+breaks), and noted as ``deep_nesting`` (counted ``extract/deep_nesting``).
 """
 
 from __future__ import annotations
@@ -121,21 +125,80 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
-def _parse(data: bytes) -> lxml.html.HtmlElement | None:
+def _parse(data: bytes) -> tuple[lxml.html.HtmlElement | None, bool]:
+    """The tree, and whether libxml2 stopped reading at its depth limit."""
     # UTF-8 bytes, not str: lxml refuses str input that carries an XML
     # encoding declaration.
     if not data.strip():
-        return None
+        return None, False
     parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
     try:
-        return lxml.html.document_fromstring(data, parser=parser)
+        root = lxml.html.document_fromstring(data, parser=parser)
     except (lxml.etree.ParserError, ValueError):
-        return None
+        return None, False
+    too_deep = any(
+        entry.type == lxml.etree.ErrorTypes.ERR_RESOURCE_LIMIT and "depth" in entry.message
+        for entry in parser.error_log
+    )
+    return root, too_deep
+
+
+# Elements nested deeper than this are taken out when a document is too deep
+# for libxml2 (256): some headroom for the elements the parser adds itself.
+_MAX_DEPTH = 200
+# Tags, and what a depth count must step over whole: comments, and elements
+# whose content is not markup.
+_TAG = re.compile(
+    rb"<!--.*?-->|<(script|style|textarea|title|xmp|plaintext)\b[^>]*>.*?</\1\s*>"
+    rb"|<(/?)([a-z][a-z0-9:-]*)\b[^>]*>",
+    re.DOTALL | re.IGNORECASE,
+)
+# Not counted: void elements, and links (kept wherever they are; they never nest).
+_UNCOUNTED = frozenset(
+    b"area base br col embed hr img input link meta param source track wbr a".split()
+)
+_BLOCK_BYTES = frozenset(tag.encode() for tag in _BLOCK)
+
+
+def _flatten(data: bytes, max_depth: int = _MAX_DEPTH) -> bytes:
+    """``data`` with the start and end tags nested deeper than ``max_depth``
+    taken out: their text stays, a block element becomes a line break (so
+    its words stay apart), links stay (``a`` never nests).  Depth is counted
+    from the tags as written (a ``p`` left open counts until it closes), so
+    it may run ahead of the parser's, never behind.
+
+    >>> _flatten(b"<div><div><div><p>deep</p></div></div></div><p>after</p>", 2)
+    b'<div><div><br><br>deep<br><br></div></div><p>after</p>'
+    """
+    out: list[bytes] = []
+    depth = kept = 0
+    for match in _TAG.finditer(data):
+        name = match.group(3)
+        if name is None:
+            continue  # a comment, a script: as it is
+        name = name.lower()
+        if name in _UNCOUNTED or match.group(0).endswith(b"/>"):
+            continue
+        if match.group(2):  # an end tag
+            deep = depth > max_depth
+            depth = max(0, depth - 1)
+        else:
+            depth += 1
+            deep = depth > max_depth
+        if deep:
+            out.append(data[kept : match.start()])
+            out.append(b"<br>" if name in _BLOCK_BYTES else b" ")
+            kept = match.end()
+    out.append(data[kept:])
+    return b"".join(out)
 
 
 def _extract(data: bytes, url: str, resolve: Resolve) -> Page:
     page = Page(url=url)
-    root = _parse(data)
+    root, too_deep = _parse(data)
+    if too_deep:
+        root, _ = _parse(_flatten(data))
+        page.notes.append("deep_nesting")
     if root is None:
         return page
     head = _Head(url)

@@ -3,7 +3,7 @@
 Two hints, each in markup or in an HTTP header:
 
 - a refresh (``<meta http-equiv="refresh" content="5; url=...">`` or the
-  ``Refresh`` header, same syntax): followed like a redirect (SEEDS.md
+  ``Refresh`` header, same syntax): followed like a redirect (ARCHITECTURE.md,
   item 10). Parsed the WHATWG way ("shared declarative refresh steps"):
   leniently, ``0;URL='x'``, ``0, x`` and ``1.5 ; url = x`` all work; no URL
   means "reload this page", which is no hint at all.

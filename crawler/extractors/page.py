@@ -3,7 +3,7 @@
 One shape for every media type, so the spider, the content fingerprints and
 the indexer never ask which extractor made a page; ``kind`` says it when it
 matters (a "media" page has no text and is known by the anchors pointing at
-it, SEEDS.md item 22).
+it, ARCHITECTURE.md, item 22).
 """
 
 from __future__ import annotations
@@ -48,7 +48,9 @@ class Page:
     ``lang`` is declared (``<html lang>``) or guessed ("zh", "ja", "ko").
     ``sections`` are the ``[id, text, tag]`` of the headings (``h1``...)
     and definitions (``dt``) a link can point into (``page.html#id``):
-    search links a result to the section its query names.
+    search links a result to the section its query names. ``notes`` name
+    what the extractor had to work around to read the page (``deep_nesting``),
+    counted as ``extract/<note>``.
     """
 
     url: str
@@ -69,3 +71,4 @@ class Page:
     meta: dict[str, str] = field(default_factory=dict)
     blocks: list[str] = field(default_factory=list)
     sections: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 import lxml.etree
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import UsageError
+from scrapy.exceptions import CloseSpider, UsageError
 from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils._compression import _DecompressionMaxSizeExceeded
@@ -45,12 +45,13 @@ from crawler.cores import cores
 from crawler.extract import Page
 from crawler.extract_pool import ExtractPool
 from crawler.frontier import Frontier
+from crawler.leases import Leases
 from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, PURGED, LinkFilter
 from crawler.middlewares import site_of
 from crawler.pages import Fetched, PageLogic
 from crawler.revisit import RevisitBounds, conditional_headers
 from crawler.scope import Scope
-from crawler.traps import Blacklist, PatternBudget
+from crawler.traps import Blacklist, Chains, PatternBudget
 from crawler.urls import TrapRules, UrlPolicy
 from indexer.store import PageStore
 
@@ -63,6 +64,9 @@ _MAX_SITEMAPS = 50
 _MAX_SITEMAP_URLS = 50_000  # the sitemaps protocol's own limit per file
 _MAX_SITEMAP_BYTES = 50 * 1024 * 1024
 _SITEMAP_META = {"sitemap": True, "handle_httpstatus_list": [404, 410]}
+#: The reason a crawl with nothing to crawl closes with (a failure: exit status 1).
+NOTHING_TO_CRAWL = "nothing_to_crawl"
+_CHAINS_REMEMBERED = 100_000  # queued requests whose chain length is known, at most
 
 
 def read_seeds(seeds: str | None, seeds_file: str | None, policy: UrlPolicy) -> list[str]:
@@ -143,8 +147,14 @@ def check_arguments(
         RevisitBounds.from_settings(settings)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    recrawl_mode(recrawl)
-    read_seeds(seeds, seeds_file, UrlPolicy.from_settings(settings))
+    revisiting = recrawl_mode(recrawl)
+    urls = read_seeds(seeds, seeds_file, UrlPolicy.from_settings(settings))
+    frontier = Path(settings.get("DATA_DIR") or "data") / "redis"
+    if not urls and not revisiting and not settings.get("REDIS_URL") and not frontier.exists():
+        # Nothing queued either: no crawl ever ran here (with REDIS_URL, or a
+        # data directory that has one, the spider finds out when it opens).
+        raise UsageError(f"nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE); "
+                         f"{frontier.parent} holds no crawl to resume")
 
 
 class WebSpider(Spider):
@@ -170,6 +180,11 @@ class WebSpider(Spider):
             raise UsageError(str(exc)) from None
         self.policy = UrlPolicy()
         self.links = LinkFilter(self.scope, TrapRules(), Blacklist(), PatternBudget(0))
+        self.chains = Chains(0)
+        # The chain length of each request this process queued, by URL, until
+        # it is parsed: the frontier's queue keeps only the meta keys it
+        # knows, and "chain" is not yet one of them.
+        self._chain_of: dict[str, int] = {}
         self.agent = "LanternBot"
         self.boilerplate = BoilerplateDetector()
         self.pages: PageLogic
@@ -191,6 +206,7 @@ class WebSpider(Spider):
             spider.links = LinkFilter.from_settings(settings, spider.scope)
         except (OSError, ValueError) as exc:
             raise UsageError(f"cannot use the blacklist: {exc}") from None
+        spider.chains = Chains(settings.getint("TRAPS_CHAIN_MAX"))
         spider.seeds = read_seeds(spider._seeds_arg, spider._seeds_file, spider.policy)
         try:
             spider.revisit_bounds = RevisitBounds.from_settings(settings)
@@ -218,11 +234,18 @@ class WebSpider(Spider):
         self._scope_read = time.monotonic()
         self._refresh_purged(force=True)
         queued = len(self.frontier)
-        if not self.seeds and not queued and not self.recrawl:
+        if not self.seeds and not queued and not self.recrawl and not self._others_at_work():
             logger.error(
                 "Nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE), "
                 "or resume a crawl that still has queued requests"
             )
+            raise CloseSpider(NOTHING_TO_CRAWL)  # the crawl command exits with status 1
+
+    def _others_at_work(self) -> bool:
+        """Whether other nodes of a shared crawl hold requests (they may yet find links)."""
+        assert self.frontier is not None
+        frontier = self.frontier
+        return Leases(frontier.client, frontier.name, frontier.queue_key, node="check").held() > 0
 
     async def start(self) -> AsyncIterator[Request]:
         for url in self.seeds:
@@ -354,16 +377,31 @@ class WebSpider(Spider):
         return iter(())
 
     def _follow(self, page: Page, response: Response) -> Iterator[Request]:
+        new = []
         for link in page.links:
             reason = self.links.verdict(link.url, link.nofollow)
             if reason == OUT_OF_SCOPE and self._refresh_scope():
                 reason = self.links.verdict(link.url)
             if reason is None:
-                yield Request(link.url, errback=self.failed)
+                new.append(link.url)
             elif reason in (NOFOLLOW, OUT_OF_SCOPE, MEDIA):
                 self.crawler.stats.inc_value(f"links/{reason}")
             elif reason != ALREADY_FOLLOWED:
                 self._refuse(link.url, reason)
+        first = (response.meta.get("redirect_urls") or [response.url])[0]
+        chain = response.meta.get("chain", self._chain_of.pop(first, 0))
+        lengths = self.chains.lengths(page.url, chain, (link.url for link in page.links), new)
+        for url in new:
+            length = lengths[url]
+            if not self.chains.admit(length):
+                self._refuse(url, "chain")
+            elif length:
+                if len(self._chain_of) >= _CHAINS_REMEMBERED:
+                    self._chain_of.clear()  # requests the frontier dropped; chains start again
+                self._chain_of[url] = length
+                yield Request(url, errback=self.failed, meta={"chain": length})
+            else:
+                yield Request(url, errback=self.failed)
 
     def _refresh_scope(self) -> bool:
         """Seeds pushed into a running crawl widen the scope of every node.

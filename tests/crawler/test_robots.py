@@ -312,7 +312,7 @@ RFC_CASES = [
     ),
 ]
 
-# --- SEEDS.md items 15 and 16 ---------------------------------------------------------
+# --- ARCHITECTURE.md, items 15 and 16 ---------------------------------------------------------
 
 SEED_RECORDS = """\
 # robots.txt for http://www.example.com/

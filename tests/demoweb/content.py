@@ -42,6 +42,7 @@ def build(bases: dict[str, str]) -> Web:
         "json_module": {"url": bases["docs"] + paths.DOCS_JSON},
         "duplicates": wiki_facts["duplicates"],
         "calendar_start": news_facts["calendar_start"],
+        "almanac_start": news_facts["almanac_start"],
         "disallowed_prefixes": {name: list(site.disallowed) for name, site in sites.items()},
         "base_href": wiki_facts["base_href"],
         "broken_links": wiki_facts["broken_links"],

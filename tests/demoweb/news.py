@@ -1,9 +1,13 @@
-"""The news site: the Harbor Gazette, with an endless archive calendar.
+"""The news site: the Harbor Gazette, with an endless archive calendar and almanac.
 
 Articles are dated and live under dated paths, links are written from the
 root, and ``/calendar/YYYY/MM/`` answers for every month of every year with
 links to the months either side: a crawler trap of the "virtual web space"
-kind, endless yet made only of well-formed, on-site links.
+kind, endless yet made only of well-formed, on-site links. Its months
+without stories read alike (content fingerprints stop it); the almanac's,
+``/almanac/YYYY/MM/``, each say something of their own (sky and garden
+notes drawn for that month), so only the length of the chain of months
+can stop it.
 """
 
 from __future__ import annotations
@@ -35,6 +39,61 @@ _MONTHS = list(calendar.month_name)[1:]
 _FIRST_DAY = datetime.date(2023, 9, 1)
 _DAYS = 304  # up to 30 June 2024
 _CALENDAR = re.compile(r"/calendar/(\d{4})/(\d{2})/")
+_ALMANAC = re.compile(r"/almanac/(\d{4})/(\d{2})/")
+_SKY = (
+    "Venus shines low in the west after sunset",
+    "Jupiter rises in the east before midnight",
+    "Mars glows red above the southern hills",
+    "Saturn sits among the faint stars of Aquarius",
+    "the Pleiades climb over the eastern woods",
+    "Orion's belt points down towards Sirius",
+    "the Plough stands on its handle in the north",
+    "the Milky Way arches overhead on moonless nights",
+    "a thin crescent hangs beside Venus at dawn",
+    "Arcturus burns orange high in the south",
+    "the Summer Triangle rides overhead at dusk",
+    "Capella twinkles yellow in the north-east",
+    "meteors streak from Perseus after midnight",
+    "the full moon rises huge and copper-coloured",
+    "Cassiopeia makes her crooked W near the zenith",
+    "Regulus marks the heart of Leo in the evening",
+)
+_CROPS = ("broad beans", "parsnips", "leeks", "shallots", "carrots", "beetroot", "lettuce", "spinach",
+          "chard", "kale", "peas", "radishes", "turnips", "celeriac", "squash", "courgettes")
+_FLOWERS = ("sweet peas", "dahlias", "asters", "irises", "peonies", "snowdrops", "primroses", "lupins")
+_TREES = ("apple", "pear", "plum", "cherry", "quince", "medlar", "damson", "walnut")
+_BERRIES = ("gooseberries", "raspberries", "strawberries", "blackcurrants", "redcurrants", "blackberries")
+_GARDEN = (
+    "sow {crop} in drills",
+    "start {crop} in pots on a sunny sill",
+    "earth up the {crop}",
+    "thin the {crop} seedlings",
+    "lift and divide the {flower}",
+    "stake the tallest {flower}",
+    "deadhead the {flower}",
+    "prune the {tree} trees",
+    "feed the {tree} trees with bonemeal",
+    "net the {berry} against blackbirds",
+    "mulch the {berry} with straw",
+    "pick the {berry} each morning",
+    "turn the compost heap",
+    "clean the greenhouse glass",
+    "sharpen the shears and oil the hinges",
+)
+_SAYINGS = (
+    "A cold spring brings a warm purse.",
+    "Plant in the dust and the bins will bust.",
+    "When the wind is in the east, it is good for neither man nor beast.",
+    "Ne'er cast a clout till May be out.",
+    "Red sky at night, the shepherd's delight.",
+    "One year's seeding is seven years' weeding.",
+    "Who plants a walnut plants for his grandchildren.",
+    "Onion skins very thin, mild winter coming in.",
+    "Rain before seven, fine before eleven.",
+    "A swarm of bees in June is worth a silver spoon.",
+    "If the oak is out before the ash, we shall only have a splash.",
+    "Sow beans in the mud and they'll grow like wood.",
+)
 _FOOTER = (
     f"<p>&copy; 2024 {PAPER}, Quay Road, {CITY}. "
     '<a href="/about.html">About us</a> · <a href="/archive/">Archive</a> · '
@@ -76,6 +135,9 @@ def _quoted(sentence: str) -> str:
     return sentence[:-1] + "," if sentence.endswith(".") else sentence
 
 
+_ALMANAC_PATH = "/almanac/{:04d}/{:02d}/"
+
+
 def _month_path(year: int, month: int) -> str:
     return f"/calendar/{year:04d}/{month:02d}/"
 
@@ -112,6 +174,8 @@ class _News:
         for article in self.articles:
             self.by_month.setdefault((article.date.year, article.date.month), []).append(article)
         self.pages: dict[str, bytes] = {}
+        latest = self.articles[0].date
+        self.almanac_start = _ALMANAC_PATH.format(latest.year, latest.month)
 
     def add(self, path: str, title: str, description: str, body: list[str]) -> None:
         self.pages[path] = self.layout.render(path, title, description, "\n".join(body))
@@ -220,7 +284,9 @@ class _News:
             body.append(
                 f"<li>{link(_month_path(year, month), f'{_MONTHS[month - 1]} {year}')} ({len(items)} stories)</li>"
             )
-        body += ["</ul>", "<h2>Our reporters</h2>", "<ul>"]
+        body += ["</ul>", "<h2>Almanac</h2>",
+                 f"<p>The sky and the garden month by month: {link(self.almanac_start, 'this month in the almanac')}.</p>",
+                 "<h2>Our reporters</h2>", "<ul>"]
         body += [f"<li>{link(f'/authors/{a[0]}.html', a[1])}</li>" for a in AUTHORS]
         body.append("</ul>")
         self.add("/archive/", "Archive", f"Past stories from {PAPER}, by month.", body)
@@ -236,6 +302,46 @@ class _News:
             f"readers of Chinese may enjoy {link(self.bases['zh'] + '/', '华夏风物志')}.</p>",
         ]
         self.add("/about.html", f"About {PAPER}", f"The history and staff of {PAPER}.", body)
+
+    def dynamic(self, path: str) -> bytes | None:
+        """A calendar or almanac month, else ``None``."""
+        return self.calendar(path) or self.almanac(path)
+
+    def almanac(self, path: str) -> bytes | None:
+        """The almanac for any month of years 1 to 9999: sky and garden notes of its
+        own, the same on every run, and links to the months either side; else ``None``."""
+        match = _ALMANAC.fullmatch(path)
+        if not match:
+            return None
+        year, month = int(match.group(1)), int(match.group(2))
+        if not (1 <= year <= 9999 and 1 <= month <= 12):
+            return None
+        rng = random.Random(f"almanac {year} {month}")
+        name = f"{_MONTHS[month - 1]} {year}"
+        sky = rng.sample(_SKY, 4)
+        chores = [
+            chore.format(crop=rng.choice(_CROPS), flower=rng.choice(_FLOWERS), tree=rng.choice(_TREES),
+                         berry=rng.choice(_BERRIES))
+            for chore in rng.sample(_GARDEN, 5)
+        ]
+        here = _ALMANAC_PATH.format(year, month)
+        body = [
+            f"<h1>Almanac: {name}</h1>",
+            "<h2>In the night sky</h2>",
+            "<ul>" + "".join(f"<li>{esc(line[0].upper() + line[1:])}.</li>" for line in sky) + "</ul>",
+            "<h2>In the garden</h2>",
+            "<ul>" + "".join(f"<li>{esc(line[0].upper() + line[1:])}.</li>" for line in chores) + "</ul>",
+            f"<p><em>{esc(rng.choice(_SAYINGS))}</em></p>",
+        ]
+        nav = []
+        if (year, month) > (1, 1):
+            py, pm = (year, month - 1) if month > 1 else (year - 1, 12)
+            nav.append(link(_ALMANAC_PATH.format(py, pm), f"← {_MONTHS[pm - 1]} {py}", rel="prev"))
+        if (year, month) < (9999, 12):
+            ny, nm = (year, month + 1) if month < 12 else (year + 1, 1)
+            nav.append(link(_ALMANAC_PATH.format(ny, nm), f"{_MONTHS[nm - 1]} {ny} →", rel="next"))
+        body.append(f'<p class="pager">{" · ".join(nav)}</p>')
+        return self.layout.render(here, f"Almanac: {name}", f"The sky and the garden in {name}.", "\n".join(body))
 
     def calendar(self, path: str) -> bytes | None:
         """The archive page for any month of years 1 to 9999, else ``None``."""
@@ -295,10 +401,11 @@ def build(bases: dict[str, str]) -> tuple[Site, dict]:
         robots=robots_txt(_DISALLOWED),
         not_found=not_found_page("en", f"Sorry, we could not find that page on {PAPER}."),
         disallowed=_DISALLOWED,
-        dynamic=news.calendar,
+        dynamic=news.dynamic,
     )
     facts = {
         "calendar_start": bases["news"] + _month_path(latest.year, latest.month),
+        "almanac_start": bases["news"] + news.almanac_start,
         "articles": len(news.articles),
     }
     return site, facts

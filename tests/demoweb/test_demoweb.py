@@ -139,7 +139,8 @@ def _robots(web: DemoWeb) -> dict[str, urllib.robotparser.RobotFileParser]:
 
 
 def crawl(web: DemoWeb, limit: int = 2000) -> Crawl:
-    """Follow links from the seeds, staying on the demo sites, obeying robots.txt, skipping the calendar."""
+    """Follow links from the seeds, staying on the demo sites, obeying robots.txt, skipping the
+    calendar and the almanac."""
     robots = _robots(web)
     queue = deque(web.seeds)
     seen = set(web.seeds)
@@ -159,7 +160,7 @@ def crawl(web: DemoWeb, limit: int = 2000) -> Crawl:
             if target in seen:
                 continue
             seen.add(target)
-            if parts.path.startswith("/calendar/") or not robots[parts.netloc].can_fetch("*", target):
+            if parts.path.startswith(("/calendar/", "/almanac/")) or not robots[parts.netloc].can_fetch("*", target):
                 result.skipped.add(target)
             else:
                 queue.append(target)
@@ -283,6 +284,26 @@ def test_calendar_goes_on_forever(web):
         url = urljoin(url, next(h for h, _t, a in parsed.links if a.get("rel") == "next"))
         visited.append(url)
     assert len(set(visited)) == 21
+
+
+def test_the_almanac_goes_on_forever_each_month_in_words_of_its_own(web):
+    url = web.facts["almanac_start"]
+    assert url in {urljoin(web.url("news", "/archive/"), href) for href, _t, _a in parse(fetch(web.url("news", "/archive/")).body).links}
+    texts = []
+    for _ in range(30):
+        page = fetch(url)
+        assert page.status == 200
+        parsed = parse(page.body)
+        assert parsed.h1[0].startswith("Almanac: ")
+        body = page.body.decode()
+        main = body[body.index("<main>"):body.index("</main>")]
+        texts.append(re.sub(r"\d+|<[^>]+>", " ", main.split('class="pager"')[0]).split()[3:])
+        url = urljoin(url, next(h for h, _t, a in parsed.links if a.get("rel") == "prev"))
+    # Each month differs from every other in many words, not only in its name and numbers.
+    for i, one in enumerate(texts):
+        for other in texts[i + 1:]:
+            assert len(set(one) ^ set(other)) >= 10
+    assert fetch(web.url("news", "/almanac/2024/13/")).status == 404
 
 
 def test_calendar_rejects_malformed_months(web):
