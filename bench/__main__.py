@@ -3,7 +3,9 @@
 Tables, in order: the crawl against a plain Scrapy CrawlSpider (with Redis
 commands per page, the item queue, the fetch-only limit) and indexing
 against plain Whoosh, on the demo web and on python3-doc when it is
-installed (:mod:`bench.crawl`, :mod:`bench.index`); search quality (MRR,
+installed (:mod:`bench.crawl`, :mod:`bench.index`); a broad crawl of 30
+polite sites against a plain CrawlSpider with Scrapy's downloader-aware
+queue (:mod:`bench.broad`); search quality (MRR,
 Success@1 and @10 on real documentation sites from Debian, crawled for
 the purpose) against plain Whoosh over the same pages
 (:mod:`bench.search_quality`); query latency against plain Whoosh
@@ -20,13 +22,14 @@ import datetime
 import os
 import platform
 
-from bench import crawl, dedup_memory, pagerank, query, search_quality
+from bench import broad, crawl, dedup_memory, pagerank, query, search_quality
 
 
 def main() -> None:
     print(f"Benchmarks, {datetime.date.today()}, {platform.node()}: Python {platform.python_version()}, "
           f"{platform.machine()}, {os.cpu_count()} CPUs\n", flush=True)
     crawl.main()
+    broad.main([])
     search_quality.main([])
     query.main([])
     pagerank.main([])

@@ -70,13 +70,22 @@ def seed(frontier: Frontier, urls: list[str]) -> int:
     return frontier.push(entries).count(QUEUED)
 
 
+def _sites(count: int) -> str:
+    """How many sites, in words.
+
+    >>> _sites(1), _sites(30)
+    ('1 site', '30 sites')
+    """
+    return f"{count} site{'s' * (count != 1)}"
+
+
 def status(frontier: Frontier) -> str:
     client = frontier.client
     leases = Leases(client, frontier.name, frontier.queue_key, node="status")
     nodes = leases.nodes()
     now = time.time()
     lines = [
-        f"queued requests   {len(frontier)}",
+        f"queued requests   {len(frontier)} in {_sites(frontier.sites_with_work())}",
         f"leased requests   {sum(node['leases'] for node in nodes.values())} "
         f"(taken by crawl nodes, not finished yet)",
         f"URLs seen         {frontier.seen_count()}",

@@ -12,6 +12,10 @@ a URL pattern), so a log with an alert in it stays readable:
   node's last ``SUSTAINED`` windows of ``window`` page fetches while other
   sites, reached before those windows began, had requests waiting (a trap
   on that site filling the queue, or the others slowed to a crawl);
+- ``sites_starved``: fewer than ``served_share`` of the sites that had
+  requests queued during a progress interval were served in it (by any
+  node): a frontier or a setting (``CONCURRENT_REQUESTS`` too small for
+  the sites' delays) that keeps polite sites waiting;
 - ``trap_pattern``: a URL pattern (:func:`crawler.urls.url_pattern`) has used
   half its budget of ``TRAPS_MAX_PAGES_PER_PATTERN`` requests, a likely trap
   that no URL-shape rule caught;
@@ -25,12 +29,22 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-__all__ = ["Alert", "AlertRules", "SUSTAINED"]
+__all__ = ["Alert", "AlertRules", "SUSTAINED", "starved"]
 
 # Windows of page fetches in a row that one site must dominate. Breadth
 # first, one site may well fill a depth for a window: its section of the
 # queue comes first (a crawl from one seed starts so). A trap keeps it up.
 SUSTAINED = 3
+
+
+def starved(served: int, with_work: int, share: float) -> bool:
+    """Whether fewer than ``share`` of the ``with_work`` sites that had
+    requests queued were ``served``; two sites with work at least.
+
+    >>> starved(5, 30, 0.5), starved(15, 30, 0.5), starved(0, 1, 0.5)
+    (True, False, False)
+    """
+    return with_work >= 2 and served < share * with_work
 
 
 class Alert(NamedTuple):
@@ -71,10 +85,12 @@ class AlertRules:
         error_rate: float = 0.2,
         site_share: float = 0.8,
         min_samples: int = 10,
+        served_share: float = 0.5,
     ) -> None:
         self.window = max(1, window)
         self.error_rate = error_rate
         self.site_share = site_share
+        self.served_share = served_share
         self.min_samples = max(1, min(min_samples, self.window))
         self._sites: dict[str, _Window] = {}
         self._fetches = 0
@@ -147,6 +163,18 @@ class AlertRules:
             f"{site} took {taken} of the last {span} page fetches ({taken / span:.0%}) while "
             f"{len(others)} other site{'s' * (len(others) != 1)} had requests waiting "
             f"(e.g. {others[0]}): a trap on it, or the others slowed down?",
+        )
+
+    def turns(self, served: int, with_work: int, seconds: float) -> list[Alert]:
+        """In the last ``seconds``, ``served`` of the ``with_work`` sites that
+        had requests queued were taken from, by any node."""
+        if not starved(served, with_work, self.served_share):
+            return []
+        return self._raise(
+            "sites_starved", "crawl",
+            f"only {served} of the {with_work} sites with requests queued were served in the last "
+            f"{seconds:.0f} s: is CONCURRENT_REQUESTS too small for the sites' delays, "
+            "or the crawl paused (INDEX_QUEUE_MAX)?",
         )
 
     def pattern_growing(self, pattern: str, count: int, limit: int) -> list[Alert]:

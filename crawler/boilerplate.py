@@ -5,7 +5,7 @@ crawler/extractors/html.py), but many sites build menus, footers and
 "subscribe" boxes from plain ``div``s. What gives those away is repetition:
 a block of text that appears on a large share of a site's pages says nothing
 about any one of them, and left in the body it makes every page of the site
-match its words (SEEDS.md item 21).
+match its words (ARCHITECTURE.md, item 21).
 
 A block (one paragraph-level piece of a page's body, ``Page.blocks``) is
 keyed by a hash of its normalized text (case folded, digits removed, so

@@ -1,7 +1,7 @@
 """Content fingerprints: is this page one the crawl has already seen? (pure)
 
 Two checks, both on what a page says rather than how it is marked up
-(SEEDS.md item 6):
+(ARCHITECTURE.md, item 6):
 
 - :func:`content_fingerprint`, an MD5 of the text with its volatile parts
   left out (numbers: dates, times, counters; month and day names), catches

@@ -3,8 +3,7 @@
 Every key starts with the spider name (``web:``), as in scrapy-redis:
 
 ==========================  ==================================================
-``web:requests``            sorted set of the depths that have queued requests
-``web:requests:<depth>``    FIFO list of the requests at that depth (JSON)
+``web:requests:...``        the requests, in one queue per site (:mod:`crawler.turns`)
 ``web:dupefilter``          set of 16-byte URL fingerprints ever queued
 ``web:content``             hash: MD5 of a page's text -> first URL with it
 ``web:simhash:blocks``      hash: a bit block of a SimHash -> the SimHashes with it
@@ -14,16 +13,24 @@ Every key starts with the spider name (``web:``), as in scrapy-redis:
 ``web:purged``              set of blacklist lines of purged URLs (``python -m indexer purge``)
 ==========================  ==================================================
 
-Breadth first: a pop takes from the lowest depth that has requests, first in
-first out within a depth, so one deep site or trap cannot starve the others.
-Dedup and push are one Lua script per batch, so two nodes that find the same
-link at once queue it once (``SADD`` says who was first). Requests are stored
-as JSON data, never pickle: whoever can write the queue must not be able to
-run code on every node.
+Breadth first within each site (lowest depth first, first in first out
+within a depth), and across sites only among those whose turn has come
+(:mod:`crawler.leases`), so one big, deep or slow site can neither starve
+the others nor hold the crawl's request slots. Dedup and push are one Lua
+script per batch, so two nodes that find the same link at once queue it once
+(``SADD`` says who was first). Requests are stored as JSON data, never
+pickle: whoever can write the queue must not be able to run code on every
+node.
+
+A frontier written before per-site queues kept one list per depth
+(``web:requests:<depth>``, indexed by ``web:requests``): those keys are now
+the inbox, and a node that finds requests there moves them to their sites'
+queues (at start, and every ``FRONTIER_HEARTBEAT`` seconds: requests that
+robots.txt held back come back that way).
 
 From scrapy-redis this module keeps the key scheme, the settings
 (``SCHEDULER_PERSIST``, ``SCHEDULER_QUEUE_KEY``, ``SCHEDULER_DUPEFILTER_KEY``)
-and the scheduler's shape; it replaces the parts measured unsound (DESIGN.md):
+and the scheduler's shape; it replaces the parts measured unsound (ARCHITECTURE.md):
 per-link round trips (a process-local seen-set answers repeated links, and
 pushes are batched), pickle, a SHA1 fingerprint of its own, the priority
 queue's lexicographic order within a priority, and deletion of the shared
@@ -45,6 +52,8 @@ from scrapy import Request, signals
 from crawler.embedded import EmbeddedRedis
 from crawler.fingerprints import simhash_blocks
 from crawler.seen import BloomSeen, ExactSeen, SeenSet, seen_set
+from crawler.middlewares import site_of
+from crawler.turns import LUA, ScriptKeys, site_key
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -55,46 +64,117 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["Frontier", "encode_request", "decode_request", "connect", "QUEUED", "SEEN", "OVER_BUDGET"]
 
-# ARGV: seen-set key prefix, queue key prefix, depth index key, per-site
-# budget (0: none), budget hash key, seen counter key; then per request:
-# seen-set arguments a and b (a == '': do not filter), depth, data, site.
+# KEYS: requests count, waiting, ready, heads, budget hash, seen counter,
+# then the keys of the batch's sites (their lists, depth sets and states);
+# ARGV: seen-set key prefix, per-site budget (0: none); then per request:
+# seen-set arguments a and b (a == '': do not filter), depth, data, site,
+# the index in KEYS of its list and of its site's depth set (its state next).
 # Returns a status per request: 1 queued, 0 seen before, 2 over its site's budget.
-# The queued requests go in with one RPUSH per depth (in their order) and one
-# counter increment: a few commands per batch, not per request.
-_PUSH = """
-local prefix, queue, depths = ARGV[1], ARGV[2], ARGV[3]
-local budget, budgets, counter = tonumber(ARGV[4]), ARGV[5], ARGV[6]
-local out, lists, order, fresh = {}, {}, {}, 0
-for i = 7, #ARGV, 5 do
-  local a, b = ARGV[i], ARGV[i + 1]
+# The queued requests go in with one RPUSH per site and depth (in their
+# order): a few commands per batch and site, not per request.
+_PUSH = LUA + """
+local g = {waiting = KEYS[2], ready = KEYS[3], heads = KEYS[4]}
+local budgets, counter = KEYS[5], KEYS[6]
+local prefix, budget = ARGV[1], tonumber(ARGV[2])
+local out, lists, order, fresh, queued = {}, {}, {}, 0, 0
+for i = 3, #ARGV, 7 do
+  local a, b, site = ARGV[i], ARGV[i + 1], ARGV[i + 4]
   local status = 1
   if a ~= '' then
     if TEST_AND_SET then fresh = fresh + 1 else status = 0 end
   end
-  if status == 1 and budget > 0 and redis.call('HINCRBY', budgets, ARGV[i + 4], 1) > budget then
+  if status == 1 and budget > 0 and redis.call('HINCRBY', budgets, site, 1) > budget then
     status = 2
   end
   if status == 1 then
-    local depth = ARGV[i + 2]
-    local list = lists[depth]
+    local kl = tonumber(ARGV[i + 5])
+    local list = lists[kl]
     if not list then
       list = {}
-      lists[depth] = list
-      order[#order + 1] = depth
+      lists[kl] = list
+      order[#order + 1] = {kl, tonumber(ARGV[i + 6]), ARGV[i + 2], site}
     end
     list[#list + 1] = ARGV[i + 3]
+    queued = queued + 1
   end
   out[#out + 1] = status
 end
 if fresh > 0 then redis.call('INCRBY', counter, fresh) end
-for _, depth in ipairs(order) do
-  local list = lists[depth]
+for _, o in ipairs(order) do
+  local list = lists[o[1]]
   for j = 1, #list, 1000 do
-    redis.call('RPUSH', queue .. depth, unpack(list, j, math.min(j + 999, #list)))
+    redis.call('RPUSH', KEYS[o[1]], unpack(list, j, math.min(j + 999, #list)))
   end
-  redis.call('ZADD', depths, depth, depth)
+  queued_in(g, o[4], o[3], KEYS[o[2]], KEYS[o[2] + 1])
 end
+if queued > 0 then redis.call('INCRBY', KEYS[1], queued) end
 return out
+"""
+
+# KEYS: the inbox's depth set and its list at ARGV[1], requests count,
+# waiting, ready, heads, then the sites' keys as for _PUSH; ARGV: depth, how
+# many, then per request: data, site, list index, depth set index. Moves the
+# first requests of the inbox list to their sites, if they are still those
+# given (another node may have moved them): returns how many, or -1.
+_MOVE = LUA + """
+local g = {waiting = KEYS[4], ready = KEYS[5], heads = KEYS[6]}
+local depth, n = ARGV[1], tonumber(ARGV[2])
+local head = redis.call('LRANGE', KEYS[2], 0, n - 1)
+if #head < n then return -1 end
+for j = 1, n do
+  if head[j] ~= ARGV[3 + (j - 1) * 4] then return -1 end
+end
+redis.call('LTRIM', KEYS[2], n, -1)
+if redis.call('LLEN', KEYS[2]) == 0 then redis.call('ZREM', KEYS[1], depth) end
+for i = 3, #ARGV, 4 do
+  local ks = tonumber(ARGV[i + 3])
+  redis.call('RPUSH', KEYS[tonumber(ARGV[i + 2])], ARGV[i])
+  queued_in(g, ARGV[i + 1], depth, KEYS[ks], KEYS[ks + 1])
+end
+if n > 0 then redis.call('INCRBY', KEYS[3], n) end
+return n
+"""
+
+# KEYS: the site's state, waiting, ready; ARGV: site, pause ms. No turn
+# before then (a 429 or 503 Retry-After); never shortens a pause.
+_PAUSE = LUA + """
+local until_ms = now_ms() + tonumber(ARGV[2])
+if until_ms <= tonumber(redis.call('HGET', KEYS[1], 'next') or '0') then return 0 end
+redis.call('HSET', KEYS[1], 'next', until_ms)
+if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 or redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  redis.call('ZADD', KEYS[2], until_ms, ARGV[1])
+end
+return 1
+"""
+
+# KEYS: the site's state, waiting; ARGV: site, delay ms. A request of the
+# site is about to leave a node: returns 0 when the last one (from any node)
+# left at least the delay ago, and records it; else the ms to wait. A
+# request that left later than its turn (held by a busy node) moves the
+# site's next turn later, so that the next request keeps the gap.
+_SEND = LUA + """
+local now = now_ms()
+local floor = tonumber(ARGV[2])
+local last = tonumber(redis.call('HGET', KEYS[1], 'sent') or '0')
+if last + floor > now then return last + floor - now end
+redis.call('HSET', KEYS[1], 'sent', now)
+if tonumber(redis.call('HGET', KEYS[1], 'next') or '0') < now + floor then
+  redis.call('HSET', KEYS[1], 'next', now + floor)
+  if redis.call('ZSCORE', KEYS[2], ARGV[1]) then redis.call('ZADD', KEYS[2], now + floor, ARGV[1]) end
+end
+return 0
+"""
+
+# KEYS: served, heads; ARGV: seconds. The sites leased from in the last
+# seconds, the sites with queued requests, and the two together.
+_SERVED = LUA + """
+local served = redis.call('ZRANGEBYSCORE', KEYS[1], now_ms() - 1000 * tonumber(ARGV[1]), '+inf')
+local waiting = redis.call('HLEN', KEYS[2])
+local done = 0
+for _, site in ipairs(served) do
+  if redis.call('HEXISTS', KEYS[2], site) == 0 then done = done + 1 end
+end
+return {#served, waiting, waiting + done}
 """
 
 # KEYS: content hash (fingerprint -> first URL), simhash hash (simhash ->
@@ -145,14 +225,6 @@ redis.call('HSET', KEYS[2], h, ARGV[2])
 return false
 """
 
-_COUNT = """
-local total = 0
-for _, depth in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  total = total + redis.call('LLEN', ARGV[1] .. depth)
-end
-return total
-"""
-
 # Request.meta entries that survive the trip through Redis; the rest is
 # per-process state (download slots, latencies) rebuilt on the other side.
 _KEPT_META = (
@@ -167,6 +239,7 @@ _KEPT_META = (
     "handle_httpstatus_all",
     "soft404_probe",
     "revisit",
+    "chain",  # how many pages of one URL pattern led here, one after another (crawler.traps.Chains)
 )
 # Request headers that survive it: a revisit's validators (crawler/revisit.py).
 _KEPT_HEADERS = ("If-None-Match", "If-Modified-Since")
@@ -287,10 +360,19 @@ class Frontier:
         self.site_budget = site_budget
         self.near_distance = near_distance
         self.seen = self._agree_on(seen or ExactSeen())
+        # The per-site queues' crawl-wide keys (crawler/turns.py).
+        self.count_key = f"{self.queue_key}:count"
+        self.waiting_key = f"{self.queue_key}:waiting"
+        self.ready_key = f"{self.queue_key}:ready"
+        self.heads_key = f"{self.queue_key}:heads"
+        self.served_key = f"{self.queue_key}:served"
         self._push = client.register_script(
             _PUSH.replace("TEST_AND_SET", self.seen.lua_test_and_set)
         )
-        self._count = client.register_script(_COUNT)
+        self._move = client.register_script(_MOVE)
+        self._pause = client.register_script(_PAUSE)
+        self._send = client.register_script(_SEND)
+        self._served = client.register_script(_SERVED)
         self._content = client.register_script(_CONTENT)
 
     def _agree_on(self, seen: SeenSet) -> SeenSet:
@@ -363,20 +445,75 @@ class Frontier:
         """
         if not entries:
             return []
-        args: list[bytes | int | str] = [
-            self.seen_key + ":", self.queue_key + ":", self.queue_key,
-            self.site_budget, self.budget_key, f"{self.seen_key}:count",
-        ]
+        keys = ScriptKeys(self.queue_key, [self.count_key, self.waiting_key, self.ready_key, self.heads_key,
+                                           self.budget_key, f"{self.seen_key}:count"])
+        args: list[bytes | int | str] = [self.seen_key + ":", self.site_budget]
         for fp, depth, data, site in entries:
             a, b = self.seen.args(fp) if fp else ("", "")
-            args.extend((a, b, depth, data, site))
+            args.extend((a, b, depth, data, site, *keys.site(site, depth)))
         if pipe is not None:
-            self._push(args=args, client=pipe)
+            self._push(keys=keys.keys, args=args, client=pipe)
             return []
-        return [int(status) for status in self._push(args=args)]
+        return [int(status) for status in self._push(keys=keys.keys, args=args)]
 
     def __len__(self) -> int:
-        return int(self._count(keys=[self.queue_key], args=[self.queue_key + ":"]))
+        """Requests queued, in the sites' queues and the inbox."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.get(self.count_key)
+        pipe.zrange(self.queue_key, 0, -1)
+        count, depths = pipe.execute()
+        inbox = 0
+        if depths:
+            pipe = self.client.pipeline(transaction=False)
+            for depth in depths:
+                pipe.llen(f"{self.queue_key}:{depth.decode()}")
+            inbox = sum(pipe.execute())
+        return int(count or 0) + inbox
+
+    def drain_inbox(self, batch: int = 500) -> int:
+        """Move the requests queued by depth alone (a frontier written before
+        per-site queues; requests robots.txt held back) to their sites'
+        queues, lowest depth first. Atomic per batch: another node moving
+        them at the same time, or this one dying, loses and doubles nothing."""
+        moved = 0
+        while True:
+            depths = self.client.zrange(self.queue_key, 0, 0)
+            if not depths:
+                return moved
+            depth = depths[0].decode()
+            inbox = f"{self.queue_key}:{depth}"
+            head = self.client.lrange(inbox, 0, batch - 1)
+            keys = ScriptKeys(self.queue_key, [self.queue_key, inbox, self.count_key, self.waiting_key,
+                                               self.ready_key, self.heads_key])
+            args: list[bytes | int | str] = [depth, len(head)]
+            for data in head:
+                site = site_of(json.loads(data)["u"])
+                args.extend((data, site, *keys.site(site, depth)))
+            done = int(self._move(keys=keys.keys, args=args))
+            moved += max(done, 0)
+
+    def pause_site(self, site: str, seconds: float) -> None:
+        """No turn for ``site`` before ``seconds`` from now (a Retry-After)."""
+        self._pause(keys=[site_key(self.queue_key, site), self.waiting_key, self.ready_key],
+                    args=[site, int(seconds * 1000)])
+
+    def sending(self, site: str, delay: float) -> float:
+        """A request of ``site`` is about to leave: 0 when it may (it is
+        recorded), else the seconds until the site's last request, from any
+        node, is ``delay`` old."""
+        wait = self._send(keys=[site_key(self.queue_key, site), self.waiting_key], args=[site, int(delay * 1000)])
+        return int(wait) / 1000
+
+    def set_site_delay(self, site: str, seconds: float) -> None:
+        """The least gap between two turns of ``site`` (a robots.txt
+        Crawl-delay, a slow site's backoff), for every node."""
+        self.client.hset(site_key(self.queue_key, site), "delay", int(seconds * 1000))
+
+    def served(self, seconds: float) -> tuple[int, int, int]:
+        """Sites leased from in the last ``seconds``, sites with queued
+        requests now, and the sites of both (those that had work then)."""
+        served, waiting, either = self._served(keys=[self.served_key, self.heads_key], args=[seconds])
+        return int(served), int(waiting), int(either)
 
     def seen_count(self) -> int:
         """URLs ever queued (exactly so in exact mode; in bloom mode, less false positives)."""
@@ -408,24 +545,23 @@ class Frontier:
         data = self.client.hget(f"{self.name}:soft404", site)
         return None if data is None else json.loads(data)
 
-    def count_sites(self, taken: Mapping[str, int], queued: Mapping[str, int] | None = None) -> None:
-        """Requests taken (and queued) per site, for ``python -m crawler status``
-        and the crawl monitor."""
+    def count_sites(self, taken: Mapping[str, int]) -> None:
+        """Requests taken per site, for ``python -m crawler status`` (the sites
+        with requests queued are the frontier's own: :meth:`sites_waiting`)."""
         now = time.time()
         pipe = self.client.pipeline(transaction=False)
         for site, count in taken.items():
             pipe.hincrby(f"{self.name}:stats:sites", site, count)
             pipe.hsetnx(f"{self.name}:stats:since", site, now)
-        for site, count in (queued or {}).items():
-            pipe.hincrby(f"{self.name}:stats:queued", site, count)
         pipe.execute()
 
+    def sites_with_work(self) -> int:
+        """How many sites have requests queued."""
+        return int(self.client.hlen(self.heads_key))
+
     def sites_waiting(self) -> list[str]:
-        """Sites with requests queued and not taken yet, as the nodes last
-        counted them (every ``FRONTIER_HEARTBEAT`` seconds)."""
-        queued = self.client.hgetall(f"{self.name}:stats:queued")
-        taken = self.client.hgetall(f"{self.name}:stats:sites")
-        return [site.decode() for site, n in queued.items() if int(n) > int(taken.get(site, 0))]
+        """Sites with requests queued now (their turn come or to come)."""
+        return [site.decode() for site in self.client.hkeys(self.heads_key)]
 
     def site_counts(self) -> list[tuple[str, int, float]]:
         """``(site, requests taken, since when)``, busiest first."""

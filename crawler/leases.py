@@ -1,24 +1,37 @@
-"""Acknowledged requests: what each crawl node has taken, until it is done with it.
+"""Acknowledged requests and turns: what each crawl node takes, when, until it is done with it.
 
-A node that takes requests from the queue holds them under a lease in Redis
-(``web:leases:<node>``, request data by lease id) until it has processed
-their responses: the links they led to are queued and their items pushed.
-Each node announces itself every few seconds (``web:node:<node>``, a key that
-expires after ``FRONTIER_LEASE_SECONDS``); the requests of a node whose key
-has expired (it was killed, or lost its network) are put back in the queue by
-whichever node notices first. So after ``kill -9`` of any node, at any
-moment, every URL is still fetched; only the killed node's requests in
-flight are fetched twice.
+A node takes requests only from sites whose turn has come (:mod:`crawler.turns`):
+at most one request per site and turn (as many as the site has free places
+for when it has no delay), the sites with lower depths first, then the one
+that has waited longest. Each site taken from gets its next turn one delay
+later (``DOWNLOAD_DELAY``, or the site's own when longer: a robots.txt
+``Crawl-delay``, a slow site's backoff; each gap drawn between that and
+``1 + POLITENESS_JITTER`` times it), and none while
+``CONCURRENT_REQUESTS_PER_DOMAIN`` of its requests are leased and not done.
+Politeness is decided there, for every node at once.
 
-All changes are single Lua scripts: taking a batch and leasing it, giving
-requests back, and reaping a dead node's leases are atomic, whatever the
-other nodes do meanwhile.
+A node holds what it takes under a lease in Redis (``web:leases:<node>``,
+the request by lease id) until it has processed the response: the links it
+led to are queued and its items pushed. Each node announces itself every
+few seconds (``web:node:<node>``, a key that expires after
+``FRONTIER_LEASE_SECONDS``); the requests of a node whose key has expired
+(it was killed, or lost its network) go back to the front of their sites'
+queues, put there by whichever node notices first. So after ``kill -9`` of
+any node, at any moment, every URL is still fetched; only the killed node's
+requests in flight are fetched twice.
+
+Every change is one Lua script, given the keys it touches: taking a batch
+and leasing it, finishing leases, giving requests back and reaping a dead
+node's leases are atomic, whatever the other nodes do meanwhile. Taking is
+two scripts: which sites are ready (the crawl-wide keys), then the lease of
+those sites' requests, which checks that each turn is still there.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import socket
 import time
 import uuid
@@ -27,89 +40,159 @@ from typing import Any
 
 import redis
 
-__all__ = ["Leases", "node_name"]
+from crawler.turns import LUA, depths_key, list_key, parse_lease, site_key
 
-# KEYS: depth index, the node's lease hash, the lease id counter;
-# ARGV: queue key prefix, how many. Returns id, data, id, data...
-# The batch is leased with one id increment and one HSET.
-_TAKE = """
-local taken = {}
-local want = tonumber(ARGV[2])
-while #taken < want do
-  local depth = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
-  if not depth then break end
-  local key = ARGV[1] .. depth
-  local asked = want - #taken
-  local got = redis.call('LPOP', key, asked)
-  if got then
-    for _, data in ipairs(got) do taken[#taken + 1] = data end
+__all__ = ["Leases", "node_name", "LAYOUT"]
+
+# What a node says of its frontier in its announcement: nodes of an earlier
+# version (which take from the queues by depth alone) say nothing.
+LAYOUT = "per-site"
+
+# KEYS: waiting, ready, heads; ARGV: how many sites. Sites whose turn has
+# come move from waiting to ready; returns the ms until the next turn to
+# come (-1: none), then up to that many ready sites and their lowest depths.
+_DUE = LUA + """
+local g = {waiting = KEYS[1], ready = KEYS[2], heads = KEYS[3]}
+local now = now_ms()
+local due = redis.call('ZRANGEBYSCORE', g.waiting, '-inf', now, 'WITHSCORES', 'LIMIT', 0, 500)
+if #due > 0 then
+  local gone, adds = {}, {}
+  for i = 1, #due, 2 do
+    gone[#gone + 1] = due[i]
+    local depth = redis.call('HGET', g.heads, due[i])
+    if depth then
+      adds[#adds + 1] = ready_score(depth, tonumber(due[i + 1]))
+      adds[#adds + 1] = due[i]
+    end
   end
-  if not got or #got < asked or redis.call('LLEN', key) == 0 then
-    redis.call('ZREM', KEYS[1], depth)
-  end
+  redis.call('ZREM', g.waiting, unpack(gone))
+  if #adds > 0 then redis.call('ZADD', g.ready, unpack(adds)) end
 end
-local out = {}
-if #taken > 0 then
-  local first = redis.call('INCRBY', KEYS[3], #taken) - #taken
-  local leases = {}
-  for n, data in ipairs(taken) do
-    out[#out + 1] = first + n
-    out[#out + 1] = data
-    leases[#leases + 1] = first + n
-    leases[#leases + 1] = data
+local out = {-1}
+local next_turn = redis.call('ZRANGE', g.waiting, 0, 0, 'WITHSCORES')
+if next_turn[2] then out[1] = math.max(0, tonumber(next_turn[2]) - now) end
+for _, site in ipairs(redis.call('ZRANGE', g.ready, 0, tonumber(ARGV[1]) - 1)) do
+  local depth = redis.call('HGET', g.heads, site)
+  if depth then
+    out[#out + 1] = site
+    out[#out + 1] = depth
+  else
+    redis.call('ZREM', g.ready, site)
   end
-  redis.call('HSET', KEYS[2], unpack(leases))
 end
 return out
 """
 
-# KEYS: the node's lease hash, depth index; ARGV: queue key prefix, lease ids.
-# Requests given back go to the front of their depth, in their order.
-_GIVE_BACK = """
+# KEYS: ready, waiting, heads, requests count, served, the node's lease
+# hash, the lease id counter, then per site: its state, depth set, and list
+# at the depth given; ARGV: default delay ms, jitter, places per site, how
+# many requests, then per site: site, depth, a random number in [0, 1).
+# Takes from each site still ready, gives it its next turn, and returns
+# id, site, data, id, site, data...
+_TAKE = LUA + """
+local g = {ready = KEYS[1], waiting = KEYS[2], heads = KEYS[3]}
+local now = now_ms()
+local default, jitter = tonumber(ARGV[1]), tonumber(ARGV[2])
+local cap, want = math.max(1, tonumber(ARGV[3])), tonumber(ARGV[4])
+local taken, k = {}, 8
+for i = 5, #ARGV, 3 do
+  local site, depth, r = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local state, depths, list = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+  k = k + 3
+  if #taken < want and redis.call('ZREM', g.ready, site) == 1 then
+    local flight = tonumber(redis.call('HGET', state, 'flight') or '0')
+    if flight < cap then
+      local delay = math.max(default, tonumber(redis.call('HGET', state, 'delay') or '0'))
+      local room = 1
+      if delay <= 0 then room = math.min(cap - flight, want - #taken) end
+      local got = redis.call('LPOP', list, room)
+      if got then
+        for _, data in ipairs(got) do taken[#taken + 1] = {site, depth, data} end
+        flight = flight + #got
+        redis.call('HSET', state, 'flight', flight, 'next', now + math.floor(delay * (1 + jitter * r)))
+        redis.call('INCRBY', KEYS[4], -#got)
+        redis.call('ZADD', KEYS[5], now, site)
+      end
+      if redis.call('LLEN', list) == 0 then redis.call('ZREM', depths, depth) end
+      local head = redis.call('ZRANGE', depths, 0, 0)[1]
+      if head then
+        redis.call('HSET', g.heads, site, head)
+      else
+        redis.call('HDEL', g.heads, site)
+      end
+    end
+    if flight >= cap then
+      redis.call('HSET', state, 'blocked', 1)
+    elseif redis.call('HEXISTS', g.heads, site) == 1 then
+      redis.call('ZADD', g.waiting, tonumber(redis.call('HGET', state, 'next') or '0'), site)
+    end
+  end
+end
+local out = {}
+if #taken > 0 then
+  local first = redis.call('INCRBY', KEYS[7], #taken) - #taken
+  local leases = {}
+  for n, t in ipairs(taken) do
+    out[#out + 1] = first + n
+    out[#out + 1] = t[1]
+    out[#out + 1] = t[3]
+    leases[#leases + 1] = first + n
+    leases[#leases + 1] = t[2] .. ' ' .. t[1] .. ' ' .. t[3]
+  end
+  redis.call('HSET', KEYS[6], unpack(leases))
+end
+return out
+"""
+
+# KEYS: the node's lease hash, waiting, ready, heads, then each lease's site
+# state; ARGV: lease id and site, for each. Finished leases: their sites
+# have room for another request.
+_DONE = LUA + """
+local g = {waiting = KEYS[2], ready = KEYS[3], heads = KEYS[4]}
 local n = 0
-for i = #ARGV, 2, -1 do
-  local data = redis.call('HGET', KEYS[1], ARGV[i])
-  if data then
-    local depth = cjson.decode(data)['d'] or 0
-    redis.call('LPUSH', ARGV[1] .. depth, data)
-    redis.call('ZADD', KEYS[2], depth, depth)
-    redis.call('HDEL', KEYS[1], ARGV[i])
+for i = 1, #ARGV, 2 do
+  if redis.call('HDEL', KEYS[1], ARGV[i]) == 1 then
+    released(g, ARGV[i + 1], KEYS[4 + (i + 1) / 2])
     n = n + 1
   end
 end
 return n
 """
 
-# KEYS: the node set, depth index; ARGV: node key prefix, lease key prefix,
-# queue key prefix. Every node whose key expired: its leases back in the queue.
-_REAP = """
-local moved = 0
-for _, node in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  if redis.call('EXISTS', ARGV[1] .. node) == 0 then
-    local leases = ARGV[2] .. node
-    local all = redis.call('HGETALL', leases)
-    local ids = {}
-    for i = 1, #all, 2 do ids[#ids + 1] = {tonumber(all[i]), all[i + 1]} end
-    -- Newest first to the front: the oldest ends up first, as it was taken.
-    table.sort(ids, function(x, y) return x[1] > y[1] end)
-    for _, lease in ipairs(ids) do
-      local depth = cjson.decode(lease[2])['d'] or 0
-      redis.call('LPUSH', ARGV[3] .. depth, lease[2])
-      redis.call('ZADD', KEYS[2], depth, depth)
-      moved = moved + 1
+# KEYS: a node's lease hash, its announcement, the node set, waiting,
+# ready, heads, requests count, the inbox's depth set, then per lease: its
+# list, its depth set and its site's state (for a lease of an earlier
+# version: the inbox list at its depth, the inbox's depth set twice);
+# ARGV: 1 to reap (only if the node's announcement expired; then the node
+# is forgotten), the node, then per lease, oldest first: id, site ('' for
+# an earlier version's), depth. Requests go back to the front of their
+# queues in the order they were taken; returns how many.
+_RETURN = LUA + """
+local g = {waiting = KEYS[4], ready = KEYS[5], heads = KEYS[6]}
+local reap = ARGV[1] == '1'
+if reap and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local n = 0
+for e = (#ARGV - 2) / 3, 1, -1 do
+  local i, k = 3 + (e - 1) * 3, 9 + (e - 1) * 3
+  local id, site, depth = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local value = redis.call('HGET', KEYS[1], id)
+  if value then
+    redis.call('HDEL', KEYS[1], id)
+    if site == '' then
+      redis.call('LPUSH', KEYS[k], value)
+      redis.call('ZADD', KEYS[8], depth, depth)
+    else
+      redis.call('LPUSH', KEYS[k], string.sub(value, #depth + #site + 3))
+      redis.call('INCR', KEYS[7])
+      released(g, site, KEYS[k + 2])
+      queued_in(g, site, depth, KEYS[k + 1], KEYS[k + 2])
     end
-    redis.call('DEL', leases)
-    redis.call('SREM', KEYS[1], node)
+    n = n + 1
   end
 end
-return moved
-"""
-
-# KEYS: the node set; ARGV: lease key prefix. Leases held by all nodes.
-_HELD = """
-local n = 0
-for _, node in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  n = n + redis.call('HLEN', ARGV[1] .. node)
+if reap then
+  redis.call('DEL', KEYS[1])
+  redis.call('SREM', KEYS[3], ARGV[2])
 end
 return n
 """
@@ -125,7 +208,14 @@ def node_name() -> str:
 
 
 class Leases:
-    """One node's view of the crawl's leases and nodes."""
+    """One node's view of the crawl's leases, turns and nodes.
+
+    ``delay`` (seconds), ``jitter`` and ``per_site`` are the crawl's
+    ``DOWNLOAD_DELAY``, ``POLITENESS_JITTER`` and
+    ``CONCURRENT_REQUESTS_PER_DOMAIN``: every node of a crawl should use the
+    same. After :meth:`take`, :attr:`next_turn` is the seconds until the
+    next site's turn comes (None when no site waits for one).
+    """
 
     def __init__(
         self,
@@ -134,66 +224,154 @@ class Leases:
         queue_key: str,
         node: str | None = None,
         lease_seconds: float = 30.0,
+        delay: float = 0.0,
+        jitter: float = 0.0,
+        per_site: int = 1,
     ) -> None:
         self.client = client
         self.node = node or node_name()
         self.lease_seconds = lease_seconds
+        self.delay = delay
+        self.jitter = jitter
+        self.per_site = per_site
         self.queue_key = queue_key
         self.nodes_key = f"{name}:nodes"
         self.node_prefix = f"{name}:node:"
         self.lease_prefix = f"{name}:leases:"
         self.mine = f"{self.lease_prefix}{self.node}"
         self.counter = f"{name}:lease:seq"
+        self.waiting_key = f"{queue_key}:waiting"
+        self.ready_key = f"{queue_key}:ready"
+        self.heads_key = f"{queue_key}:heads"
+        self.next_turn: float | None = None
+        self._held: dict[int, tuple[str, int]] = {}  # lease -> site, depth
+        self._due = client.register_script(_DUE)
         self._take = client.register_script(_TAKE)
-        self._give_back = client.register_script(_GIVE_BACK)
-        self._reap = client.register_script(_REAP)
-        self._held = client.register_script(_HELD)
+        self._done = client.register_script(_DONE)
+        self._return = client.register_script(_RETURN)
 
     def announce(self, info: dict[str, Any]) -> None:
         """This node is alive (its leases stay its own) for ``lease_seconds`` more."""
         pipe = self.client.pipeline(transaction=True)
         pipe.sadd(self.nodes_key, self.node)
-        pipe.set(self.node_prefix + self.node, json.dumps({**info, "seen": time.time()}),
+        pipe.set(self.node_prefix + self.node, json.dumps({**info, "layout": LAYOUT, "seen": time.time()}),
                  px=int(self.lease_seconds * 1000))
         pipe.execute()
 
     def take(self, count: int) -> list[tuple[int, bytes]]:
-        """Up to ``count`` requests, lowest depth first, leased to this node."""
-        flat = self._take(keys=[self.queue_key, self.mine, self.counter],
-                          args=[self.queue_key + ":", count])
-        return [(int(flat[i]), flat[i + 1]) for i in range(0, len(flat), 2)]
+        """Up to ``count`` requests of sites whose turn has come, leased to this node."""
+        due = self._due(keys=[self.waiting_key, self.ready_key, self.heads_key], args=[count])
+        wait = int(due[0])
+        self.next_turn = wait / 1000 if wait >= 0 else None
+        if len(due) == 1:
+            return []
+        keys = [self.ready_key, self.waiting_key, self.heads_key, f"{self.queue_key}:count",
+                f"{self.queue_key}:served", self.mine, self.counter]
+        args: list[Any] = [int(self.delay * 1000), self.jitter, self.per_site, count]
+        for i in range(1, len(due), 2):
+            site, depth = due[i].decode(), due[i + 1].decode()
+            keys += [site_key(self.queue_key, site), depths_key(self.queue_key, site),
+                     list_key(self.queue_key, site, depth)]
+            args += [site, depth, random.random()]  # noqa: S311 (a gap's jitter)
+        flat = self._take(keys=keys, args=args)
+        taken = []
+        for i in range(0, len(flat), 3):
+            lease = int(flat[i])
+            data = flat[i + 2]
+            self._held[lease] = (flat[i + 1].decode(), int(json.loads(data).get("d", 0)))
+            taken.append((lease, data))
+        if taken:
+            self.next_turn = 0.0
+        return taken
+
+    def site_of_lease(self, lease: int) -> str | None:
+        held = self._held.get(lease)
+        return held[0] if held else None
 
     def give_back(self, ids: Iterable[int]) -> int:
-        """Leased requests this node will not process: back to the front of the queue."""
-        ids = list(ids)
-        if not ids:
+        """Leased requests this node will not process: back to the front of their sites' queues."""
+        leases = [(lease, *self._held[lease]) for lease in sorted(set(ids)) if lease in self._held]
+        if not leases:
             return 0
-        return int(self._give_back(keys=[self.mine, self.queue_key], args=[self.queue_key + ":", *ids]))
+        given = self._give(self.node, leases, reap=False)
+        self.forget(lease for lease, _, _ in leases)
+        return given
+
+    def _give(self, node: str, leases: list[tuple[int, str, int]], reap: bool) -> int:
+        """Run the give-back script for ``(lease, site, depth)`` entries, oldest first
+        (site '' for a lease taken by an earlier version)."""
+        keys = [f"{self.lease_prefix}{node}", self.node_prefix + node, self.nodes_key, self.waiting_key,
+                self.ready_key, self.heads_key, f"{self.queue_key}:count", self.queue_key]
+        args: list[Any] = [1 if reap else 0, node]
+        for lease, site, depth in leases:
+            if site:
+                keys += [list_key(self.queue_key, site, depth), depths_key(self.queue_key, site),
+                         site_key(self.queue_key, site)]
+            else:
+                keys += [f"{self.queue_key}:{depth}", self.queue_key, self.queue_key]
+            args += [lease, site, depth]
+        return int(self._return(keys=keys, args=args))
 
     def done_command(self, pipe: Any, ids: Iterable[int]) -> None:
-        """Add the release of finished leases to ``pipe`` (after what they produced)."""
-        ids = list(ids)
-        if ids:
-            pipe.hdel(self.mine, *ids)
+        """Add the release of finished leases to ``pipe`` (after what they
+        produced); :meth:`forget` them once it has run."""
+        held = [(lease, self._held[lease][0]) for lease in ids if lease in self._held]
+        if not held:
+            return
+        keys = [self.mine, self.waiting_key, self.ready_key, self.heads_key]
+        keys += [site_key(self.queue_key, site) for _, site in held]
+        self._done(keys=keys, args=[value for lease, site in held for value in (lease, site)], client=pipe)
+
+    def forget(self, ids: Iterable[int]) -> None:
+        for lease in ids:
+            self._held.pop(lease, None)
 
     def reap(self) -> int:
         """Give back the requests of nodes that stopped announcing themselves."""
-        return int(self._reap(keys=[self.nodes_key, self.queue_key],
-                              args=[self.node_prefix, self.lease_prefix, self.queue_key + ":"]))
+        moved = 0
+        for raw in self.client.smembers(self.nodes_key):
+            node = raw.decode()
+            if self.client.exists(self.node_prefix + node):
+                continue
+            moved += self._give(node, self._leases_of(node), reap=True)
+        return moved
+
+    def _leases_of(self, node: str) -> list[tuple[int, str, int]]:
+        leases = []
+        for lease, value in self.client.hgetall(f"{self.lease_prefix}{node}").items():
+            parsed = parse_lease(value)
+            if parsed is None:
+                leases.append((int(lease), "", int(json.loads(value).get("d", 0))))
+            else:
+                leases.append((int(lease), parsed[1], parsed[0]))
+        return sorted(leases)
 
     def held(self) -> int:
         """Requests leased by any node now."""
-        return int(self._held(keys=[self.nodes_key], args=[self.lease_prefix]))
+        nodes = list(self.client.smembers(self.nodes_key))
+        pipe = self.client.pipeline(transaction=False)
+        for node in nodes:
+            pipe.hlen(self.lease_prefix + node.decode())
+        return sum(pipe.execute()) if nodes else 0
 
     def leave(self) -> int:
         """This node stops: anything it still holds goes back, and it is forgotten."""
-        remaining = [int(lease) for lease in self.client.hkeys(self.mine)]
-        given = self.give_back(remaining)
+        given = self._give(self.node, self._leases_of(self.node), reap=False)
+        self._held.clear()
         pipe = self.client.pipeline(transaction=True)
         pipe.delete(self.node_prefix + self.node)
         pipe.srem(self.nodes_key, self.node)
         pipe.execute()
         return given
+
+    def earlier_versions(self) -> list[str]:
+        """Nodes running now whose frontier is an earlier version's (queues by
+        depth alone): they must stop before this one joins."""
+        found = []
+        for node, info in self.nodes().items():
+            if not info.get("expired") and info.get("layout") != LAYOUT and node != self.node:
+                found.append(node)
+        return found
 
     def nodes(self) -> dict[str, dict[str, Any]]:
         """Every known node: its announcement (None if expired) and leases held."""

@@ -17,7 +17,7 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def site_of(url: str) -> str:
-    """The politeness unit: scheme, host and port (SEEDS.md item 13).
+    """The politeness unit: scheme, host and port (ARCHITECTURE.md, item 13).
 
     >>> site_of("http://Example.com/a"), site_of("https://example.com:8443/")
     ('http://example.com:80', 'https://example.com:8443')
@@ -51,7 +51,7 @@ def retry_after_seconds(value: bytes | str | None, now: float | None = None) -> 
 class IdentityMiddleware:
     """Sends ``User-Agent`` (name and a URL about the bot) and ``From``.
 
-    Every request carries them, robots.txt included (SEEDS.md items 8, 13).
+    Every request carries them, robots.txt included (ARCHITECTURE.md, items 8, 13).
     Built from settings at crawl start, so ``-s CRAWLER_CONTACT=...`` works.
     """
 

@@ -10,10 +10,13 @@ of the sites' own access logs.
 - Every ``MONITOR_INTERVAL`` seconds one plain line (no carriage returns, no
   colours: it goes to log files too), replacing Scrapy's LogStats line::
 
-      Crawled 1,204 pages (38.5/s), 3,410 queued, 4 sites, 2 errors, indexer 120 behind
+      Crawled 1,204 pages (38.5/s), 3,410 queued, 28 of 30 sites with work served in 10 s,
+      34 sites fetched, 2 errors, indexer 120 behind
 
-  pages and errors are this node's; the queue (all nodes') and the items
-  waiting for the indexer are read from Redis, twice per interval at most.
+  pages, sites fetched and errors are this node's; the queue, the sites
+  served (by any node) among those that had requests queued in the
+  interval, and the items waiting for the indexer are read from Redis, in
+  three commands.
 - Alerts (:mod:`crawler.alerts`) are logged at WARNING, each once per site or
   pattern, and counted as ``alerts/<kind>``.
 - When the spider closes, the node's report (:mod:`crawler.report`) is
@@ -103,6 +106,7 @@ class CrawlMonitor:
             window=settings.getint("MONITOR_WINDOW", 100),
             error_rate=settings.getfloat("MONITOR_ERROR_RATE", 0.2),
             site_share=settings.getfloat("MONITOR_SITE_SHARE", 0.8),
+            served_share=settings.getfloat("MONITOR_SITES_SERVED"),
         )
         monitor = cls(crawler, rules, settings.getfloat("MONITOR_INTERVAL", 10.0),
                       settings.get("DATA_DIR") or "data")
@@ -162,22 +166,27 @@ class CrawlMonitor:
             self._task = create_looping_call(self._tick)
             self._task.start(self.interval, now=False)
 
-    def _redis_counts(self) -> tuple[int | None, int | None]:
-        """Queued requests and items waiting for the indexer; None when Redis is down."""
+    def _redis_counts(self, seconds: float) -> tuple[int | None, int | None, tuple[int, int] | None]:
+        """Queued requests, items waiting for the indexer, and the sites served
+        in the last ``seconds`` with the sites that had work; None when Redis is down."""
         assert self._frontier is not None
         try:
-            return len(self._frontier), int(self._frontier.client.llen(self._frontier.items_key))
+            served, _, with_work = self._frontier.served(seconds)
+            return (len(self._frontier), int(self._frontier.client.llen(self._frontier.items_key)),
+                    (served, with_work))
         except REDIS_DOWN:
-            return None, None
+            return None, None, None
 
     def _tick(self) -> None:
         now = time.monotonic()
         then, pages_then = self._last
         pages = self.tally.pages
         self._last = (now, pages)
-        queued, behind = self._redis_counts()
+        queued, behind, turns = self._redis_counts(now - then)
         logger.info(progress_line(pages, (pages - pages_then) / max(now - then, 1e-9), queued,
-                                  len(self.tally.sites), self.tally.errors, behind))
+                                  len(self.tally.sites), self.tally.errors, behind, turns, now - then))
+        if turns is not None:
+            self._alert(self.rules.turns(*turns, now - then))
         self._check_patterns()
         self._check_dominance()
 

@@ -301,21 +301,32 @@ def table(data: Mapping[str, Any]) -> str:
 
 
 def progress_line(
-    pages: int, rate: float, queued: int | None, sites: int, errors: int, behind: int | None
+    pages: int, rate: float, queued: int | None, sites: int, errors: int, behind: int | None,
+    turns: tuple[int, int] | None = None, interval: float = 0.0,
 ) -> str:
     """One line on how the crawl is doing: plain text, for terminals and log files alike.
 
-    ``queued`` and ``behind`` are None when Redis could not be asked.
+    ``queued`` and ``behind`` are None when Redis could not be asked;
+    ``turns`` is the sites served (by any node) in the last ``interval``
+    seconds and the sites that had requests queued meanwhile; ``sites``
+    those this node has fetched from since it started.
 
-    >>> progress_line(1204, 38.46, 3410, 4, 2, 120)
-    'Crawled 1,204 pages (38.5/s), 3,410 queued, 4 sites, 2 errors, indexer 120 behind'
+    >>> progress_line(1204, 38.46, 3410, 34, 2, 120, (28, 30), 10).split(", ")  # doctest: +NORMALIZE_WHITESPACE
+    ['Crawled 1,204 pages (38.5/s)', '3,410 queued', '28 of 30 sites with work served in 10 s',
+     '34 sites fetched', '2 errors', 'indexer 120 behind']
     >>> progress_line(1, 0.2, None, 1, 0, None)
-    'Crawled 1 page (0.2/s), queue unknown (Redis unreachable), 1 site, 0 errors'
+    'Crawled 1 page (0.2/s), queue unknown (Redis unreachable), 1 site fetched, 0 errors'
     """
     parts = [
         f"Crawled {_n(pages)} page{'s' * (pages != 1)} ({rate:,.1f}/s)",
         "queue unknown (Redis unreachable)" if queued is None else f"{_n(queued)} queued",
-        f"{_n(sites)} site{'s' * (sites != 1)}",
+    ]
+    if turns is not None:
+        served, with_work = turns
+        parts.append(f"{_n(served)} of {_n(with_work)} site{'s' * (with_work != 1)} with work served "
+                     f"in {interval:,.{0 if interval >= 10 else 1}f} s")
+    parts += [
+        f"{_n(sites)} site{'s' * (sites != 1)} fetched",
         f"{_n(errors)} error{'s' * (errors != 1)}",
     ]
     if behind is not None:

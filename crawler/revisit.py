@@ -1,6 +1,6 @@
 """When to fetch a known page again: adaptive revisit intervals (pure).
 
-SEEDS.md item 24: pages change at their own pace, so each URL gets its own
+ARCHITECTURE.md, item 24: pages change at their own pace, so each URL gets its own
 interval. A page starts at ``RECRAWL_INTERVAL``; every revisit that finds it
 changed halves the interval, every one that finds it unchanged (a 304, or
 the same text) doubles it, always within the site's minimum and maximum

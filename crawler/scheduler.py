@@ -4,11 +4,16 @@ The engine hands this scheduler the requests a page led to and asks it for
 the next request to fetch. Links are checked against a process-local set of
 fingerprints (no round trip for a link this process already queued), then
 pushed in batches whose dedup against every node happens in Redis. Requests
-are taken a few at a time under leases (:mod:`crawler.leases`), released once
-their response is processed, in the same round trip that queues what it led
-to, so nothing taken is ever lost, and nothing is released before its
-children are safe. A revisit of a known URL (``-a recrawl=1``) is deduplicated
-as the pair of the URL and the fetch it follows.
+are taken a few at a time under leases (:mod:`crawler.leases`), only from
+sites whose turn has come and only as many as the downloader can start at
+once, so no request waits out a site's delay in a download slot; they are
+released once their response is processed, in the same round trip that
+queues what it led to, so nothing taken is ever lost, and nothing is
+released before its children are safe. When no site's turn has come, the
+node asks again when the next one comes (Scrapy itself would ask only
+every 5 seconds, or when a response arrives). A revisit of a known URL
+(``-a recrawl=1``) is deduplicated as the pair of the URL and the fetch it
+follows.
 
 Lifecycle of a node: it announces itself every ``FRONTIER_HEARTBEAT``
 seconds and gives back the requests of nodes that stopped doing so; when it
@@ -68,6 +73,9 @@ class Scheduler(_RedisScheduler):
         heartbeat: float = 5.0,
         idle_grace: float = 0.0,
         items_max: int = 0,
+        delay: float = 0.0,
+        jitter: float = 0.0,
+        per_site: int = 1,
     ) -> None:
         super().__init__(
             server=frontier.client,
@@ -81,7 +89,8 @@ class Scheduler(_RedisScheduler):
         self.policy = policy or UrlPolicy()
         self.pop_batch = max(1, pop_batch)
         self.local_seen_max = local_seen_max
-        self.leases = Leases(frontier.client, frontier.name, frontier.queue_key, lease_seconds=lease_seconds)
+        self.leases = Leases(frontier.client, frontier.name, frontier.queue_key, lease_seconds=lease_seconds,
+                             delay=delay, jitter=jitter, per_site=per_site)
         self.heartbeat = heartbeat
         self.idle_grace = idle_grace
         self._local_seen: set[bytes] = set()
@@ -99,7 +108,8 @@ class Scheduler(_RedisScheduler):
         self.items_max = items_max
         self._items_checked = 0.0
         self._items_behind = False
-        self._queued_by_site: Counter[str] = Counter()
+        self._wake: Any = None
+        self._wake_at = 0.0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Scheduler:
@@ -119,6 +129,9 @@ class Scheduler(_RedisScheduler):
             # Alone on its private Redis, a node has nobody to wait for.
             idle_grace=float(grace) if grace is not None else (0.0 if frontier.embedded else 10.0),
             items_max=settings.getint("INDEX_QUEUE_MAX", 0),
+            delay=settings.getfloat("DOWNLOAD_DELAY"),
+            jitter=settings.getfloat("POLITENESS_JITTER"),
+            per_site=settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"),
         )
         scheduler.crawler = crawler
         crawler.signals.connect(scheduler._spider_opened, signal=signals.spider_opened)
@@ -134,10 +147,21 @@ class Scheduler(_RedisScheduler):
         self.spider = spider
         if self.flush_on_start:
             self.flush()
+        earlier = self.leases.earlier_versions()
+        if earlier:
+            raise RuntimeError(
+                f"{len(earlier)} crawl node(s) of an earlier version of this crawler, which queues "
+                f"requests by depth alone, are running on this frontier ({', '.join(earlier)}): stop "
+                "them first; this version moves their queue to per-site queues when it starts"
+            )
         self._announce()
         reaped = self.leases.reap()
         if reaped:
             logger.info("Gave back %d requests held by crawl nodes that stopped", reaped)
+        moved = self.frontier.drain_inbox()
+        if moved:
+            logger.info("Moved %d requests queued by depth alone (an earlier version's frontier, "
+                        "or held back by robots.txt) to their sites' queues", moved)
         queued = len(self.frontier)
         if queued:
             logger.info(
@@ -149,6 +173,9 @@ class Scheduler(_RedisScheduler):
         if self._beat is not None:
             self._beat.cancel()
             self._beat = None
+        if self._wake is not None:
+            self._wake.cancel()
+            self._wake = None
         try:
             self._flush()
             given = self.leases.give_back(lease for lease, _ in self._taken)
@@ -211,14 +238,20 @@ class Scheduler(_RedisScheduler):
     def next_request(self) -> Request | None:
         if time.monotonic() < self._down_until:
             return None
+        next_turn = None
         try:
             self._flush()
             if not self._taken and not self._indexer_behind():
-                self._taken.extend(self.leases.take(self.pop_batch))
+                room = self._room()
+                if room:
+                    self._taken.extend(self.leases.take(min(self.pop_batch, room)))
+                    next_turn = self.leases.next_turn
         except REDIS_DOWN as exc:
             self._redis_down(exc)
             return None
         if not self._taken:
+            if next_turn is not None:
+                self._wake_in(next_turn)
             return None
         lease, data = self._taken.popleft()
         request = decode_request(data, self.spider)
@@ -227,6 +260,36 @@ class Scheduler(_RedisScheduler):
         self._fetched += 1
         self._by_site[site_of(request.url)] += 1
         return request
+
+    def _room(self) -> int:
+        """Requests the downloader can start now (``pop_batch`` outside a crawl):
+        what is taken goes out at once, within its site's turn."""
+        engine = getattr(getattr(self, "crawler", None), "engine", None)
+        if engine is None:
+            return self.pop_batch
+        downloader = engine.downloader
+        if not downloader.total_concurrency:
+            return self.pop_batch
+        return max(0, downloader.total_concurrency - len(downloader.active))
+
+    def _wake_in(self, seconds: float) -> None:
+        """Have the engine ask for requests again in ``seconds`` (when the next
+        site's turn comes), unless it is to ask sooner."""
+        when = time.monotonic() + seconds
+        if self._wake is not None:
+            if self._wake_at <= when:
+                return
+            self._wake.cancel()
+        self._wake_at = when
+        self._wake = call_later(seconds + 0.001, self._woken)
+
+    def _woken(self) -> None:
+        self._wake = None
+        # Scrapy 2.19 has no public call for "ask the scheduler again"; its
+        # engine's slot keeps the call it makes after each download.
+        slot = getattr(getattr(getattr(self, "crawler", None), "engine", None), "_slot", None)
+        if slot is not None:
+            slot.nextcall.schedule()
 
     def _indexer_behind(self) -> bool:
         """Whether more than ``items_max`` pages wait for the indexer: then
@@ -284,6 +347,7 @@ class Scheduler(_RedisScheduler):
         except REDIS_DOWN:
             raise  # both buffers are kept for the next attempt
         self._pending, self._done = [], []
+        self.leases.forget(done)
         self._redis_back()
         statuses = [int(status) for status in results[0]] if pending else []
         self._count(pending, statuses)
@@ -292,9 +356,7 @@ class Scheduler(_RedisScheduler):
         self._inc("scheduler/enqueued/redis", statuses.count(QUEUED))
         self._inc("frontier/duplicate/shared", statuses.count(SEEN))
         for (_, _, data, site), status in zip(pending, statuses):
-            if status == QUEUED:
-                self._queued_by_site[site] += 1
-            elif status == OVER_BUDGET:
+            if status == OVER_BUDGET:
                 self._inc("traps/site_budget")
                 if site not in self._over_budget_logged:
                     self._over_budget_logged.add(site)
@@ -330,14 +392,16 @@ class Scheduler(_RedisScheduler):
     def _beat_once(self) -> None:
         try:
             self._announce()
-            if self._by_site or self._queued_by_site:
+            if self._by_site:
                 by_site, self._by_site = self._by_site, Counter()
-                queued, self._queued_by_site = self._queued_by_site, Counter()
-                self.frontier.count_sites(by_site, queued)
+                self.frontier.count_sites(by_site)
             reaped = self.leases.reap()
             if reaped:
                 self._inc("frontier/reaped", reaped)
                 logger.warning("Gave back %d requests of a crawl node that stopped answering", reaped)
+            moved = self.frontier.drain_inbox()
+            if moved:
+                self._inc("frontier/inbox_moved", moved)
             self._flush()
         except REDIS_DOWN as exc:
             self._redis_down(exc)

@@ -1,6 +1,6 @@
 """The visited-URL set, in two encodings with their memory bounds (pure).
 
-A crawl must remember every URL it has queued (SEEDS.md items 3-4). Both
+A crawl must remember every URL it has queued (ARCHITECTURE.md, items 3-4). Both
 encodings turn a URL fingerprint (16-byte MD5) into a key suffix and an
 argument for a Lua test-and-set that the frontier runs in Redis, so that
 deciding "new" is one atomic step shared by all nodes:

@@ -28,7 +28,7 @@ DATA_DIR = "data"
 # (redis://HOST:PORT/DB) to share one frontier between several crawl nodes.
 REDIS_URL = None
 
-# --- Identity (SEEDS.md item 8) -------------------------------------------
+# --- Identity (ARCHITECTURE.md, item 8) -------------------------------------------
 
 # Sent as "User-Agent: LanternBot/0.1 (+CRAWLER_INFO_URL)" and "From:
 # CRAWLER_CONTACT" on every request, robots.txt included. Set both to your own
@@ -66,8 +66,9 @@ SCHEDULER_PERSIST = True
 SCHEDULER_QUEUE_KEY = "%(spider)s:requests"
 SCHEDULER_DUPEFILTER_KEY = "%(spider)s:dupefilter"
 REDIS_ITEMS_KEY = "%(spider)s:items"
-# Requests taken from Redis per round trip. Larger saves round trips; smaller
-# keeps several nodes' breadth-first order closer.
+# Requests taken from Redis per round trip, at most (one per site whose
+# turn has come, and no more than the downloader can start at once). Larger
+# saves round trips; smaller keeps several nodes' breadth-first order closer.
 FRONTIER_POP_BATCH = 8
 # The visited-URL set: "exact" (about 9 bytes a URL at 10M URLs) or
 # "bloom" (about 1.8 bytes a URL, sized for FRONTIER_BLOOM_CAPACITY URLs,
@@ -102,6 +103,10 @@ ROBOTSTXT_OBEY = True
 # 401/403 for robots.txt: "disallow" the whole site (the seed's rule) or
 # "allow" everything (RFC 9309's rule for every 4xx).
 ROBOTS_4XX_POLICY = "disallow"
+# (Not settings: a robots.txt is cut off after its first 500 KiB, which are
+# parsed, as RFC 9309 2.5 asks; it is decoded by its byte order mark, UTF-16
+# NULs or charset, and one unreadable in the encoding it names closes the
+# site until it is fetched again. See crawler/robots.py.)
 # How long a site's robots.txt is trusted: its Cache-Control/Expires, at most
 # this (RFC 9309: no more than 24 hours).
 ROBOTS_CACHE_SECONDS = 86400
@@ -113,8 +118,18 @@ ROBOTS_RETRY_TIMES = 4
 ROBOTS_CRAWL_DELAY_MAX = 30.0
 
 # Seconds between two requests to one site, at least: each gap is drawn
-# between this and 1.5 times this.
+# between this and 1 + POLITENESS_JITTER times this. The frontier gives each
+# site a turn once per gap, for every node of the crawl (crawler/leases.py).
 DOWNLOAD_DELAY = 1.0
+# How much longer than the delay a gap may be drawn (0.5: 1x-1.5x). Gaps of
+# uneven length look less mechanical to a site; the longer they may be, the
+# fewer requests a site gets (the mean gap is 1 + POLITENESS_JITTER / 2 times
+# DOWNLOAD_DELAY). Never shorter than the delay.
+POLITENESS_JITTER = 0.5
+# Scrapy's own download slots keep each site's delay exactly, as a floor
+# behind the frontier's turns (robots.txt takes no turn): the jitter above is
+# drawn by the frontier, and Scrapy's (0.5x-1.5x) would undercut the floor.
+DOWNLOAD_DELAY_JITTER = 0
 # A site that answers slowly is asked less often: the delay is at least this
 # many times its recent response time (the backoff), up to POLITENESS_MAX_DELAY.
 POLITENESS_SLOWDOWN = 1.0
@@ -129,8 +144,15 @@ AUTOTHROTTLE_MAX_DELAY = 30.0
 RETRY_TIMES = 2
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
 DOWNLOAD_TIMEOUT = 30
+# A download that timed out is tried once more (not RETRY_TIMES times, not
+# at once), this many seconds later or when the crawl has nothing else to
+# do: a stalled page costs two DOWNLOAD_TIMEOUTs, not three in a row, and a
+# stall has time to pass (crawler/limits.py, TimeoutRetry).
+RETRY_TIMEOUT_DELAY = 300.0
 # Longer bodies are cut off there (the first part is extracted, counted as
-# limits/truncated); media stop after their headers.
+# limits/truncated); media stop after their headers. A compressed body is
+# inflated to this size at most, whatever its size on the wire (a 2 MB gzip
+# "bomb" that inflates to 2 GiB is read as its first 10 MiB).
 DOWNLOAD_MAXSIZE = 10 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 0
 REDIRECT_MAX_TIMES = 10
@@ -156,6 +178,14 @@ DOWNLOADER_MIDDLEWARES = {
     # Before Redirect (600) and HttpCompression (590) on the way out: it
     # archives each response as received (crawler/archive_middleware.py).
     "crawler.archive_middleware.ArchiveMiddleware": 800,
+    # Replaced: it reads the download_maxsize 0 of every request (bodies are
+    # cut off, not dropped) as "inflate without limit"; this one inflates a
+    # body to DOWNLOAD_MAXSIZE at most (crawler/limits.py).
+    "scrapy.downloadermiddlewares.httpcompression.HttpCompressionMiddleware": None,
+    "crawler.limits.Decompression": 590,
+    # After RetryMiddleware (550) on the way out, so before it on the way in:
+    # a timeout is retried once and later, not RETRY_TIMES times at once.
+    "crawler.limits.TimeoutRetry": 560,
 }
 SPIDER_MIDDLEWARES = {}
 ITEM_PIPELINES = {
@@ -170,6 +200,11 @@ EXTENSIONS = {
 
 # --- URL canonicalization (crawler/urls.py) ------------------------------------
 
+# Session ids go by name and value: jsessionid, PHPSESSID, sid, sessionid,
+# ... whose value is a token (16+ letters and digits, not digits alone, or a
+# UUID), ASPSESSIONIDxxxxxxxx=<24 letters>, CFID with CFTOKEN, and
+# ;jsessionid= in paths. A short or numeric value ("?sid=7", a forum
+# section) is a page's own id and stays: merging two pages loses one.
 CANONICAL_STRIP_SESSION_IDS = True
 CANONICAL_STRIP_TRACKING = True
 CANONICAL_SORT_QUERY = True
@@ -184,9 +219,18 @@ TRAPS_MAX_URL_LENGTH = 1024  # bytes of the canonical URL
 TRAPS_MAX_REPEATS = 3  # /a/a/a or /a/b/a/b/a/b: a link loop
 TRAPS_MAX_PERIOD = 5  # longest repeated run of segments looked for
 TRAPS_MAX_SEGMENTS = 20
-# Calendar dates further from today than this: an endless "next month".
+# Calendar dates more than this many years ahead: an endless "next month".
+# Read in every common shape: /2031/05, 2031-05-01, ?month=2031-05, ISO weeks
+# (2031/W07, 2031-W07), month names (/2031/nov, november-2031), YYYYMMDD
+# where the URL speaks of dates (?day=20310412, /events/20310412) and
+# ?year=2031&month=5. Real events are rarely scheduled further ahead.
 TRAPS_CALENDAR_YEARS_AHEAD = 3
-TRAPS_CALENDAR_YEARS_BACK = 30
+# Dates more than this many years back refused too; 0: never. Off, because
+# old dates are history (a newspaper's archive of 1868), not traps; a
+# calendar walking backwards is stopped by content fingerprints (its empty
+# months are duplicates) and the pattern budget. Opt in with a wide window
+# (500) for a site that invents a page for any year.
+TRAPS_CALENDAR_YEARS_BACK = 0
 TRAPS_MAX_PARAM_REPEATS = 5  # one query parameter repeated more often
 # Requests per site (0: no limit), shared by all nodes of a crawl.
 TRAPS_MAX_PAGES_PER_SITE = 0
@@ -194,6 +238,12 @@ TRAPS_MAX_PAGES_PER_SITE = 0
 # process: bounds the traps no rule foresaw (page counters, filter
 # combinations). Large, because a news site's articles may share a pattern.
 TRAPS_MAX_PAGES_PER_PATTERN = 5000
+# Pages of one URL pattern each found only on the one before it, at most
+# (0: no limit): an endless calendar whose months each say something new
+# (crawler/traps.py, Chains). Pages that lead to new pages of other
+# patterns, or link many pages of their own (a pager), start the count
+# again, so real pagination runs on; counted as traps/chain.
+TRAPS_CHAIN_MAX = 50
 # Pages whose text SimHashes are at most this many bits apart (of 64) are
 # near duplicates: only the first is indexed and followed. 0: exact only.
 TRAPS_NEAR_DUPLICATE_BITS = 3
@@ -229,7 +279,7 @@ INDEX_NICENESS = 10
 # index is created: python -m indexer --processes). None: the cores the
 # crawl leaves free (all but its own and its parsing processes'), at least 1.
 INDEX_PROCESSES = None
-# PageRank personalization (SEEDS item 28: weight given to chosen pages):
+# PageRank personalization (ARCHITECTURE.md, item 28: weight given to chosen pages):
 # sites or URL prefixes and their weights, as JSON with -s
 # ('{"https://docs.example.org/": 3}'); the random surfer jumps to a page in
 # proportion to its weight (the longest matching prefix's, else 1). Kept by
@@ -258,8 +308,9 @@ SEARCH_ANCHOR_MIN_SOURCES = 3
 # --- Monitoring (crawler/monitor.py, crawler/alerts.py) --------------------------------
 
 # Seconds between two progress lines ("Crawled 1,204 pages (38.5/s), 3,410
-# queued, 4 sites, 2 errors, indexer 120 behind"); 0: none. Each line asks
-# Redis two quick questions. The crawl report is written to DATA_DIR/reports
+# queued, 28 of 30 sites with work served in 10 s, 34 sites fetched, 2
+# errors, indexer 120 behind"); 0: none. Each line asks Redis three quick
+# questions. The crawl report is written to DATA_DIR/reports
 # whatever this is.
 MONITOR_INTERVAL = 10.0
 # How many recent answers (per site) and page fetches (per node) the alerts
@@ -271,6 +322,11 @@ MONITOR_ERROR_RATE = 0.2
 # Alert when one site takes more than this share of the page fetches, three
 # windows in a row, while other sites have requests waiting.
 MONITOR_SITE_SHARE = 0.8
+# Alert when fewer than this share of the sites that had requests queued
+# during a progress interval were served in it, by any node (the progress
+# line shows both numbers). Sites whose delay (a robots.txt Crawl-delay) is
+# longer than MONITOR_INTERVAL are served less often than that by design.
+MONITOR_SITES_SERVED = 0.5
 
 # --- Scrapy housekeeping ---------------------------------------------------------
 

@@ -3,7 +3,7 @@
 One module per type, each with ``MEDIA_TYPES`` (exact types, or prefixes
 ending in ``*``) and ``extract(body, url, content_type, resolve)`` returning
 a :class:`Page` or a skip reason; :func:`extract` picks the module, so the
-spider has one call for every type (SEEDS.md item 20). Adding a type means
+spider has one call for every type (ARCHITECTURE.md, item 20). Adding a type means
 adding a module and naming it in ``_MODULES``.
 
 The media type is the declared one unless it is missing, malformed or

@@ -2,7 +2,7 @@
 sidebars (pure).
 
 Chrome text stays out of a page's body, headings and emphasis so that a
-menu does not make every page of a site match its words (SEEDS.md item 21);
+menu does not make every page of a site match its words (ARCHITECTURE.md, item 21);
 its links are still followed. Chrome is what HTML says is chrome:
 
 - ``nav`` and ``aside``;

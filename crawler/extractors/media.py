@@ -1,7 +1,7 @@
 """Images, audio, video, archives, programs: documents known by their anchors.
 
 A search engine cannot read a photograph or a zip file, but the words of
-the links pointing at it describe it (SEEDS.md items 22 and 27). This
+the links pointing at it describe it (ARCHITECTURE.md, items 22 and 27). This
 extractor records the resource as a page with no text, ``kind="media"``,
 titled by its file name; the indexer gives it the anchor texts. Office
 documents land here too until an extractor for them is added (adding one

@@ -34,12 +34,18 @@ def _urls(taken: list[tuple[int, bytes]]) -> list[str]:
     return [json.loads(data)["u"] for _, data in taken]
 
 
+def _leases(frontier: Frontier, node: str = "test", **turns) -> Leases:
+    """A node's leases; by default no delay and room for many requests per site."""
+    return Leases(frontier.client, frontier.name, frontier.queue_key, node=node,
+                  **{"delay": 0.0, "per_site": 100, **turns})
+
+
 def _take(frontier: Frontier, count: int) -> list[tuple[int, bytes]]:
-    return Leases(frontier.client, frontier.name, frontier.queue_key, node="test").take(count)
+    return _leases(frontier).take(count)
 
 
 def _scheduler(client: redis.Redis, **kwargs) -> Scheduler:
-    scheduler = Scheduler(Frontier(client), **kwargs)
+    scheduler = Scheduler(Frontier(client), **{"per_site": 8, **kwargs})
     scheduler.open(_Spider())
     return scheduler
 
@@ -71,7 +77,7 @@ def test_a_url_is_queued_once_even_from_two_nodes(redis_client: redis.Redis) -> 
 def test_requests_are_stored_as_json_not_pickle(redis_client: redis.Redis) -> None:
     frontier = Frontier(redis_client)
     frontier.push([_entry("http://a.test/é?q=1", 0)])
-    (data,) = redis_client.lrange("web:requests:0", 0, -1)
+    (data,) = redis_client.lrange("web:requests:{http://a.test:80}:0", 0, -1)
     assert json.loads(data) == {"u": "http://a.test/%C3%A9?q=1", "d": 0}
     assert not data.startswith(b"\x80")  # pickle's opening byte
 
@@ -207,10 +213,10 @@ def test_taken_requests_are_leased_until_done(redis_client: redis.Redis) -> None
 def test_a_dead_nodes_leases_go_back_to_the_queue(redis_client: redis.Redis) -> None:
     frontier = Frontier(redis_client)
     frontier.push([_entry(f"http://a.test/{n}", 1) for n in range(3)])
-    dead = Leases(redis_client, "web", frontier.queue_key, node="dead")
+    dead = _leases(frontier, "dead")
     dead.announce({})
     assert len(dead.take(2)) == 2
-    alive = Leases(redis_client, "web", frontier.queue_key, node="alive")
+    alive = _leases(frontier, "alive")
     alive.announce({})
     assert alive.reap() == 0  # "dead" is still announced
     redis_client.delete("web:node:dead")  # what its expiry does after kill -9

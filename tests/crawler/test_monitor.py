@@ -8,6 +8,7 @@ the report must equal, robots.txt, retries and redirect hops included.
 from __future__ import annotations
 
 import json
+import time
 import random
 import re
 from collections import Counter
@@ -153,7 +154,8 @@ def test_progress_lines_replace_scrapys_during_the_crawl(healthy) -> None:
     lines = re.findall(r"\[crawler\.monitor\] INFO: (Crawled .*)", log)
     assert lines, log[-3000:]
     for found in lines:
-        assert re.fullmatch(r"Crawled [\d,]+ pages? \([\d.,]+/s\), [\d,]+ queued, \d sites?, \d+ errors?, "
+        assert re.fullmatch(r"Crawled [\d,]+ pages? \([\d.,]+/s\), [\d,]+ queued, \d of \d sites? with work "
+                            r"served in [\d.]+ s, \d sites? fetched, \d+ errors?, "
                             r"indexer ([\d,]+ behind|up to date)", found), found
     assert "\r" not in log and "\x1b" not in log
     assert "scrapy.extensions.logstats" not in log and "pages/min" not in log
@@ -278,10 +280,12 @@ def test_pattern_and_robots_alerts_once_each() -> None:
 
 
 def test_the_progress_line() -> None:
-    assert progress_line(1204, 38.46, 3410, 4, 2, 120) == (
-        "Crawled 1,204 pages (38.5/s), 3,410 queued, 4 sites, 2 errors, indexer 120 behind")
-    assert progress_line(0, 0.0, 0, 0, 0, 0) == (
-        "Crawled 0 pages (0.0/s), 0 queued, 0 sites, 0 errors, indexer up to date")
+    assert progress_line(1204, 38.46, 3410, 34, 2, 120, (28, 30), 10.02) == (
+        "Crawled 1,204 pages (38.5/s), 3,410 queued, 28 of 30 sites with work served in 10 s, "
+        "34 sites fetched, 2 errors, indexer 120 behind")
+    assert progress_line(0, 0.0, 0, 0, 0, 0, (0, 1), 0.5) == (
+        "Crawled 0 pages (0.0/s), 0 queued, 0 of 1 site with work served in 0.5 s, 0 sites fetched, 0 errors, "
+        "indexer up to date")
 
 
 def test_the_table_of_a_report() -> None:
@@ -306,3 +310,45 @@ def test_the_table_of_a_report() -> None:
     assert "Traps          calendar 4" in written and "Duplicates     content 2" in written
     assert "ConnectionRefusedError" in written and "e.g. http://long-site-name.test:8080/" in written
     assert "HTTP 404" in written and "e.g. http://a.test/x" in written
+
+
+def test_the_starved_sites_alert_once() -> None:
+    rules = AlertRules(served_share=0.5)
+    assert rules.turns(15, 30, 10.0) == [] and rules.turns(1, 1, 10.0) == []
+    [alert] = rules.turns(4, 30, 10.0)
+    assert alert.kind == "sites_starved"
+    assert alert.message.startswith("only 4 of the 30 sites with requests queued were served in the last 10 s")
+    assert rules.turns(3, 30, 10.0) == []  # once per crawl
+
+
+def _slow_site(name: str, pages: int) -> dict:
+    """A site whose pages take a while to answer (as a loaded server's would)."""
+    def slow(path: str) -> Reply | None:
+        time.sleep(0.3)  # the server's own slowness, not the test's
+        return _page(f"{name} {path}") if path.startswith("/p") else None
+
+    return {"/": _page(f"{name} home", _links(*(f"/p{n}.html" for n in range(pages)))), "slow": slow}
+
+
+def test_sites_kept_waiting_raise_an_alert_within_one_interval(tmp_path: Path) -> None:
+    # Six sites with work and one request at a time in all, each taking 0.3 s:
+    # at most two sites can be served in a 0.5 s interval.
+    with ExitStack() as stack:
+        sites = []
+        for n in range(6):
+            routes = _slow_site(f"site{n}", 6)
+            sites.append(stack.enter_context(serve_site({"/": routes["/"]}, default=routes["slow"])))
+        done = crawl([site.url("/") for site in sites], tmp_path, "DOWNLOAD_DELAY=0.05", "CONCURRENT_REQUESTS=1",
+                     "MONITOR_INTERVAL=0.5", "POLITENESS_SLOWDOWN=0")
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = re.findall(r"\[crawler\.monitor\] INFO: (Crawled .*)", done.stderr)
+    starved = [line for line in lines if (m := re.search(r"(\d+) of (\d+) sites with work", line))
+               and int(m[2]) >= 4 and 2 * int(m[1]) < int(m[2])]
+    assert starved, lines
+    alert = re.search(r"Alert sites_starved: only (\d+) of the (\d+) sites with requests queued", done.stderr)
+    assert alert and 2 * int(alert[1]) < int(alert[2])
+    # The alert comes with the first line that shows it (the same tick).
+    first = done.stderr.index(starved[0])
+    assert done.stderr.index("Alert sites_starved") - first < len(starved[0]) + 200
+    found, _ = _report(tmp_path)
+    assert "sites_starved" in found["alerts"]
