@@ -13,7 +13,7 @@ from crawler.archive import ArchiveWriter, Fetch
 from indexer.builder import IndexBuilder
 from tests import browser
 from tests.items import page
-from tests.search.test_web import _get, _start
+from tests.search.test_web import _get, serving
 
 RUNS = "document.title='pwned'"
 HOSTILE = f"""<!doctype html><html><head><title>Harbour notes</title>
@@ -60,12 +60,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def base(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    server, url = _start(data, tmp_path_factory.mktemp("log") / "web.log")
-    try:
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    yield from serving(data, tmp_path_factory)
 
 
 def _cached(base: str, url: str) -> tuple[int, dict[str, str], str]:

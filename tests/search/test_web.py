@@ -83,14 +83,19 @@ def _start(data_dir: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
     return server, line.split()[-1]
 
 
-@pytest.fixture(scope="module")
-def base(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def serving(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``python -m search.web`` on ``data`` for a module's tests: its URL; stopped after them."""
     server, url = _start(data, tmp_path_factory.mktemp("log") / "web.log")
     try:
         yield url
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def base(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    yield from serving(data, tmp_path_factory)
 
 
 def _get(url: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
