@@ -166,7 +166,7 @@ def demo_web() -> Iterator[Site]:
             "demo web",
             web.seeds[0],
             lambda: [r.time for r in web.requests if r.path != "/robots.txt"],
-            deny="/calendar/",
+            deny="/calendar/|/almanac/",
         )
 
 
