@@ -140,6 +140,7 @@ PAGE_SETTINGS = (
     "ROBOTSTXT_USER_AGENT", "CRAWLER_PRODUCT",
     "RECRAWL_INTERVAL", "RECRAWL_MIN_INTERVAL", "RECRAWL_MAX_INTERVAL", "RECRAWL_SITE_INTERVALS",
     "DOWNLOAD_MAXSIZE",  # where a compressed body stopped inflating
+    "LINKS_MAX_PER_PAGE",
 )
 
 
@@ -250,8 +251,12 @@ class PageLogic:
         boilerplate: BoilerplateDetector | None = None,
         revisit: RevisitBounds | None = None,
         body_limit: int = 0,
+        max_links: int | None = None,
     ) -> None:
         self.revisit = revisit or RevisitBounds(86400, 3600, 30 * 86400)
+        #: Links kept from one page (LINKS_MAX_PER_PAGE; 0: all): a page of
+        #: 300,000 links would otherwise queue, store and index them all.
+        self.max_links = crawl_defaults.LINKS_MAX_PER_PAGE if max_links is None else max_links
         #: What an archived compressed body inflates to at most when it is
         #: replayed (the crawl's DOWNLOAD_MAXSIZE; 0: no limit). The crawl's
         #: own responses come decoded (crawler.limits.Decompression).
@@ -287,11 +292,13 @@ class PageLogic:
         # An archive written before DOWNLOAD_MAXSIZE was recorded was cut at
         # the default of its day; today's is the best guess.
         maxsize = settings.get("DOWNLOAD_MAXSIZE")
+        max_links = settings.get("LINKS_MAX_PER_PAGE")
         return cls(
             UrlPolicy.from_settings(settings), links, agent,
             memory if memory is not None else LocalPageMemory(3 if near is None else int(near)),
             count or (lambda key, value=1: None), revisit=revisit,
             body_limit=int(crawl_defaults.DOWNLOAD_MAXSIZE if maxsize is None else maxsize),
+            max_links=None if max_links is None else int(max_links),
         )
 
     def extraction(self, fetched: Fetched) -> tuple[str, Extraction | None]:
@@ -320,6 +327,13 @@ class PageLogic:
             self.count(f"extract/skipped/{extraction.skip}")
             return outcome
         self.count(f"extract/{page.kind}")
+        if self.max_links and len(page.links) > self.max_links:
+            self.count("links/capped", len(page.links) - self.max_links)
+            if (site_of(url), "links/capped") not in self._noted:
+                self._noted.add((site_of(url), "links/capped"))
+                logger.info("%s has %d links: the first %d are kept (LINKS_MAX_PER_PAGE); further such "
+                            "pages are counted as links/capped", url, len(page.links), self.max_links)
+            page.links = page.links[:self.max_links]
         for note in page.notes:  # what the extractor worked around
             self.count(f"extract/{note}")
             if (site_of(url), note) not in self._noted:
