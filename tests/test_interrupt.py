@@ -108,3 +108,18 @@ def test_ctrl_c_while_the_index_is_finalized_leaves_a_searchable_index(tmp_path:
     assert search(tmp_path, web.facts["chinese_title"]["title"])["results"][0]["url"] == \
         web.facts["chinese_title"]["url"]
     assert os.path.isdir(tmp_path / "index")
+
+
+def test_ctrl_c_twice_while_the_index_is_finalized_leaves_nothing_running(tmp_path: Path) -> None:
+    with serve() as web:
+        status, log, pids = _interrupted(
+            web, tmp_path, lambda line: "the indexer indexes what is left and finalizes" in line, times=2)
+        _nothing_left_behind(pids)
+        done = subprocess.run([sys.executable, "-m", "indexer", "finalize", "--data", str(tmp_path)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        again = crawl(web, tmp_path)
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert max(fetched(web).values()) == 1  # every page was fetched, once
+    assert search(tmp_path, web.facts["chinese_title"]["title"])["results"][0]["url"] == \
+        web.facts["chinese_title"]["url"]
