@@ -12,7 +12,6 @@ from __future__ import annotations
 import doctest
 import gzip
 import shutil
-import subprocess
 import sys
 import zlib
 from pathlib import Path
@@ -23,7 +22,7 @@ from crawler import limits
 from crawler.archive import ArchiveReader, ArchiveWriter, Fetch, decode_body
 from crawler.pages import PageLogic, replay
 from search.engine import SearchEngine
-from tests.commands import ROOT
+from tests.commands import measured
 from tests.crawler.test_hostile_bodies import crawl_measured
 from tests.webserver import Reply, page, serve_site
 
@@ -51,20 +50,9 @@ def _gzipped(body: bytes) -> Reply:
     return Reply(body, 200, {"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "gzip"})
 
 
-# Runs a command and prints the peak RSS (KiB) of it and its descendants. A
-# process spawned straight from the test process would report the test
-# process's own peak (Linux keeps it across the exec); one spawned from
-# this small one does not.
-_PEAK = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], stdout=sys.stderr); "
-         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(done.returncode)")
-
-
 def rebuild_measured(data: Path) -> tuple[int, str, int]:
     """``python -m indexer rebuild --data DATA``: (exit status, log, peak RSS in bytes)."""
-    done = subprocess.run([sys.executable, "-c", _PEAK, sys.executable, "-m", "indexer", "rebuild",
-                           "--data", str(data)], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    peak = int(done.stdout.split()[-1]) * 1024 if done.stdout.split() else 0
-    return done.returncode, done.stderr, peak
+    return measured([sys.executable, "-m", "indexer", "rebuild", "--data", str(data)])
 
 
 def found(data: Path, query: str) -> list[str]:

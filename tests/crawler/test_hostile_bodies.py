@@ -8,9 +8,7 @@ from the kernel when the process is reaped.
 from __future__ import annotations
 
 import gzip
-import os
 import random
-import subprocess
 import sys
 import zlib
 from pathlib import Path
@@ -21,7 +19,7 @@ from backports import zstd
 
 from crawler.limits import inflate
 from indexer.layout import stored_documents
-from tests.commands import ROOT
+from tests.commands import measured
 from tests.webserver import Reply, page, serve_site
 
 INFLATED = 256 * 1024 * 1024
@@ -53,12 +51,7 @@ def crawl_measured(seed: str, data: Path, *settings: str) -> tuple[int, str, int
     command = [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={seed}", "-s", f"DATA_DIR={data}"]
     for setting in settings:
         command += ["-s", setting]
-    log_path = data.parent / f"{data.name}.log"
-    with open(log_path, "w", encoding="utf-8") as log:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, log_path.read_text(encoding="utf-8"), usage.ru_maxrss * 1024
+    return measured(command)
 
 
 CODINGS = ["gzip", "deflate", "br"]
