@@ -58,9 +58,10 @@ def _interrupted(web: DemoWeb, data: Path, when: Callable[[str], bool] | None,
             assert _until(process, seen, when, 120), "".join(seen)[-3000:]
         else:  # some pages in, on more than one site: well under way
             assert web.wait_for_request(lambda r: r.site == "news" and r.path != "/robots.txt", 60)
-        for _ in range(times):
+        for press in range(times):
             process.send_signal(signal.SIGINT)
-            time.sleep(0.2)  # two presses of Ctrl-C, not one
+            if press + 1 < times:  # the next press once the crawl has taken this one
+                assert _until(process, seen, lambda line: "Received SIGINT" in line, 60), "".join(seen)[-3000:]
         _, rest = process.communicate(timeout=180)
     finally:
         if process.poll() is None:
