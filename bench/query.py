@@ -22,14 +22,17 @@ second, once per process):
   own, to the same server (distinct queries, then one query 200 times);
   each one's time from its request to its answer, and how many failed;
 - CLI: the wall time of ``python -m search --data DIR QUERY``, start-up
-  included, median of 5, for an English and a Chinese query.
+  included, for an English and a Chinese query: the median of 5 runs,
+  alternating with the baseline's, the project's modules byte-compiled
+  first as an installed package's are.
 
 Baseline, on the same index in the same run: plain Whoosh,
 ``searcher.search(QueryParser("body", schema).parse(q), limit=10)`` with one
 searcher kept open and the URLs of the hits read; for the CLI row, a
 ``python -c`` doing just that. The ratio is ours / baseline (lower is better).
 Targets (issue): web API p95 under 50 ms at 10,000 documents and under 150 ms
-at 100,000; the CLI under a second including start-up.
+at 100,000; the CLI's median under 250 ms including start-up (the English
+query; the Chinese one also loads jieba's dictionary, printed beside it).
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo"
 QUERY_SETS = ROOT / "tests" / "search" / "queries"
 TARGETS_MS = {10_000: 50.0, 100_000: 150.0}
-CLI_TARGET_S = 1.0
+CLI_TARGET_S = 0.25  # p50, start-up included (issue: search quality, latency)
 CLIENTS = 200  # searches sent at once to the web server
 CLI_RUNS = 5
 _SERVING = re.compile(r"Serving search for .* at (http://\S+?)/?$")
@@ -305,24 +308,36 @@ def _web_server(data: Path, timeout: float = 60.0) -> Iterator[str]:
                 stream.close()
 
 
-def _wall(command: list[str], runs: int = CLI_RUNS) -> float:
-    """Median wall seconds of ``command`` over ``runs`` runs."""
-    times = []
+def _walls(commands: list[list[str]], runs: int = CLI_RUNS) -> list[float]:
+    """Median wall seconds of each command, the commands run in turn ``runs`` times."""
+    times: list[list[float]] = [[] for _ in commands]
     for _ in range(runs):
-        started = time.perf_counter()
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
-        times.append(time.perf_counter() - started)
-        if done.returncode:
-            raise RuntimeError(f"{command[:4]} failed:\n{done.stderr[-2000:]}")
-    return statistics.median(times)
+        for command, spent in zip(commands, times):
+            started = time.perf_counter()
+            done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+            spent.append(time.perf_counter() - started)
+            if done.returncode:
+                raise RuntimeError(f"{command[:4]} failed:\n{done.stderr[-2000:]}")
+    return [statistics.median(spent) for spent in times]
 
 
-def ours_cli(index: Index, query: str) -> float:
-    return _wall([sys.executable, "-m", "search", "--data", str(index.data), query])
+def _compiled() -> None:
+    """The project's modules byte-compiled, as an installed package's are
+    (without it every run compiles them again when the environment sets
+    ``PYTHONDONTWRITEBYTECODE``; the baseline's Whoosh comes compiled by pip)."""
+    import compileall
+
+    for package in ("crawler", "indexer", "search"):
+        compileall.compile_dir(ROOT / package, quiet=2)
 
 
-def plain_cli(index: Index, query: str) -> float:
-    return _wall([sys.executable, "-c", _PLAIN_CLI, str(index.data), query])
+def cli(index: Index, query: str) -> tuple[float, float]:
+    """Wall seconds of our CLI and of the plain one, median of alternating runs."""
+    _compiled()
+    ours = [sys.executable, "-m", "search", "--data", str(index.data), query]
+    plain = [sys.executable, "-c", _PLAIN_CLI, str(index.data), query]
+    a, b = _walls([ours, plain])
+    return a, b
 
 
 # --- the table ---------------------------------------------------------------------------
@@ -341,8 +356,7 @@ def compare(index: Index, documents: int | None = None) -> list[str]:
     plain = plain_in_process(index)
     web = ours_web_api(index)
     crowd = {"distinct": ours_web_concurrent(index), "one": ours_web_concurrent(index, same=True)}
-    cli = {"English": (ours_cli(index, index.english), plain_cli(index, index.english)),
-           "Chinese": (ours_cli(index, index.chinese), plain_cli(index, index.chinese))}
+    walls = {"English": cli(index, index.english), "Chinese": cli(index, index.chinese)}
     rows = [
         f"query latency: {index.name}, {documents:,} documents ({index.about}); "
         f"{len(index.queries)} queries, each once after 2 warm-up queries",
@@ -360,7 +374,7 @@ def compare(index: Index, documents: int | None = None) -> list[str]:
         label = "distinct queries" if kind == "distinct" else "one query"
         rows.append(f"  {f'{CLIENTS} at once, {label}: p50 / p95, ms':40s} "
                     f"{percentile(times, 50):5.0f} / {percentile(times, 95):.0f}  failed: {failed}")
-    for language, (a, b) in cli.items():
+    for language, (a, b) in walls.items():
         row(f"CLI wall, {language} query, ms (median of {CLI_RUNS})", a * 1000, b * 1000)
     web_p95 = percentile(web, 95)
     target = TARGETS_MS.get(documents) or next(
@@ -369,9 +383,9 @@ def compare(index: Index, documents: int | None = None) -> list[str]:
     if target is not None:
         verdicts.append(f"web API p95 {web_p95:.1f} ms vs < {target:.0f} ms: "
                         + ("met" if web_p95 < target else "MISSED"))
-    slowest = max(a for a, _ in cli.values())
-    verdicts.append(f"CLI {slowest:.2f} s vs < {CLI_TARGET_S:.0f} s: "
-                    + ("met" if slowest < CLI_TARGET_S else "MISSED"))
+    english = walls["English"][0]
+    verdicts.append(f"CLI English p50 {english * 1000:.0f} ms vs < {CLI_TARGET_S * 1000:.0f} ms: "
+                    + ("met" if english < CLI_TARGET_S else "MISSED"))
     rows.append("  targets: " + "; ".join(verdicts))
     rows.append(f"  CLI queries: {index.english!r}, {index.chinese!r}")
     return rows

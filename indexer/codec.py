@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
+import pickle
 import struct
 from io import BytesIO
 
@@ -337,8 +338,9 @@ class _MappedFile(BufferFile):  # type: ignore[misc]
     Whoosh's ``BufferFile`` copies the whole file into a ``BytesIO`` when
     it is opened, for the few readers that seek and read: the term index
     and postings of every segment, at every opening of a searcher (60 ms of
-    a command-line query on 10,000 pages). Lookups slice the mapping; the
-    copy is made only if something reads the file as a stream.
+    a command-line query on 10,000 pages). Lookups, seeks and reads slice
+    the mapping; the copy is made only if something asks for the stream
+    itself (``file``), and then it starts where the reads stopped.
     """
 
     def __init__(self, buf: Any, name: str | None = None) -> None:
@@ -349,10 +351,47 @@ class _MappedFile(BufferFile):  # type: ignore[misc]
         self.is_real = False
         self.is_closed = False
 
+    _position = 0
+
+    def read(self, size: int | None = -1) -> bytes:
+        start = self._position
+        end = len(self._buf) if size is None or size < 0 else min(start + size, len(self._buf))
+        self._position = max(start, end)
+        return bytes(self._buf[start:end])
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = (0, self._position, len(self._buf))[whence]
+        self._position = base + offset
+        return self._position
+
+    def tell(self) -> int:
+        return self._position
+
+    def readline(self, size: int | None = -1) -> bytes:
+        start, end = self._position, len(self._buf)
+        if size is not None and size >= 0:
+            end = min(end, start + size)
+        stop = start
+        while stop < end:
+            found = bytes(self._buf[stop : min(end, stop + 4096)]).find(b"\n")
+            if found >= 0:
+                return self.read(stop + found + 1 - start)
+            stop += 4096
+        return self.read(end - start)
+
+    def read_pickle(self) -> Any:
+        return pickle.load(self)
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+        self.is_closed = True
+
     @property
     def file(self) -> BytesIO:
         if self._stream is None:
             self._stream = BytesIO(self._buf)
+            self._stream.seek(self._position)
         return self._stream
 
     @file.setter

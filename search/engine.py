@@ -665,8 +665,9 @@ class SearchEngine:
         respelled = []
         for word in words:
             lower = word.lower()
-            if _LATIN.match(lower) and self.store.word_pages(lower) == 0:
-                better = spelling.closest(lower, self.store.similar_words(lower))
+            spread = spelling.max_distance(lower)
+            if spread and _LATIN.match(lower) and self.store.word_pages(lower) == 0:
+                better = spelling.closest(lower, self.store.similar_words(lower, spread))
                 if better:
                     respelled.append(better)
                     changed = True

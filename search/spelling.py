@@ -15,26 +15,48 @@ __all__ = ["distance", "closest", "max_distance"]
 
 def distance(a: str, b: str, limit: int = 3) -> int:
     """Optimal string alignment distance (Damerau-Levenshtein without
-    repeated edits of one substring), stopping early once over ``limit``.
+    repeated edits of one substring), or ``limit + 1`` for anything farther.
+
+    Only the band of cells within ``limit`` of the diagonal is computed:
+    the cells outside it are farther than ``limit`` whatever follows.
 
     >>> distance("lighthose", "lighthouse"), distance("jsno", "json"), distance("tea", "coffee")
     (1, 1, 4)
     """
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
+    over = limit + 1
+    if abs(len(a) - len(b)) > limit or _strangers(a, b) > limit or _strangers(b, a) > limit:
+        return over
+    width = len(b)
     previous2: list[int] = []
-    previous = list(range(len(b) + 1))
+    previous = [j if j <= limit else over for j in range(width + 1)]
     for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                current[j] = min(current[j], previous2[j - 2] + 1)
-        if min(current) > limit:
-            return limit + 1
+        low, high = max(1, i - limit), min(width, i + limit)
+        current = [over] * (width + 1)
+        if i <= limit:
+            current[0] = i
+        letter, before = a[i - 1], a[i - 2] if i > 1 else ""
+        best = current[low - 1]
+        for j in range(low, high + 1):
+            value = previous[j - 1] + (letter != b[j - 1])
+            if previous[j] + 1 < value:
+                value = previous[j] + 1
+            if current[j - 1] + 1 < value:
+                value = current[j - 1] + 1
+            if j > 1 and before and letter == b[j - 2] and before == b[j - 1] and previous2[j - 2] + 1 < value:
+                value = previous2[j - 2] + 1
+            current[j] = value if value < over else over
+            if value < best:
+                best = value
+        if best >= over:
+            return over
         previous2, previous = previous, current
-    return min(previous[-1], limit + 1)
+    return min(previous[width], over)
+
+
+def _strangers(a: str, b: str) -> int:
+    """Letters of ``a`` that ``b`` never uses: each costs an edit of its own."""
+    letters = set(b)
+    return sum(letter not in letters for letter in a)
 
 
 def max_distance(word: str) -> int:
