@@ -26,7 +26,7 @@ from typing import Any
 from whoosh.writing import LockError
 
 from indexer import schema as fields
-from indexer.codec import Codec
+from indexer.codec import Codec, Writer
 from indexer.layout import IndexBusy, Layout, shard_of
 
 logger = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ class Writers:
         writer = self._pending.get(number)
         if writer is None:
             try:
-                writer = self.indexes[number].writer(limitmb=_WRITER_MB, codec=Codec())
+                writer = Writer(self.indexes[number], limitmb=_WRITER_MB, codec=Codec())
             except LockError:
                 raise IndexBusy(
                     f"{self.where} is being written by another process; only one indexer may run at a time"

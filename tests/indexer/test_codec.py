@@ -1,0 +1,59 @@
+"""The index's own segment writer gives the index Whoosh's writer gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from whoosh import index
+from whoosh.writing import SegmentWriter
+
+from indexer.codec import Codec, Writer
+from indexer.schema import schema as make_schema
+
+PAGES = [
+    {"url": f"http://site.test/{n}.html", "title": f"Page {n} about {'json' if n % 2 else 'xml'}",
+     "body": " ".join(f"word{(n * k) % 37} json.dumps e-mail 编码{k % 5}" for k in range(60))}
+    for n in range(40)
+]
+
+
+def _build(path: Path, writer_class: Any, limit: int | None = None) -> int:
+    """Index the pages; how many sorted runs the postings spilled to."""
+    path.mkdir()
+    ix = index.create_in(str(path), make_schema())
+    writer = writer_class(ix, codec=Codec())
+    if limit is not None:
+        writer.pool.limit = limit  # postings spill to sorted runs on disk
+    for page in PAGES:
+        writer.add_document(url=page["url"], title=page["title"], body=page["body"])
+    runs = len(writer.pool.runs)
+    writer.commit()
+    return runs
+
+
+def _postings(path: Path) -> list[tuple[Any, ...]]:
+    with index.open_dir(str(path)).reader() as reader:
+        return [(field, text, docnum, weight, value) for field, text, docnum, weight, value
+                in reader.iter_postings()]
+
+
+def _stored(path: Path) -> list[dict[str, Any]]:
+    with index.open_dir(str(path)).reader() as reader:
+        return [dict(fields) for _, fields in reader.iter_docs()]
+
+
+@pytest.mark.parametrize("limit", [None, 4_000], ids=["in memory", "spilled to runs"])
+def test_the_grouped_writer_writes_what_whoosh_writes(tmp_path: Path, limit: int | None) -> None:
+    _build(tmp_path / "whoosh", SegmentWriter)
+    runs = _build(tmp_path / "ours", Writer, limit)
+    assert (runs > 1) == (limit is not None)
+    expected = _postings(tmp_path / "whoosh")
+    assert len(expected) > 2_000
+    assert _postings(tmp_path / "ours") == expected
+    assert _stored(tmp_path / "ours") == _stored(tmp_path / "whoosh")
+    with index.open_dir(str(tmp_path / "ours")).searcher() as searcher:
+        assert searcher.doc_count() == len(PAGES)
+        assert searcher.doc_field_length(0, "body") == index.open_dir(
+            str(tmp_path / "whoosh")).searcher().doc_field_length(0, "body")
