@@ -499,6 +499,13 @@ class _Grouped:
         return ((key, groups[key]) for key in sorted(groups))
 
 
+# What a posting and a term's group take in memory, roughly: a tuple in a
+# list, its float weight, an int docnum, a bytes value; a key tuple, its
+# bytes text, a list, a dict slot.
+_POSTING_BYTES = 160
+_GROUP_BYTES = 260
+
+
 class GroupedPool(PostingPool):  # type: ignore[misc]
     """Whoosh's posting pool, keeping postings grouped by term as they come.
 
@@ -516,7 +523,7 @@ class GroupedPool(PostingPool):  # type: ignore[misc]
     def add(self, item: tuple[str, bytes, int, float, bytes | None]) -> None:
         fieldname, btext, docnum, weight, vbytes = item
         self.group(fieldname, btext).append((docnum, weight, vbytes))
-        self.grown(1)
+        self.grown(_POSTING_BYTES + len(vbytes or b""))
 
     def group(self, fieldname: str, btext: bytes) -> list[tuple[int, float, bytes | None]]:
         """The postings of a term, to append ``(docnum, weight, vbytes)`` to."""
@@ -525,12 +532,12 @@ class GroupedPool(PostingPool):  # type: ignore[misc]
         if group is None:
             group = self.groups[key] = []
             self.fieldnames.add(fieldname)
-            self.currentsize += 120 + len(btext)
+            self.currentsize += _GROUP_BYTES + len(btext)
         return group
 
-    def grown(self, postings: int) -> None:
-        """Count postings just appended; write a run if over the limit."""
-        self.currentsize += 72 * postings
+    def grown(self, size: int) -> None:
+        """Count the bytes of postings just appended; write a run if over the limit."""
+        self.currentsize += size
         if self.currentsize > self.limit:
             self.save()
 
@@ -560,7 +567,7 @@ class Writer(SegmentWriter):  # type: ignore[misc]
         self._check_state()
         schema, docnum, perdocwriter = self.schema, self.docnum, self.perdocwriter
         pool = self.pool
-        groups, postings = pool.groups, 0
+        groups, size = pool.groups, 0
         names = sorted(values)
         self._check_fields(schema, names)
         perdocwriter.start_doc(docnum)
@@ -580,7 +587,7 @@ class Writer(SegmentWriter):  # type: ignore[misc]
                         if group is None:
                             group = pool.group(name, btext)
                         group.append((docnum, weight, vbytes))
-                        postings += 1
+                        size += _POSTING_BYTES + len(vbytes or b"")
                 if field.separate_spelling() or field.vector:
                     raise ValueError(f"field {name!r}: spelling and vectors are not written by this writer")
                 perdocwriter.add_field(name, field, value if field.stored else None, length)
@@ -593,7 +600,7 @@ class Writer(SegmentWriter):  # type: ignore[misc]
         perdocwriter.finish_doc()
         self._added = True
         self.docnum += 1
-        pool.grown(postings)
+        pool.grown(size)
 
 
 class Codec(W3Codec):  # type: ignore[misc]
