@@ -330,10 +330,17 @@ def _postings(reader: Any, info: Any, format_: Any) -> tuple[np.ndarray, np.ndar
     blocks: list[np.ndarray] = []
     weights_: list[np.ndarray] = []
     while matcher.is_active():
-        matcher._read_ids()
-        matcher._read_weights()
-        blocks.append(np.asarray(matcher._ids, dtype=np.int64))
-        weights_.append(np.asarray(matcher._weights, dtype=np.float64))
+        # The block's data as Whoosh 3 writes it: (ids, weights, values),
+        # ids as gaps, weights None (all 1), one number for all, or a tuple.
+        if matcher._data is None:
+            matcher._read_data()
+        ids, weights = matcher._data[0], matcher._data[1]
+        found = np.asarray(ids, dtype=np.int64)
+        blocks.append(found if matcher._byteids else np.cumsum(found))
+        if weights is None or isinstance(weights, (int, float)):
+            weights_.append(np.full(len(found), 1.0 if weights is None else float(weights)))
+        else:
+            weights_.append(np.asarray(weights, dtype=np.float64))
         matcher._next_block()
     return np.concatenate(blocks), np.concatenate(weights_)
 

@@ -29,11 +29,12 @@ def _pages(count: int, site: str) -> list[dict]:
 
 @pytest.fixture
 def engine(tmp_path: Path) -> SearchEngine:
-    """Two shards, several commits (so several segments in each), a page
-    fetched twice (a deleted document), anchors on most pages."""
+    """Two shards, several commits (so several segments in each), posting
+    lists longer than a block (128 postings), a page fetched twice (a
+    deleted document), anchors on most pages."""
     data = tmp_path / "data"
     with IndexBuilder(data, shards=2) as builder:
-        builder.add(_pages(60, "a.test"))
+        builder.add(_pages(300, "a.test"))  # a common word: several blocks of postings
         builder.commit()
         builder.add(_pages(40, "b.test"))
         builder.commit()
