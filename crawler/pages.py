@@ -30,6 +30,7 @@ from crawler.archive import Fetch, decode_body, joined_headers
 from crawler.boilerplate import BoilerplateDetector
 from crawler.extractors.html import lead
 from crawler.extract import Extraction, Page, extract
+from crawler.extractors.page import Link
 from crawler.fingerprints import content_fingerprint, fingerprints, hamming, simhash, simhash_blocks
 from crawler.linkfilter import LinkFilter
 from crawler.middlewares import site_of
@@ -140,7 +141,7 @@ PAGE_SETTINGS = (
     "ROBOTSTXT_USER_AGENT", "CRAWLER_PRODUCT",
     "RECRAWL_INTERVAL", "RECRAWL_MIN_INTERVAL", "RECRAWL_MAX_INTERVAL", "RECRAWL_SITE_INTERVALS",
     "DOWNLOAD_MAXSIZE",  # where a compressed body stopped inflating
-    "LINKS_MAX_PER_PAGE",
+    "LINKS_MAX_PER_PAGE", "LINKS_MAX_OFFSITE_PER_PAGE",
 )
 
 
@@ -252,11 +253,15 @@ class PageLogic:
         revisit: RevisitBounds | None = None,
         body_limit: int = 0,
         max_links: int | None = None,
+        max_offsite_links: int | None = None,
     ) -> None:
         self.revisit = revisit or RevisitBounds(86400, 3600, 30 * 86400)
-        #: Links kept from one page (LINKS_MAX_PER_PAGE; 0: all): a page of
-        #: 300,000 links would otherwise queue, store and index them all.
+        #: Links kept from one page (LINKS_MAX_PER_PAGE; 0: all), and of them
+        #: to other sites (LINKS_MAX_OFFSITE_PER_PAGE): a page of 300,000
+        #: links would otherwise queue, store and index them all.
         self.max_links = crawl_defaults.LINKS_MAX_PER_PAGE if max_links is None else max_links
+        self.max_offsite_links = (crawl_defaults.LINKS_MAX_OFFSITE_PER_PAGE if max_offsite_links is None
+                                  else max_offsite_links)
         #: What an archived compressed body inflates to at most when it is
         #: replayed (the crawl's DOWNLOAD_MAXSIZE; 0: no limit). The crawl's
         #: own responses come decoded (crawler.limits.Decompression).
@@ -293,12 +298,14 @@ class PageLogic:
         # the default of its day; today's is the best guess.
         maxsize = settings.get("DOWNLOAD_MAXSIZE")
         max_links = settings.get("LINKS_MAX_PER_PAGE")
+        max_offsite = settings.get("LINKS_MAX_OFFSITE_PER_PAGE")
         return cls(
             UrlPolicy.from_settings(settings), links, agent,
             memory if memory is not None else LocalPageMemory(3 if near is None else int(near)),
             count or (lambda key, value=1: None), revisit=revisit,
             body_limit=int(crawl_defaults.DOWNLOAD_MAXSIZE if maxsize is None else maxsize),
             max_links=None if max_links is None else int(max_links),
+            max_offsite_links=None if max_offsite is None else int(max_offsite),
         )
 
     def extraction(self, fetched: Fetched) -> tuple[str, Extraction | None]:
@@ -327,13 +334,16 @@ class PageLogic:
             self.count(f"extract/skipped/{extraction.skip}")
             return outcome
         self.count(f"extract/{page.kind}")
-        if self.max_links and len(page.links) > self.max_links:
-            self.count("links/capped", len(page.links) - self.max_links)
+        kept = capped_links(page.links, site_of(url), self.max_links, self.max_offsite_links)
+        if len(kept) < len(page.links):
+            self.count("links/capped", len(page.links) - len(kept))
             if (site_of(url), "links/capped") not in self._noted:
                 self._noted.add((site_of(url), "links/capped"))
-                logger.info("%s has %d links: the first %d are kept (LINKS_MAX_PER_PAGE); further such "
-                            "pages are counted as links/capped", url, len(page.links), self.max_links)
-            page.links = page.links[:self.max_links]
+                logger.info("%s has %d links: %d are kept (the first %d, at most %d to other sites: "
+                            "LINKS_MAX_PER_PAGE, LINKS_MAX_OFFSITE_PER_PAGE); further such pages are "
+                            "counted as links/capped", url, len(page.links), len(kept), self.max_links,
+                            self.max_offsite_links)
+            page.links = kept
         for note in page.notes:  # what the extractor worked around
             self.count(f"extract/{note}")
             if (site_of(url), note) not in self._noted:
@@ -477,6 +487,31 @@ class PageLogic:
             "last_modified": fetched.header("Last-Modified"),
             "revisit": list(self.revisit.for_url(fetched.url)),
         }
+
+
+def capped_links(links: list[Link], site: str, most: int, most_offsite: int) -> list[Link]:
+    """The links a page keeps: the first ``most`` (0: all) in its order,
+    those to a site other than ``site`` only up to ``most_offsite`` (0: no
+    limit of their own), so a page's many links to its own site survive
+    its links to others.
+
+    >>> links = [Link(url, "") for url in ("http://a.test/1", "http://b.test/", "http://c.test/", "http://a.test/2")]
+    >>> [link.url for link in capped_links(links, site_of("http://a.test/"), 3, 1)]
+    ['http://a.test/1', 'http://b.test/', 'http://a.test/2']
+    """
+    if (not most or len(links) <= most) and not most_offsite:
+        return links
+    kept: list[Link] = []
+    offsite = 0
+    for link in links:
+        if most and len(kept) >= most:
+            break
+        if most_offsite and site_of(link.url) != site:
+            if offsite >= most_offsite:
+                continue
+            offsite += 1
+        kept.append(link)
+    return kept
 
 
 def replay(logic: PageLogic, fetch: Fetch) -> list[dict[str, Any]]:

@@ -213,10 +213,14 @@ CANONICAL_DROP_INDEX = False
 
 # --- Trap defenses (crawler/urls.py) -------------------------------------------
 
-# Links kept from one page, the first in the page's order (0: all): a page
-# of 300,000 off-site links made 199,303 documents of anchor text and a
-# finalize of five minutes. The rest are counted as links/capped.
-LINKS_MAX_PER_PAGE = 3000
+# Links kept from one page, the first in the page's order (0: all), and of
+# them, links to other sites (0: no limit of their own): a page of 300,000
+# off-site links made 199,303 documents of anchor text and a finalize of
+# five minutes, while a documentation site's index pages link 4,000 to
+# 17,000 times to their own pages (Django's, Python's), the anchor text its
+# API names are found by. The rest are counted as links/capped.
+LINKS_MAX_PER_PAGE = 20000
+LINKS_MAX_OFFSITE_PER_PAGE = 3000
 
 # Each rule can refuse a legitimate page, so the limits are generous; every
 # refusal is counted as traps/<reason> and logged once per site.

@@ -227,7 +227,8 @@ class WebSpider(Spider):
         self.pages = PageLogic(self.policy, self.links, self.agent,
                                _SharedMemory(self.frontier, self.crawler.stats),
                                self.crawler.stats.inc_value, self.boilerplate, self.revisit_bounds,
-                               max_links=self.crawler.settings.getint("LINKS_MAX_PER_PAGE"))
+                               max_links=self.crawler.settings.getint("LINKS_MAX_PER_PAGE"),
+                               max_offsite_links=self.crawler.settings.getint("LINKS_MAX_OFFSITE_PER_PAGE"))
         if self._extract_processes:
             self.extractor = ExtractPool(self._extract_processes, self.policy)
         self.frontier.add_scope(urlsplit(url).hostname or "" for url in self.seeds)
