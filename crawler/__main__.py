@@ -15,6 +15,7 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -27,6 +28,7 @@ from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from crawler.frontier import QUEUED, Frontier, encode_request
 from crawler.leases import Leases
 from crawler.middlewares import site_of
+from crawler.monitor import last_finish
 from crawler.urls import fingerprint, canonicalize
 from scrapy import Request
 
@@ -79,12 +81,39 @@ def _sites(count: int) -> str:
     return f"{count} site{'s' * (count != 1)}"
 
 
+def crawl_state(nodes: dict[str, dict[str, Any]], finish: dict[str, Any] | None) -> str:
+    """Whether the crawl runs, and how fast over its nodes' last interval (not
+    since it started: idle time would count); or when it finished.
+
+    >>> crawl_state({"a": {"rate": 10.0, "rate_seconds": 5.0}, "b": {"rate": 2.5, "rate_seconds": 5.0}}, None)
+    'running: 2 nodes, 12.5 requests/s over the last 5 s'
+    >>> at = time.mktime((2026, 12, 2, 9, 30, 14, 0, 0, -1))
+    >>> crawl_state({"a": {"expired": True}}, {"finished": at, "reason": "finished", "pages": 306})
+    'finished at 2026-12-02 09:30:14 (finished), its last node fetched 306 pages'
+    >>> crawl_state({}, None)
+    'not running'
+    """
+    running = [info for info in nodes.values() if not info.get("expired")]
+    if running:
+        rate = sum(float(info.get("rate", 0)) for info in running)
+        seconds = max(float(info.get("rate_seconds", 0)) for info in running)
+        return f"running: {len(running)} node{'s' * (len(running) != 1)}, {rate:,.1f} requests/s over the last " \
+               f"{seconds:.0f} s"
+    if finish:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(finish["finished"])))
+        pages = int(finish.get("pages", 0))
+        return f"finished at {when} ({finish.get('reason', '?')}), its last node fetched {pages:,} " \
+               f"page{'s' * (pages != 1)}"
+    return "not running"
+
+
 def status(frontier: Frontier) -> str:
     client = frontier.client
     leases = Leases(client, frontier.name, frontier.queue_key, node="status")
     nodes = leases.nodes()
     now = time.time()
     lines = [
+        f"crawl             {crawl_state(nodes, last_finish(client, frontier.name))}",
         f"queued requests   {len(frontier)} in {_sites(frontier.sites_with_work())}",
         f"leased requests   {sum(node['leases'] for node in nodes.values())} "
         f"(taken by crawl nodes, not finished yet)",
@@ -99,14 +128,15 @@ def status(frontier: Frontier) -> str:
             lines.append(f"  {name:32s} silent (its {info['leases']} leases go back to the queue soon)")
             continue
         lines.append(
-            f"  {name:32s} {info.get('taken', 0):7d} requests, {info.get('rate', 0):6.1f}/s, "
-            f"{info['leases']} leased, seen {now - info.get('seen', now):.0f} s ago"
+            f"  {name:32s} {info.get('taken', 0):7d} requests, {info.get('rate', 0):6.1f}/s over the last "
+            f"{info.get('rate_seconds', 0):.0f} s, {info['leases']} leased, "
+            f"seen {now - info.get('seen', now):.0f} s ago"
         )
     sites = frontier.site_counts()
     if sites:
-        lines.append("sites             requests taken, per second since the first")
-        for site, count, since in sites[:20]:
-            lines.append(f"  {site:40s} {count:7d} {count / max(now - since, 1.0):6.1f}/s")
+        lines.append("sites             requests taken (every node, every run)")
+        for site, count, _ in sites[:20]:
+            lines.append(f"  {site:40s} {count:7d}")
         if len(sites) > 20:
             lines.append(f"  ... and {len(sites) - 20} more sites")
     return "\n".join(lines)

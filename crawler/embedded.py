@@ -150,6 +150,11 @@ class EmbeddedRedis:
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
+    @property
+    def pid(self) -> int | None:
+        """The server's process id while this object runs it."""
+        return self._process.pid if self.running and self._process is not None else None
+
     def start(self) -> str:
         """Start the server (recovering from a stale one) and return its URL."""
         if self.running:

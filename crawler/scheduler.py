@@ -104,6 +104,7 @@ class Scheduler(_RedisScheduler):
         self._backoff = 0.5
         self._started = time.time()
         self._fetched = 0
+        self._announced = (self._started, 0)  # when this node last announced itself, and its count then
         self._by_site: Counter[str] = Counter()
         self.items_max = items_max
         self._items_checked = 0.0
@@ -382,9 +383,11 @@ class Scheduler(_RedisScheduler):
     # --- liveness, idleness ---------------------------------------------------------------
 
     def _announce(self) -> None:
-        elapsed = max(time.time() - self._started, 1e-9)
-        self.leases.announce({"started": self._started, "taken": self._fetched,
-                              "rate": round(self._fetched / elapsed, 2)})
+        # The rate since the last announcement, not since the start: an idle node shows 0/s.
+        now, (then, taken) = time.time(), self._announced
+        self._announced = (now, self._fetched)
+        self.leases.announce({"started": self._started, "taken": self._fetched, "rate_seconds": round(now - then, 1),
+                              "rate": round((self._fetched - taken) / max(now - then, 1e-9), 2)})
 
     def _schedule_beat(self) -> None:
         self._beat = call_later(self.heartbeat, self._beat_once)

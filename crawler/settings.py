@@ -196,6 +196,8 @@ EXTENSIONS = {
     "crawler.limits.DownloadLimits": 500,
     # The same object as the downloader middleware: progress line, alerts, report.
     "crawler.monitor.CrawlMonitor": 510,
+    # Ends the crawl at once on a full disk, or when every site is unreachable.
+    "crawler.halt.Halt": 520,
 }
 
 # --- URL canonicalization (crawler/urls.py) ------------------------------------

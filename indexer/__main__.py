@@ -32,12 +32,14 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import wraps
 from types import FrameType
 
 import redis
 
+from crawler.disk import FULL_DISK_STATUS, disk_full
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from indexer.builder import PURGED_FILE, IndexBuilder, IndexBusy
 from indexer.progress import Progress
@@ -194,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redis", help="Redis URL of the crawl (default: the embedded server of --data)")
     parser.add_argument("--queue", default="web:items", help="item queue key (default: web:items)")
     parser.add_argument("--follow", action="store_true", help="keep draining until stopped")
+    parser.add_argument("--beside-crawl", action="store_true",
+                        help=f"run by scrapy crawl, which says what stopped it: a full disk ends this indexer "
+                             f"with status {FULL_DISK_STATUS} and no message")
     parser.add_argument("--processes", type=_positive, metavar="K",
                         help="write the pages in K processes, one per shard of a new index (default: "
                              "one per core; an existing index keeps its shards, at most one process each)")
@@ -286,6 +291,29 @@ def _rebuild(data_dir: Path, shards: int | None, processes: int | None) -> int:
     return 0
 
 
+def _stops_on_full_disk(index: Callable[..., int]) -> Callable[..., int]:
+    """A full disk (Whoosh, SQLite, or Redis's MISCONF) stops the indexer
+    at once in one line, with status FULL_DISK_STATUS: the failed commit
+    changed nothing (the index is as at its last one) and its items stay queued."""
+
+    @wraps(index)
+    def run(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace, stop: _Stop) -> int:
+        try:
+            return index(data_dir, client, args, stop)
+        except Exception as exc:
+            full = disk_full(exc)
+            if full is None:
+                raise
+            if not args.beside_crawl:
+                print(f"indexer: no space left on the disk of {data_dir} ({full}): stopped; the index is as at "
+                      "its last commit and what was queued stays queued; free some space and run it again",
+                      file=sys.stderr)
+            return FULL_DISK_STATUS
+
+    return run
+
+
+@_stops_on_full_disk
 def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace, stop: _Stop) -> int:
     processes = args.processes or free_cores(busy=0)
     with IndexBuilder(data_dir, processes=processes) as builder:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import selectors
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).parents[1]
@@ -45,3 +48,23 @@ def measured(command: list[str], timeout: float = 300) -> tuple[int, str, int]:
                           timeout=timeout)
     peak = int(done.stdout.split()[-1]) * 1024 if done.stdout.split() else 0
     return done.returncode, done.stderr, peak
+
+
+def log_until(process: subprocess.Popen[str], seen: list[str], wanted: Callable[[str], bool], timeout: float) -> bool:
+    """Read a running command's log (its stderr) until a line is ``wanted``
+    (False if it never came within ``timeout`` or the log ended); every line
+    read is added to ``seen``."""
+    assert process.stderr is not None
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stderr, selectors.EVENT_READ)
+        while time.monotonic() < deadline:
+            if not selector.select(max(0.0, deadline - time.monotonic())):
+                break
+            line = process.stderr.readline()
+            if not line:
+                return False
+            seen.append(line)
+            if wanted(line):
+                return True
+    return False

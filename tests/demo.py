@@ -59,7 +59,7 @@ def _crawl(seed: str) -> dict[str, int]:
     ]
     print(f"$ scrapy crawl web -a seeds={seed} -s DATA_DIR=data/demo -s DOWNLOAD_DELAY=0.05\n")
     stats: dict[str, int] = {}
-    in_stats = False
+    in_stats = shown = False
     with open(DATA / "crawl.log", "w", encoding="utf-8") as log, subprocess.Popen(
         command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     ) as crawl:
@@ -69,8 +69,12 @@ def _crawl(seed: str) -> dict[str, int]:
             in_stats = in_stats or "Dumping Scrapy stats" in line
             if in_stats and (match := _STAT.search(line.strip())):
                 stats[match.group(1)] = int(match.group(2))
-            if _STAMP.match(line) and _SHOWN.search(line) and "Dumping Scrapy stats" not in line:
-                print("  " + _STAMP.sub(r"\1 ", line.rstrip()))
+            if _STAMP.match(line):
+                shown = bool(_SHOWN.search(line)) and "Dumping Scrapy stats" not in line
+                if shown:
+                    print("  " + _STAMP.sub(r"\1 ", line.rstrip()))
+            elif shown and line.startswith("  "):  # the rest of a block shown (the crawl's start)
+                print("  " + line.rstrip())
     if crawl.returncode:
         raise SystemExit(f"The crawl failed (status {crawl.returncode}); see {DATA / 'crawl.log'}")
     return stats

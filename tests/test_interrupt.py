@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import selectors
 import signal
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.commands import log_until
 from tests.demoweb import DemoWeb, serve
 from tests.test_end_to_end import FAST, ROOT, crawl, fetched, search
 
@@ -23,24 +23,6 @@ def _alive(pid: int) -> bool:
             return stat.read().split(") ", 1)[1][:1] != "Z"  # a zombie has exited
     except FileNotFoundError:
         return False
-
-
-def _until(process: subprocess.Popen[str], seen: list[str], wanted: Callable[[str], bool], timeout: float) -> bool:
-    """Read the crawl's log until a line ``wanted`` says so (False if it never did)."""
-    assert process.stderr is not None
-    deadline = time.monotonic() + timeout
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stderr, selectors.EVENT_READ)
-        while time.monotonic() < deadline:
-            if not selector.select(max(0.0, deadline - time.monotonic())):
-                break
-            line = process.stderr.readline()
-            if not line:
-                return False
-            seen.append(line)
-            if wanted(line):
-                return True
-    return False
 
 
 def _interrupted(web: DemoWeb, data: Path, when: Callable[[str], bool] | None,
@@ -55,13 +37,13 @@ def _interrupted(web: DemoWeb, data: Path, when: Callable[[str], bool] | None,
     seen: list[str] = []
     try:
         if callable(when):
-            assert _until(process, seen, when, 120), "".join(seen)[-3000:]
+            assert log_until(process, seen, when, 120), "".join(seen)[-3000:]
         else:  # some pages in, on more than one site: well under way
             assert web.wait_for_request(lambda r: r.site == "news" and r.path != "/robots.txt", 60)
         for press in range(times):
             process.send_signal(signal.SIGINT)
             if press + 1 < times:  # the next press once the crawl has taken this one
-                assert _until(process, seen, lambda line: "Received SIGINT" in line, 60), "".join(seen)[-3000:]
+                assert log_until(process, seen, lambda line: "Received SIGINT" in line, 60), "".join(seen)[-3000:]
         _, rest = process.communicate(timeout=180)
     finally:
         if process.poll() is None:

@@ -4,7 +4,11 @@ A bad seed or scope is the user's to fix: it deserves one line naming what
 is wrong (and exit status 2), not a traceback from inside the reactor. So
 does a crawl that cannot start for a reason the user can fix (another crawl
 owns the data directory), and one with nothing to crawl: one line, exit
-status 1.
+status 1; and one that had to stop (a full disk: status 1) or crawled
+nothing (every site unreachable: status 3): :data:`EXIT_STATUS`.
+
+Scrapy's start-up dumps (versions, settings, components) are lowered to
+DEBUG before Scrapy starts (:mod:`crawler.console`).
 """
 
 from __future__ import annotations
@@ -16,18 +20,25 @@ from typing import Any
 from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.exceptions import UsageError
 
+from crawler.console import quiet_scrapy_dumps
 from crawler.embedded import DataDirBusy
+from crawler.halt import CRAWLED_NOTHING, DISK_FULL
 from crawler.spiders.web import NOTHING_TO_CRAWL, WebSpider, check_arguments
 
 logger = logging.getLogger(__name__)
 
-#: Reasons a crawl closes with that mean it failed.
-_FAILED = (NOTHING_TO_CRAWL,)
+#: The exit status of a crawl that closed for these reasons; any other is 0.
+EXIT_STATUS = {NOTHING_TO_CRAWL: 1, DISK_FULL: 1, CRAWLED_NOTHING: 3}
+
 #: Why a crawl may fail to start that the user can fix: said in one line, no traceback.
 _EXPECTED = (DataDirBusy,)
 
 
 class Command(ScrapyCrawl):
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().process_options(args, opts)
+        quiet_scrapy_dumps()  # before the crawler process logs its first dump
+
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) != 1 or args[0] != WebSpider.name:
             super().run(args, opts)
@@ -37,10 +48,12 @@ class Command(ScrapyCrawl):
         crawler = self._create_crawler(args[0])
         _one_line_on_failure(self.crawler_process.crawl(crawler, **opts.spargs))
         self.crawler_process.start()
-        if self.crawler_process.bootstrap_failed or (
-            crawler.stats is not None and crawler.stats.get_value("finish_reason") in _FAILED
-        ):
+        if self.crawler_process.bootstrap_failed:
             self.exitcode = 1
+        elif crawler.stats is not None:
+            # A halt that came while the crawl was closing already keeps its own reason.
+            reason = crawler.stats.get_value("halt/reason") or crawler.stats.get_value("finish_reason")
+            self.exitcode = EXIT_STATUS.get(reason, 0)
 
 
 def _one_line_on_failure(started: Any) -> None:
@@ -65,4 +78,4 @@ def _one_line_on_failure(started: Any) -> None:
         started.addErrback(lambda failure: None if said(failure.value) else failure)
 
 
-__all__ = ["Command", "UsageError"]
+__all__ = ["Command", "UsageError", "EXIT_STATUS"]

@@ -1,0 +1,228 @@
+"""When a crawl ends before its work is done: at once, in one line, with an exit status.
+
+Two reasons, besides having nothing to crawl (the spider's own check):
+
+- :data:`DISK_FULL`: the disk is full. Redis answers ``MISCONF`` (it cannot
+  write its append-only file) to every write, the archive and the crawl
+  report get ``No space left on device``; each component fails in turn,
+  with a traceback each, and the crawl sits idle. Instead, the first such
+  error, wherever it is logged, ends the crawl: one line says why, the
+  indexer beside the crawl is stopped at once (it writes nothing more: the
+  index is as at its last commit; what it had taken stays queued), the
+  spider closes, and the errors that follow from the full disk are counted
+  (``halt/suppressed``), not logged. Found by a filter on the log handlers
+  (the errors come from Scrapy, Redis scripts, the archive's thread and the
+  event loop, and every one of them is logged), and by the exit status of
+  the indexer beside the crawl, which stops on a full disk without a word
+  (:data:`crawler.disk.FULL_DISK_STATUS`): the crawl says it.
+- :data:`CRAWLED_NOTHING`: no page was fetched, nothing else is queued, and
+  every site the crawl has waits for a robots.txt that could not be fetched
+  (refused connections, 5xx, 429). After one retry round (each such site
+  asked twice in this run), the crawl ends instead of retrying for minutes
+  (``ROBOTS_RETRY_TIMES``); the requests stay queued for the next run.
+
+The crawl command turns each reason into its exit status (crawler/commands/crawl.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from scrapy import signals
+from scrapy.utils.asyncio import create_looping_call
+from scrapy.utils.defer import deferred_from_coro
+
+from crawler._async import REDIS_DOWN
+from crawler.console import redacted
+from crawler.disk import FULL_DISK_STATUS, disk_full
+from crawler.frontier import Frontier
+from crawler.leases import Leases
+from crawler.pipelines import IndexerProcess, ItemQueuePipeline
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Halt", "DISK_FULL", "CRAWLED_NOTHING", "RobotsWait", "gave_up"]
+
+DISK_FULL = "disk_full"
+CRAWLED_NOTHING = "crawled_nothing"
+
+_ANSWERS_PER_SITE = 2  # robots.txt tries of one site in this run: the first, and one retry
+_INDEXER_CHECK = 1.0  # seconds between two looks at the indexer beside the crawl
+
+
+class RobotsWait(NamedTuple):
+    """A site whose robots.txt this run could not fetch: how often it tried, the last answer."""
+
+    tries: int
+    answer: str
+
+
+def gave_up(pages: int, waiting: Mapping[str, RobotsWait], given_up: set[str], queued: int, held: int) -> bool:
+    """Whether a crawl that is idle should end as having crawled nothing:
+    it fetched no ``pages``, nothing is ``queued`` or ``held`` by any node,
+    and every site it has waits for its robots.txt, each asked once more
+    since the first failure (or given up for this run, from earlier runs).
+
+    >>> gave_up(0, {"http://a:80": RobotsWait(2, "ConnectionRefusedError")}, set(), 0, 0)
+    True
+    >>> gave_up(0, {"http://a:80": RobotsWait(1, "HTTP 503")}, set(), 0, 0)  # its first retry is to come
+    False
+    >>> gave_up(0, {"http://a:80": RobotsWait(1, "HTTP 503")}, {"http://a:80"}, 0, 0)
+    True
+    >>> gave_up(3, {"http://a:80": RobotsWait(2, "HTTP 503")}, set(), 0, 0)  # other sites were crawled
+    False
+    """
+    if pages or queued or held or not waiting:
+        return False
+    return all(wait.tries >= _ANSWERS_PER_SITE or site in given_up for site, wait in waiting.items())
+
+
+class _FullDiskFilter(logging.Filter):
+    """On the log handlers: the first record that says the disk is full
+    halts the crawl; it and every later one that says so are dropped."""
+
+    def __init__(self, halt: Halt) -> None:
+        super().__init__()
+        self.halt = halt
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING or record.name == __name__:
+            return True
+        error = record.exc_info[1] if record.exc_info else None
+        try:
+            text = record.getMessage()
+        except (TypeError, ValueError):
+            text = str(record.msg)
+        found = disk_full(error, text)
+        if found is None:
+            return True
+        self.halt.on_disk_full(found, f"an error logged by {record.name}")
+        return False
+
+
+class Halt:
+    """Extension: ends the crawl for the reasons of the module docstring."""
+
+    def __init__(self, crawler: Crawler, data_dir: str, redis_url: str | None) -> None:
+        self.crawler = crawler
+        self.data_dir = data_dir
+        self.redis_url = redis_url
+        self.reason: str | None = None
+        self._filter = _FullDiskFilter(self)
+        self._handlers: list[logging.Handler] = []
+        self._watch: Any = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Halt:
+        settings = crawler.settings
+        halt = cls(crawler, str(Path(settings.get("DATA_DIR") or "data").resolve()), settings.get("REDIS_URL"))
+        crawler.signals.connect(halt._opened, signal=signals.spider_opened)
+        crawler.signals.connect(halt._idle, signal=signals.spider_idle)
+        crawler.signals.connect(halt._closed, signal=signals.spider_closed)
+        crawler.signals.connect(halt._stopped, signal=signals.engine_stopped)
+        return halt
+
+    def _opened(self, spider: Any = None) -> None:
+        # Scrapy installs its log handler again once the crawler's settings are
+        # final: the filter goes on the handlers in place when the spider opens.
+        self._handlers = list(logging.root.handlers)
+        for handler in self._handlers:
+            handler.addFilter(self._filter)
+        self._watch = create_looping_call(self._check_indexer)
+        self._watch.start(_INDEXER_CHECK, now=False)
+
+    def _closed(self, spider: Any = None, reason: str = "") -> None:
+        if self._watch is not None and self._watch.running:
+            self._watch.stop()
+
+    def _stopped(self) -> None:
+        for handler in self._handlers:
+            handler.removeFilter(self._filter)
+
+    def _halt(self, reason: str) -> bool:
+        """Claim the halt for ``reason``: False if the crawl is halting already."""
+        if self.reason is not None:
+            return False
+        self.reason = reason
+        self.crawler.stats.set_value("halt/reason", reason)
+        return True
+
+    def _close(self) -> None:
+        engine = self.crawler.engine
+        if engine is not None and engine.spider is not None:
+            deferred_from_coro(engine.close_spider_async(reason=self.reason))
+
+    # --- a full disk ---------------------------------------------------------------------
+
+    def on_disk_full(self, detail: str, source: str) -> None:
+        """Called by the log filter, from any thread: halt once, in the event loop."""
+        if not self._halt(DISK_FULL):
+            self.crawler.stats.inc_value("halt/suppressed")
+            return
+        from twisted.internet import reactor
+
+        reactor.callFromThread(self._halt_disk_full, detail, source)
+
+    def _check_indexer(self) -> None:
+        """The indexer beside the crawl stops on a full disk with a status of
+        its own (it leaves the saying to the crawl): the crawl stops too,
+        rather than fetch until the item queue is full and wait forever."""
+        indexer = self._indexer()
+        if indexer is not None and indexer.exit_status() == FULL_DISK_STATUS and self._halt(DISK_FULL):
+            self._halt_disk_full("no space left on device", "the indexer could not write")
+
+    def _indexer(self) -> IndexerProcess | None:
+        pipeline = self.crawler.get_item_pipeline(ItemQueuePipeline)
+        return pipeline.indexer if pipeline is not None else None
+
+    def _halt_disk_full(self, detail: str, source: str) -> None:
+        if detail.startswith("MISCONF"):
+            what = (f"Redis at {redacted(self.redis_url)} cannot write to its disk ({detail})" if self.redis_url
+                    else f"no space left on the disk of {self.data_dir}: Redis cannot write its data ({detail})")
+        else:
+            what = f"no space left on the disk of {self.data_dir}: {source} ({detail})"
+        logger.error(
+            "The crawl stops: %s. The index is as at its last commit, and what was queued stays "
+            "queued; free some space, then run the same command to resume.", what,
+        )
+        indexer = self._indexer()
+        if indexer is not None:
+            indexer.abandon()  # it writes nothing more
+        self._close()
+
+    # --- every site unreachable ----------------------------------------------------------
+
+    def _idle(self, spider: Any = None) -> None:
+        if self.reason is not None:
+            return
+        from crawler.monitor import CrawlMonitor  # which imports this module
+
+        monitor = self.crawler.get_extension(CrawlMonitor)
+        if monitor is None or not monitor.robots_waiting or monitor.tally.pages:
+            return
+        waiting = dict(monitor.robots_waiting)
+        frontier = Frontier.for_crawler(self.crawler)
+        try:
+            given_up = {site for site in waiting if monitor.robots_retry_at(site) is None}
+            queued = len(frontier)
+            held = Leases(frontier.client, frontier.name, frontier.queue_key, node="halt").held()
+            parked = sum(monitor.robots_parked(site) for site in waiting)
+        except REDIS_DOWN:
+            return
+        if not gave_up(monitor.tally.pages, waiting, given_up, queued, held) or not self._halt(CRAWLED_NOTHING):
+            return
+        why = ", ".join(f"{site} ({wait.answer}, {wait.tries} tr{'y' if wait.tries == 1 else 'ies'})"
+                        for site, wait in sorted(waiting.items()))
+        logger.error(
+            "Crawled nothing: no site answered for its robots.txt: %s. %s queued: run the same command "
+            "again once the site%s answer%s.", why,
+            f"{parked:,} request{'s stay' if parked != 1 else ' stays'}" if parked else "Their requests stay",
+            "s" if len(waiting) > 1 else "", "" if len(waiting) > 1 else "s",
+        )
+        self._close()
