@@ -13,8 +13,11 @@ and tied to the response by ``WARC-Concurrent-To``, written in this order:
 - ``metadata`` (``application/warc-fields``): what the crawl knew of the
   request, Heritrix-style: ``via`` (the URL that redirected here), and the
   crawl's own ``lantern-role`` (page, robots, sitemap, probe),
-  ``lantern-depth`` and one ``lantern-redirect`` per URL of the redirect
-  chain that led here;
+  ``lantern-depth``, one ``lantern-redirect`` per URL of the redirect
+  chain that led here, and ``lantern-members-only: true`` for a page
+  fetched with a site owner's credentials (their headers, ``Authorization``
+  and ``Cookie`` of the request and ``Set-Cookie`` of the response, are
+  replaced by :data:`REDACTED`: ARCHITECTURE.md, item 12);
 - ``response``: the status line, the headers and the body as received
   (still compressed when the site compressed it). A body cut off by
   ``DOWNLOAD_MAXSIZE`` or stopped after its headers carries
@@ -54,13 +57,15 @@ from warcio.warcwriter import WARCWriter
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "ArchiveReader", "ArchiveWriter", "Fetch", "ROLES", "decode_body", "file_name_pattern",
+    "ArchiveReader", "ArchiveWriter", "Fetch", "REDACTED", "ROLES", "decode_body", "file_name_pattern",
     "joined_headers",
 ]
 
 #: Why a request was made: a page (or anything a link led to), a site's
 #: robots.txt, a sitemap, or a probe for the site's "not found" answer.
 ROLES = ("page", "robots", "sitemap", "probe")
+#: What an archived header holding credentials says instead.
+REDACTED = "[redacted]"
 
 _SUFFIX = ".warc.gz"
 _NAME = re.compile(r"^(?P<writer>lantern-\d{20}-.+-\d+)-(?P<serial>\d{5,})\.warc\.gz$")
@@ -97,6 +102,7 @@ class Fetch:
     redirects: list[str] = field(default_factory=list)
     truncated: bool = False
     date: str = ""
+    members_only: bool = False  # fetched with a site owner's credentials
 
     def header_values(self, name: str) -> list[str]:
         """Every value of header ``name``, in order."""
@@ -276,6 +282,8 @@ def _metadata(fetch: Fetch) -> str:
     lines.append(f"lantern-role: {fetch.role}")
     lines.append(f"lantern-depth: {fetch.depth}")
     lines.extend(f"lantern-redirect: {url}" for url in fetch.redirects)
+    if fetch.members_only:
+        lines.append("lantern-members-only: true")
     return "".join(f"{line}\r\n" for line in lines)
 
 
@@ -420,6 +428,7 @@ def _fetch(record: Any, http: StatusAndHeaders, body: bytes, request: dict[str, 
         redirects=info.get("lantern-redirect", []),
         truncated=bool(record.rec_headers.get_header("WARC-Truncated")),
         date=record.rec_headers.get_header("WARC-Date") or "",
+        members_only=(info.get("lantern-members-only") or [""])[0].lower() == "true",
     )
 
 

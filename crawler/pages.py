@@ -223,6 +223,7 @@ class Fetched:
     redirects: list[str] = field(default_factory=list)
     revisit: bool = False  # a conditional request for a page fetched before
     fetched: float = 0.0  # when (epoch seconds)
+    members_only: bool = False  # fetched with a site owner's credentials (ARCHITECTURE.md, item 12)
 
     def header(self, name: str) -> str | None:
         lowered = name.lower()
@@ -390,6 +391,8 @@ class PageLogic:
                 page.description = lead(page.blocks, page.headings)
             item = self._item(fetched, page, aliases, follow)
             item["digest"] = digest.hex() if digest else None
+            if fetched.members_only:
+                item["members_only"] = True
             outcome.items.append(item)
         if not follow:
             self.count("meta/nofollow")
@@ -534,7 +537,7 @@ def replay(logic: PageLogic, fetch: Fetch) -> list[dict[str, Any]]:
         fetched = Fetched(
             url=fetch.url, status=fetch.status, headers=joined_headers(headers), body=body,
             robots_tags=fetch.header_values("X-Robots-Tag"), depth=fetch.depth,
-            redirects=list(fetch.redirects), fetched=_epoch(fetch.date),
+            redirects=list(fetch.redirects), fetched=_epoch(fetch.date), members_only=fetch.members_only,
             revisit=any(name.lower() in ("if-none-match", "if-modified-since")
                         for name, _ in fetch.request_headers),
         )

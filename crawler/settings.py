@@ -45,6 +45,16 @@ DEFAULT_REQUEST_HEADERS = {
     "Accept-Language": "en,zh;q=0.9,*;q=0.5",
 }
 
+# --- Members-only areas (crawler/credentials.py, crawler/auth_middleware.py) -------
+
+# A JSON file of credentials a site owner gave the crawl (ARCHITECTURE.md,
+# item 12): {"https://host[:port][/path/]": {"basic"|"digest"|"form"|"header"|
+# "cookie": {...}}, ...}. Only the file's path is a setting: credentials never
+# go on the command line, into Redis, logs, stats or the archive. Each goes
+# only to its site (scheme, host and port) and path; its pages are marked
+# members only. Every node of a crawl reads the same file; sessions are per node.
+CRAWLER_CREDENTIALS_FILE = None
+
 # --- The archive (crawler/archive.py) -------------------------------------------
 
 # Every response (request line, headers, body as received) is kept as WARC
@@ -175,6 +185,10 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.politeness.PolitenessMiddleware": 580,
     # Next to the network: counts every HTTP exchange once (crawler/monitor.py).
     "crawler.monitor.CrawlMonitor": 950,
+    # Credentials of members-only areas, added as a request leaves (never in
+    # Redis); above the archive on the way in, so that a challenge or a page
+    # logged out is answered, not archived (crawler/auth_middleware.py).
+    "crawler.auth_middleware.AuthMiddleware": 850,
     # Before Redirect (600) and HttpCompression (590) on the way out: it
     # archives each response as received (crawler/archive_middleware.py).
     "crawler.archive_middleware.ArchiveMiddleware": 800,
@@ -315,6 +329,11 @@ INDEX_QUEUE_MAX = 2000
 # tracker's page named "git" do not make it the answer to "git".
 SEARCH_ANCHOR_ONLY = "rank"
 SEARCH_ANCHOR_MIN_SOURCES = 3
+# The snippet of a members-only page (crawled with a site owner's
+# credentials): "short", at most one sentence holding the query's words, or
+# "none". Search must not republish what only members may read; the result
+# links to the page on its site, where the searcher logs in, never to a copy.
+SEARCH_MEMBERS_SNIPPET = "short"
 
 # --- Monitoring (crawler/monitor.py, crawler/alerts.py) --------------------------------
 

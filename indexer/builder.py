@@ -316,6 +316,7 @@ class IndexBuilder:
             fields.CRAWLED: True,
             fields.LANG: fields.lang_terms(page.get("lang") or ""),
             fields.FETCHED: page.get("fetched"),
+            **({fields.MEMBERS_ONLY: True} if page.get("members_only") else {}),
         }
 
     @staticmethod

@@ -190,9 +190,19 @@ class Layout:
 
 def _open_or_create(path: Path, schema: Any) -> Any:
     path.mkdir(parents=True, exist_ok=True)
-    if whoosh_index.exists_in(str(path)):
-        return whoosh_index.open_dir(str(path))
-    return whoosh_index.create_in(str(path), schema)
+    if not whoosh_index.exists_in(str(path)):
+        return whoosh_index.create_in(str(path), schema)
+    index = whoosh_index.open_dir(str(path))
+    added = [name for name in schema.names() if name not in index.schema]
+    if added:
+        # A field added since the index was created (only stored ones so far:
+        # documents written before lack it, which reads as its default).
+        writer = index.writer()
+        for name in added:
+            writer.add_field(name, schema[name])
+        writer.commit()
+        index = whoosh_index.open_dir(str(path))
+    return index
 
 
 def stored_documents(data_dir: str | Path) -> dict[str, dict[str, Any]]:

@@ -5,6 +5,8 @@ so ranking can weigh them apart: the URL's words, the title, headings,
 emphasised text, the meta description, the body, and the anchor text of
 links pointing at the page (item 27). Stored fields are what a result line
 shows; the body is not stored here (the page store keeps it compressed).
+``members_only`` marks a page fetched with a site owner's credentials
+(item 12): search shows it with a short snippet and no cached copy.
 
 Analysis (:mod:`indexer.analysis`) is the same at index and query time:
 words lower-cased, a few stop words dropped, Latin words stemmed
@@ -25,7 +27,8 @@ __all__ = [
     "text_analyzer",
     "host_suffixes",
     "URL", "HOST", "SITE", "URLWORDS", "TITLE", "HEADINGS", "EMPHASIS", "DESCRIPTION",
-    "BODY", "ANCHOR", "CRAWLED", "LANG", "FETCHED", "SOURCES", "LABEL", "LINKED", "TEXT_FIELDS", "has_cjk",
+    "BODY", "ANCHOR", "CRAWLED", "LANG", "FETCHED", "SOURCES", "LABEL", "LINKED", "MEMBERS_ONLY", "TEXT_FIELDS",
+    "has_cjk",
     "lang_terms", "primary_lang", "PHRASE_FIELDS",
 ]
 
@@ -45,6 +48,7 @@ FETCHED = "fetched"
 SOURCES = "sources"  # distinct pages linking to a page known only by anchors
 LABEL = "label"  # what such a page is called: its commonest anchor text (stored, not indexed)
 LINKED = "linked"  # and the anchor texts it is linked with, to show (stored, not indexed)
+MEMBERS_ONLY = "members_only"  # True on a page fetched with credentials (stored only; absent: public)
 TEXT_FIELDS = (TITLE, ANCHOR, URLWORDS, HEADINGS, EMPHASIS, DESCRIPTION, BODY)
 
 # Only the words too common to say anything; "not", "how", "what"... stay
@@ -131,5 +135,6 @@ def schema(cjk: str = "bigram") -> Schema:
             SOURCES: STORED(),
             LABEL: STORED(),
             LINKED: STORED(),
+            MEMBERS_ONLY: STORED(),
         }
     )

@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS pages (
     status INTEGER,
     depth INTEGER,
     fetched REAL,
-    data BLOB NOT NULL
+    data BLOB NOT NULL,
+    members_only INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS aliases (
     alias TEXT PRIMARY KEY,
@@ -73,10 +74,28 @@ CREATE TABLE IF NOT EXISTS meta (
 """
 
 
+# Columns added since the first stores: (name, definition), added to an older
+# store when its writer opens it.
+_ADDED_COLUMNS = (
+    # Fetched with a site owner's credentials (ARCHITECTURE.md, item 12).
+    ("members_only", "INTEGER NOT NULL DEFAULT 0"),
+)
+
+
 class PageStore:
     def __init__(self, path: str | Path, readonly: bool = False) -> None:
         self.path = Path(path)
         self.db = connect(self.path, _SCHEMA, readonly)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(pages)")}
+        if not readonly:
+            for name, definition in _ADDED_COLUMNS:
+                if name not in columns:
+                    self.db.execute(f"ALTER TABLE pages ADD COLUMN {name} {definition}")
+            self.db.commit()
+            columns.update(name for name, _ in _ADDED_COLUMNS)
+        # What a page row is read as: an older store read by search lacks the new columns.
+        self._row = "url, host, title, lang, status, depth, fetched, data, " + (
+            "members_only" if "members_only" in columns else "0")
 
     def close(self) -> None:
         self.db.close()
@@ -95,11 +114,12 @@ class PageStore:
         data = {name: item.get(name) for name in STORED_FIELDS}
         blob = zlib.compress(json.dumps(data, ensure_ascii=False).encode(), 3)
         self.db.execute(
-            "INSERT OR REPLACE INTO pages (url, host, title, lang, status, depth, fetched, data)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO pages (url, host, title, lang, status, depth, fetched, data, members_only)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 item["url"], host, item.get("title") or "", item.get("lang") or "",
                 item.get("status"), item.get("depth"), item.get("fetched"), blob,
+                int(bool(item.get("members_only"))),
             ),
         )
         # A page fetched under its own URL is no longer anybody's alias.
@@ -118,16 +138,11 @@ class PageStore:
         return {url for (url,) in self.db.execute("SELECT url FROM gone")}
 
     def get(self, url: str) -> dict[str, Any] | None:
-        row = self.db.execute(
-            "SELECT url, host, title, lang, status, depth, fetched, data FROM pages WHERE url = ?",
-            (url,),
-        ).fetchone()
+        row = self.db.execute(f"SELECT {self._row} FROM pages WHERE url = ?", (url,)).fetchone()
         return None if row is None else _page(row)
 
     def pages(self) -> Iterator[dict[str, Any]]:
-        cursor = self.db.execute(
-            "SELECT url, host, title, lang, status, depth, fetched, data FROM pages ORDER BY url"
-        )
+        cursor = self.db.execute(f"SELECT {self._row} FROM pages ORDER BY url")
         for row in cursor:
             yield _page(row)
 
@@ -298,9 +313,11 @@ class PageStore:
 
 
 def _page(row: tuple[Any, ...]) -> dict[str, Any]:
-    url, host, title, lang, status, depth, fetched, blob = row
+    url, host, title, lang, status, depth, fetched, blob, members_only = row
     page = json.loads(zlib.decompress(blob))
     page.update(
         url=url, host=host, title=title, lang=lang, status=status, depth=depth, fetched=fetched
     )
+    if members_only:
+        page["members_only"] = True
     return page

@@ -1,6 +1,7 @@
 """``python -m search``: search a data directory from the command line.
 
-    python -m search --data DIR [--json] [-n 10] [--page P] [--explain] [--anchor-only rank|last|hide] QUERY...
+    python -m search --data DIR [--json] [-n 10] [--page P] [--explain] [--anchor-only rank|last|hide]
+                     [--members-snippet short|none] QUERY...
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 
 from crawler.version import VERSION
 from indexer.output import emit
-from search.engine import Results, SearchEngine, SearchError
+from search.engine import MEMBERS_SNIPPETS, Results, SearchEngine, SearchError
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -36,6 +37,8 @@ def render(results: Results, explain: bool = False, color: bool = False) -> str:
         )
     for number, result in enumerate(results.results, start=first):
         title = result.title if result.crawled else f"{result.title} [not fetched]"
+        if result.members_only:
+            title += " [members only]"
         snippet = result.snippet
         if color:
             title = f"\033[1m{title}\033[0m"
@@ -64,12 +67,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--anchor-only", choices=("rank", "last", "hide"), default=None,
                         help="pages known only by links to them: rank (among crawled pages when several "
                              "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, rank)")
+    parser.add_argument("--members-snippet", choices=MEMBERS_SNIPPETS, default=None,
+                        help="the snippet of a page crawled with a site owner's credentials: short (one "
+                             "sentence holding the query's words) or none (default: SEARCH_MEMBERS_SNIPPET, short)")
     parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
     parser.add_argument("query", nargs="*",
                         help="words, \"phrases\", OR, -word, site:host, lang:xx, title:word")
     args = parser.parse_args(argv)
     try:
-        with SearchEngine(args.data, anchor_only=args.anchor_only) as engine:
+        with SearchEngine(args.data, anchor_only=args.anchor_only, members_snippet=args.members_snippet) as engine:
             results = engine.search(" ".join(args.query), n=args.n, page=args.page, explain=args.explain,
                                     facets=args.json)
     except SearchError as exc:

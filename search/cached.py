@@ -10,7 +10,9 @@ offers a result's latest archived copy:
 - decoded as the crawl's spider saw it (``Content-Encoding`` undone, to the
   crawl's size limit; the character set as the crawl read it);
 - never for a page that said ``noarchive`` (``<meta name="robots">``,
-  ``<meta name="lanternbot">`` or ``X-Robots-Tag``);
+  ``<meta name="lanternbot">`` or ``X-Robots-Tag``), nor for a page fetched
+  with a site owner's credentials (``lantern-members-only`` in its metadata
+  record: ARCHITECTURE.md, item 12), whoever asks;
 - cleaned: scripts, frames, objects, ``<base>``, meta refreshes and event
   handler attributes removed, links made absolute to the live site, a
   banner naming the URL and the fetch time on top. The web server adds
@@ -40,6 +42,9 @@ CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; f
 _DROPPED = ("script", "noscript", "iframe", "frame", "frameset", "object", "embed", "applet", "base",
             "link", "portal", "template")
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
+# The metadata line of a page fetched with credentials (crawler/archive.py).
+_MEMBERS_ONLY = b"lantern-members-only: true"
+_METADATA_BYTES = 64 * 1024  # a metadata record is a few lines; its redirect chain at most ten URLs
 
 
 @dataclass
@@ -63,19 +68,20 @@ class ArchiveIndex:
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
         self._lock = threading.Lock()
-        # file -> (size and mtime when read, {url: (date, offset)})
-        self._files: dict[Path, tuple[tuple[int, float], dict[str, tuple[str, int]]]] = {}
+        # file -> (size and mtime when read, {url: (date, offset, members only)})
+        self._files: dict[Path, tuple[tuple[int, float], dict[str, tuple[str, int, bool]]]] = {}
 
     def locate(self, url: str) -> tuple[Path, int] | None:
-        """The file and offset of ``url``'s latest response, or None."""
+        """The file and offset of ``url``'s latest response; None if there
+        is none, or it was fetched with credentials (members only)."""
         with self._lock:
             self._refresh()
-            best: tuple[str, Path, int] | None = None
+            best: tuple[str, Path, int, bool] | None = None
             for path, (_, urls) in self._files.items():
                 found = urls.get(url)
                 if found is not None and (best is None or found[0] > best[0]):
-                    best = (found[0], path, found[1])
-        return None if best is None else (best[1], best[2])
+                    best = (found[0], path, found[1], found[2])
+        return None if best is None or best[3] else (best[1], best[2])
 
     def _refresh(self) -> None:
         if not self.directory.is_dir():
@@ -91,20 +97,27 @@ class ArchiveIndex:
                 self._files[path] = (stamp, _responses(path))
 
 
-def _responses(path: Path) -> dict[str, tuple[str, int]]:
-    """Each URL's latest complete response in one file: its date and offset."""
-    found: dict[str, tuple[str, int]] = {}
+def _responses(path: Path) -> dict[str, tuple[str, int, bool]]:
+    """Each URL's latest complete response in one file: its date, offset, and
+    whether it was fetched with credentials (its metadata record, written
+    before it, says so)."""
+    found: dict[str, tuple[str, int, bool]] = {}
+    members: set[str] = set()  # record ids of the responses of members-only pages
     try:
         with open(path, "rb") as stream:
             records = ArchiveIterator(stream)
             for record in records:
+                if record.rec_type == "metadata":
+                    if _MEMBERS_ONLY in record.raw_stream.read(_METADATA_BYTES):
+                        members.add(record.rec_headers.get_header("WARC-Concurrent-To") or "")
+                    continue
                 if record.rec_type != "response":
                     continue
                 url = record.rec_headers.get_header("WARC-Target-URI") or ""
                 date = record.rec_headers.get_header("WARC-Date") or ""
                 offset = records.get_record_offset()
                 if url and (url not in found or date >= found[url][0]):
-                    found[url] = (date, offset)
+                    found[url] = (date, offset, record.rec_headers.get_header("WARC-Record-ID") in members)
     except Exception as exc:  # noqa: BLE001 - warcio fails on bad bytes in many ways; keep what was read
         logger.warning("Reading %s for cached copies stopped early: %s", path.name, exc)
     return found

@@ -40,10 +40,10 @@ from search import proximity, ranking, spelling
 from search.corpus import Corpus
 from search.parsing import ANY, LEVELS, PARTS, STRICT, QueryParser, UnionOr, word_forms
 from search.deeplinks import best_section
-from search.snippets import passage, word_pattern
+from search.snippets import passage, sentence, word_pattern
 from search.topdocs import supports
 
-__all__ = ["SearchEngine", "SearchError", "Result", "Results"]
+__all__ = ["SearchEngine", "SearchError", "Result", "Results", "MEMBERS_SNIPPETS"]
 
 # Candidates ranked in full: the best this many by text score.
 _DEPTH = 100
@@ -71,6 +71,8 @@ _OPERATORS = re.compile(
 # matches at every level of relaxation instead of becoming optional words.
 _FILTER = re.compile(r'(?i)(?:(?<=\s)|^)(-?)(site|lang):("[^"]*"|[^\s"()]+)')
 _ANCHOR_POLICIES = ("rank", "last", "hide")
+# What a members-only page's snippet may be (SEARCH_MEMBERS_SNIPPET).
+MEMBERS_SNIPPETS = ("short", "none")
 # What a fragment may hold unescaped (RFC 3986 fragment characters).
 _FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"
 _TITLE_SEPARATORS = re.compile(r"\s+[—–|·:-]\s+|\s+-\s+")
@@ -96,6 +98,9 @@ class Result:
     lang: str = ""
     crawled: bool = True
     fetched: str = ""  # the day the page was fetched (YYYY-MM-DD, UTC); "" if never
+    # Fetched with a site owner's credentials: searchers open it on its site,
+    # logged in (ARCHITECTURE.md, item 12); its snippet is short or none.
+    members_only: bool = False
     # Results from the same host left off this page ("more from this site").
     more_from_host: int = 0
     explain: dict[str, Any] = field(default_factory=dict)
@@ -184,18 +189,25 @@ class SearchEngine:
     """Read-only search over ``DATA_DIR``; cheap to keep open between queries."""
 
     def __init__(
-        self, data_dir: str | Path, anchor_only: str | None = None, anchor_min_sources: int | None = None
+        self, data_dir: str | Path, anchor_only: str | None = None, anchor_min_sources: int | None = None,
+        members_snippet: str | None = None,
     ) -> None:
         """Open ``data_dir``'s index; ``anchor_only`` (``rank``, ``last`` or
         ``hide``) and ``anchor_min_sources`` say where pages known only by
-        anchor text go (defaults: ``SEARCH_ANCHOR_ONLY`` and
-        ``SEARCH_ANCHOR_MIN_SOURCES`` of ``crawler/settings.py``)."""
+        anchor text go, ``members_snippet`` (``short`` or ``none``) what a
+        members-only page's snippet may show (defaults: ``SEARCH_ANCHOR_ONLY``,
+        ``SEARCH_ANCHOR_MIN_SOURCES`` and ``SEARCH_MEMBERS_SNIPPET`` of
+        ``crawler/settings.py``)."""
         from crawler import settings as defaults
 
         self.anchor_only = anchor_only or defaults.SEARCH_ANCHOR_ONLY
         if self.anchor_only not in _ANCHOR_POLICIES:
             raise SearchError(f"anchor-only policy must be one of {', '.join(_ANCHOR_POLICIES)}, "
                               f"not {self.anchor_only!r}")
+        self.members_snippet = members_snippet or defaults.SEARCH_MEMBERS_SNIPPET
+        if self.members_snippet not in MEMBERS_SNIPPETS:
+            raise SearchError(f"members-only snippets must be one of {', '.join(MEMBERS_SNIPPETS)}, "
+                              f"not {self.members_snippet!r}")
         self.anchor_min_sources = (
             defaults.SEARCH_ANCHOR_MIN_SOURCES if anchor_min_sources is None else anchor_min_sources
         )
@@ -699,7 +711,12 @@ class SearchEngine:
         body, sections = bodies.get(url, ("", []))
         names = [word for word in words if word_forms(word)[0] == "code"]
         section = best_section(sections, sequence, self.tokens, title, names) if sections else None
-        text = passage(body, pattern) if body else hit.get(fields.DESCRIPTION) or ""
+        members_only = bool(hit.get(fields.MEMBERS_ONLY))
+        if members_only:  # no more than a sentence: only members may read the page
+            text = "" if self.members_snippet == "none" else sentence(body or hit.get(fields.DESCRIPTION) or "",
+                                                                      pattern)
+        else:
+            text = passage(body, pattern) if body else hit.get(fields.DESCRIPTION) or ""
         if not crawled and not text:
             anchors = sorted(set((hit.get(fields.LINKED) or "").split("\n")))
             text = "Not fetched; linked as: " + "; ".join(a for a in anchors if a)
@@ -739,6 +756,7 @@ class SearchEngine:
             lang=(hit.get(fields.LANG) or "").split(" ")[0],
             crawled=crawled,
             fetched=_day(hit.get(fields.FETCHED)) if crawled else "",
+            members_only=members_only,
             more_from_host=more,
             explain=details,
         )

@@ -9,12 +9,17 @@ words by expression instead of re-analysing every result's text keeps
 snippets cheap on long pages. Matched words are wrapped in ``**``: the CLI
 turns that into bold, the web page into ``<mark>`` after escaping everything
 else.
+
+A members-only page (crawled with a site owner's credentials) gets no more
+than :func:`sentence`: the one sentence that holds the most query words, so
+that search does not republish what only members may read.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
@@ -22,7 +27,7 @@ from typing import Any
 
 from whoosh import highlight
 
-__all__ = ["snippet", "trim", "word_pattern", "passage", "WordPattern"]
+__all__ = ["snippet", "trim", "word_pattern", "passage", "sentence", "WordPattern"]
 
 WIDTH = 240  # columns of a snippet (a CJK character takes two)
 _FRAGMENT = 150
@@ -169,6 +174,42 @@ def passage(text: str, pattern: WordPattern | None, width: int = WIDTH) -> str:
     start = lead + 1 if lead > 0 else (0 if start < width // 6 else start)
     marked = pattern.mark(text[start : start + width * 2])
     return ("... " if start > 0 else "") + trim(marked, width)
+
+
+# Where a sentence ends: its stop (and a closing quote or bracket) before a
+# space or the end, or a CJK full stop, question or exclamation mark.
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s|$)|[。！？]+")
+
+
+def sentence(text: str, pattern: WordPattern | None, width: int = WIDTH) -> str:
+    """The one sentence of ``text`` that holds the most distinct query words
+    (the first of equals), matches marked, cut to ``width`` around them; ""
+    when no sentence holds one.
+
+    >>> text = "The board met in May. Revenue grew by a third in the north. Margins fell."
+    >>> sentence(text, word_pattern(["revenue", "north"]))
+    '**Revenue** grew by a third in the **north**.'
+    >>> sentence(text, word_pattern(["elephant"]))
+    ''
+    """
+    if pattern is None:
+        return ""
+    text = text[:_SCAN]
+    if _SPACES.search(text):
+        text = " ".join(text.split())
+    ends = [match.end() for match in _SENTENCE_END.finditer(text)]
+    words: dict[int, set[int]] = {}
+    for match in islice(pattern.finditer(text), _MAX_MATCHES):
+        words.setdefault(bisect_right(ends, match.start()), set()).add(pattern.word(match))
+    if not words:
+        return ""
+    number = max(words, key=lambda index: (len(words[index]), -index))
+    start = ends[number - 1] if number else 0
+    end = ends[number] if number < len(ends) else len(text)
+    chosen = text[start:end].strip()
+    if trim(chosen, width) == chosen:  # it fits: all of it
+        return pattern.mark(chosen)
+    return passage(chosen, pattern, width)
 
 
 def snippet(hit: Any, body: str, field: str) -> str:

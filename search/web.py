@@ -42,7 +42,7 @@ from indexer import stats
 from indexer.layout import CORRUPTION, IndexMissing
 from indexer.stats import IndexStats
 from search.cached import CSP, ArchiveIndex, read_copy, render_copy
-from search.engine import MAX_QUERY_CHARS, Result, Results, SearchEngine, SearchError
+from search.engine import MAX_QUERY_CHARS, MEMBERS_SNIPPETS, Result, Results, SearchEngine, SearchError
 
 __all__ = ["LiveEngine", "Params", "BadRequest", "parse_params", "render_page", "make_server", "main"]
 
@@ -149,7 +149,7 @@ class LiveEngine:
     CACHED = 256
 
     def __init__(self, data_dir: str | Path, **options: Any) -> None:
-        """``options`` go to every :class:`SearchEngine` opened (``anchor_only``)."""
+        """``options`` go to every :class:`SearchEngine` opened (``anchor_only``, ``members_snippet``)."""
         self.data_dir = Path(data_dir)
         self.options = options
         self._lock = threading.Lock()
@@ -176,10 +176,14 @@ class LiveEngine:
 
     def crawled(self, url: str) -> bool:
         """Whether ``url`` is a crawled page of the index (the page store has it)."""
+        return self.stored(url) is not None
+
+    def stored(self, url: str) -> dict[str, Any] | None:
+        """The page store's record of ``url`` (None: not a crawled page)."""
         with self._lock:
             self._refresh()
             store = self.engine.store
-            return store is not None and store.get(url) is not None
+            return None if store is None else store.get(url)
 
     def about(self) -> IndexStats | None:
         """What the index holds (:mod:`indexer.stats`), read again when the index changes."""
@@ -237,6 +241,8 @@ a{color:#1a0dab}a:visited{color:#681da8}
 .snippet{margin:.2rem 0;color:#3c4043;overflow-wrap:anywhere}
 mark{background:#fdeaa7;color:inherit;font-weight:600;padding:0 .1em}
 .tag{color:#80868b;font-size:.8rem}
+.members{font-size:.75rem;font-weight:600;color:#8a4b00;background:#fff3e0;border:1px solid #f0c48a;
+border-radius:.6rem;padding:0 .45em;margin-left:.3em;vertical-align:.1em;white-space:nowrap}
 .more{font-size:.875rem}
 nav{display:flex;gap:.9rem;flex-wrap:wrap;margin-top:1.5rem;font-size:1.05rem}
 nav [aria-current]{font-weight:700}
@@ -404,11 +410,14 @@ def _render_facets(params: Params, results: Results) -> str:
 def _render_result(params: Params, result: Result, language: str = "en") -> str:
     title = _link(result.url, _e(result.title), ' rel="noreferrer"')
     tag = "" if result.crawled else ' <span class="tag">[not fetched]</span>'
+    if result.members_only:  # the link leads to the site, where the searcher logs in; no copy
+        tag += (' <span class="members" title="Crawled with the site owner\'s permission: log in on the '
+                'site to open it">members only</span>')
     about = [f"fetched {result.fetched}"] if result.fetched else []
     primary = result.lang.split("-")[0].lower()
     if primary and primary != language:
         about.append(f'<span lang="{_e(result.lang)}">{_e(result.lang)}</span>')
-    if result.crawled:
+    if result.crawled and not result.members_only:
         about.append(f'<a class="cached" href="/cached?{_e(urlencode({"url": result.page or result.url}))}">cached</a>')
     details = f' <span class="tag">· {" · ".join(about)}</span>' if about else ""
     lines = [f"<li><h2>{title}{tag}</h2>", f'<div class="url">{_e(result.url)}{details}</div>']
@@ -504,9 +513,14 @@ class SearchHandler(BaseHTTPRequestHandler):
         from crawler import settings as defaults
 
         url = parse_qs(query).get("url", [""])[0]
-        if not url or not self.server.engine.crawled(url):
+        stored = self.server.engine.stored(url) if url else None
+        if stored is None:
             return _html(HTTPStatus.NOT_FOUND, render_page(
                 Params(), error="Sorry: that page is not in the index, so there is no cached copy of it."))
+        if stored.get("members_only"):  # ARCHITECTURE.md, item 12: searchers need their own access
+            return _html(HTTPStatus.FORBIDDEN, render_page(Params(), error=(
+                "Sorry: that page is for members only, so there is no cached copy of it: "
+                "log in on its site to read it.")))
         found = self.server.archive.locate(url)
         copy = read_copy(*found) if found else None
         page_ = render_copy(copy, defaults.DOWNLOAD_MAXSIZE, defaults.CRAWLER_PRODUCT) if copy else None
@@ -640,10 +654,10 @@ class SearchServer(ThreadingHTTPServer):
 
 def make_server(
     data_dir: str | Path, host: str = "127.0.0.1", port: int = 8080, log_requests: bool = True,
-    anchor_only: str | None = None,
+    anchor_only: str | None = None, members_snippet: str | None = None,
 ) -> SearchServer:
     """A server bound to ``host:port`` (0: any free port), not yet serving."""
-    engine = LiveEngine(data_dir, anchor_only=anchor_only)
+    engine = LiveEngine(data_dir, anchor_only=anchor_only, members_snippet=members_snippet)
     try:
         return SearchServer((host, port), engine, log_requests)
     except BaseException:
@@ -660,11 +674,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--anchor-only", choices=("rank", "last", "hide"), default=None,
                         help="pages known only by links to them: rank (among crawled pages when several "
                              "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, rank)")
+    parser.add_argument("--members-snippet", choices=MEMBERS_SNIPPETS, default=None,
+                        help="the snippet of a page crawled with a site owner's credentials: short (one "
+                             "sentence holding the query's words) or none (default: SEARCH_MEMBERS_SNIPPET, short)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s", stream=sys.stderr)
     try:
         server = make_server(args.data, args.host, args.port, log_requests=not args.quiet,
-                             anchor_only=args.anchor_only)
+                             anchor_only=args.anchor_only, members_snippet=args.members_snippet)
     except SearchError as exc:
         print(f"search: {exc}", file=sys.stderr)
         return 2

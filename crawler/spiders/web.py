@@ -42,6 +42,7 @@ from twisted.python.failure import Failure
 from crawler._async import REDIS_DOWN
 from crawler.boilerplate import BoilerplateDetector
 from crawler.cores import cores
+from crawler.credentials import load as load_credentials
 from crawler.extract import Page
 from crawler.extract_pool import ExtractPool
 from crawler.frontier import Frontier
@@ -90,6 +91,9 @@ def read_seeds(seeds: str | None, seeds_file: str | None, policy: UrlPolicy) -> 
             canonical = policy.canonicalize(url)
         except ValueError as exc:
             raise UsageError(f"bad seed URL {url!r}: {exc}") from None
+        if "@" in urlsplit(canonical).netloc:
+            raise UsageError("a seed URL holds credentials: a site owner's credentials go in the file "
+                             "CRAWLER_CREDENTIALS_FILE names, never on the command line")
         if not canonical.startswith(("http://", "https://")):
             raise UsageError(f"bad seed URL {url!r}: only http and https can be crawled")
         if canonical not in urls:
@@ -145,7 +149,8 @@ def check_arguments(
     try:
         Scope(scope)
         RevisitBounds.from_settings(settings)
-    except ValueError as exc:
+        load_credentials(settings.get("CRAWLER_CREDENTIALS_FILE"))
+    except ValueError as exc:  # CredentialsError too: one line, never a value of the file
         raise UsageError(str(exc)) from None
     revisiting = recrawl_mode(recrawl)
     urls = read_seeds(seeds, seeds_file, UrlPolicy.from_settings(settings))
@@ -465,6 +470,7 @@ def fetched(response: Response) -> Fetched:
         redirects=list(response.request.meta.get("redirect_urls", ())) if response.request else [],
         revisit=response.meta.get("revisit") is not None,
         fetched=time.time(),
+        members_only=bool(response.meta.get("members_only")),  # crawler/auth_middleware.py
     )
 
 

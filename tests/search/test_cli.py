@@ -50,7 +50,8 @@ def test_json_output_has_the_documented_shape(data: Path) -> None:
     assert set(out["facets"]) == {"site", "lang"} and out["facets"]["site"][0] == {"value": "docs.test", "count": 2}
     first = out["results"][0]
     assert set(first) == {"url", "title", "snippet", "score", "pagerank", "host", "crawled", "fetched",
-                          "more_from_host", "page", "lang"}
+                          "more_from_host", "page", "lang", "members_only"}
+    assert first["members_only"] is False
     assert first["url"] == first["page"] == "http://docs.test/json.html"
     assert first["host"] == "docs.test"
     assert "**json**" in first["snippet"]

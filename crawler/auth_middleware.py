@@ -1,0 +1,424 @@
+"""Members-only areas: a site owner's credentials on requests, at fetch time only.
+
+ARCHITECTURE.md, item 12. The entries of ``CRAWLER_CREDENTIALS_FILE``
+(:mod:`crawler.credentials`), and what logging in sends
+(:mod:`crawler.logins`), are applied here, to each request as it leaves
+and to nothing else: requests come out of the frontier bare (Redis keeps a
+request's URL, referer, a few meta keys and its validators, never these
+headers), so credentials live only in this process, in this middleware.
+
+- Every request loses the headers any entry sets (``Authorization``,
+  ``Cookie``, an entry's own), then gets those of the entry whose area
+  holds its URL, if any: same scheme, host and port, path under the
+  prefix. A redirect to another site, another port, or out of the area
+  therefore carries none, whatever Scrapy's redirect kept.
+- Basic and fixed headers or cookies go with every request of the area.
+  Digest answers the site's challenge: the first request gets a 401 with
+  it, and is queued again; later ones answer it at once (``nc`` counting up,
+  a new challenge when the site says its nonce is ``stale``).
+- A form login is done once per node and entry, before the first request
+  of its area (not for robots.txt, which comes first): the login page,
+  then its form, posted to the same site (never a form that would put the
+  password in a URL), redirects followed only within the site, its
+  cookies kept in a jar of the entry's own. A page of the area that comes
+  back as a 401, a redirect to the login page, or a page without
+  ``logged_in`` means the session ended: the crawl logs in again and the
+  request is queued again (``_AGAIN`` times at most); more than
+  ``_LOGINS_UNCONFIRMED`` logins in a row with no logged-in page after them
+  give the entry up. The login page and log-out links get no session.
+- A login that fails (the page after it lacks ``logged_in``: a wrong
+  password) is warned about once; the area's requests are then dropped
+  and counted as ``auth/failed``, and the rest of the crawl goes on. So is
+  a 401 to Basic, Digest or a header (each counted).
+- A page fetched with credentials is marked ``members_only`` in its
+  request's meta (the spider hands it to the index; the archive redacts
+  its credentials and keeps the mark for a rebuild). A request leaving a
+  members-only page for another site carries no ``Referer``.
+
+Its place (850): after the frontier and Scrapy's redirects on the way out;
+above the archive (800) on the way in, so that the responses it answers
+itself (a challenge, a page logged out) are not archived as pages, and below
+the monitor (950), which counts every exchange. Login exchanges are not
+archived: they are no page, and hold the session.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING
+from urllib.parse import urlencode, urljoin, urlparse, urlsplit, urlunparse
+
+from scrapy import Request
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.http import TextResponse
+from scrapy.http.cookies import CookieJar
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet import defer
+
+from crawler.credentials import Credential, Credentials, load, readable_by_others
+from crawler.limits import decode
+from crawler.logins import (
+    Challenge, basic_authorization, digest_authorization, digest_challenge, logged_in, login_form,
+)
+from crawler.middlewares import site_of
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from scrapy.statscollectors import StatsCollector
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["AuthMiddleware"]
+
+# A request answered by a challenge or a logged-out page is queued again this
+# many times at most (then its page counts as auth/failed).
+_AGAIN = 2
+# Logins in a row with no logged-in page after them, at most: a site whose
+# pages all come back logged out is given up, not logged into forever.
+_LOGINS_UNCONFIRMED = 3
+_REDIRECTS = 5
+_LOGIN_TRIES = 3  # attempts of each login request (network errors)
+_REMEMBERED = 10_000  # URLs whose tries are counted, at most
+# Login requests: redirects followed here (within the site), no retry later
+# (a login is now or not at all), and no robots.txt check: the site owner
+# named the login page, robots.txt governs what is crawled.
+_LOGIN_META = {"dont_redirect": True, "dont_retry": True, "dont_obey_robotstxt": True}
+
+
+class _Session:
+    """What this node knows of one entry: a Digest challenge, a form login's cookies."""
+
+    def __init__(self, credential: Credential) -> None:
+        self.credential = credential
+        self.challenge: Challenge | None = None
+        self.nc = 0  # requests answered with the challenge's nonce
+        self.jar = CookieJar()
+        self.active = False  # logged in (form)
+        self.generation = 0  # which login a request's cookies came from
+        self.unconfirmed = 0  # logins since the last page that showed logged_in
+        self.failed: str | None = None  # why the entry is given up
+        self.warned = False
+        self.waiters: list[defer.Deferred[None]] | None = None  # a login under way, and who waits for it
+
+
+class AuthMiddleware:
+    """Applies the credentials of ``CRAWLER_CREDENTIALS_FILE`` (see the module docstring)."""
+
+    def __init__(
+        self, credentials: Credentials, stats: StatsCollector,
+        download: Callable[[Request], Awaitable[Response]], maxsize: int = 0,
+    ) -> None:
+        self.credentials = credentials
+        self.stats = stats
+        self.download = download
+        self.maxsize = maxsize
+        self._sessions: dict[str, _Session] = {}
+        self._tries: dict[str, int] = {}
+        self._headers = tuple(name.encode("latin-1") for name in sorted(credentials.header_names))
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> AuthMiddleware:
+        settings = crawler.settings
+        path = settings.get("CRAWLER_CREDENTIALS_FILE")
+        if not path:
+            raise NotConfigured  # no members-only area: nothing to say
+        credentials = load(path)  # checked before the crawl starts (crawler.spiders.web.check_arguments)
+        if not len(credentials):
+            raise NotConfigured(f"{path} names no members-only area")
+        if readable_by_others(path):
+            logger.warning("The credentials file %s can be read by other users of this machine: chmod 600 it",
+                           path)
+        logger.info("Members-only areas: %s", ", ".join(f"{entry.key} ({entry.method})"
+                                                        for entry in credentials.entries))
+
+        async def download(request: Request) -> Response:
+            assert crawler.engine is not None
+            return await crawler.engine.download_async(request)
+
+        return cls(credentials, crawler.stats, download, settings.getint("DOWNLOAD_MAXSIZE"))
+
+    # --- requests ----------------------------------------------------------------------
+
+    async def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        for name in self._headers:
+            request.headers.pop(name, None)
+        meta = request.meta
+        for key in ("members_only", "auth_headers", "auth_session"):
+            meta.pop(key, None)
+        self._keep_referer_home(request)
+        login = meta.get("auth_login")
+        if login is not None:  # a request of a login: the jar's cookies, on the entry's own site only
+            session = self._sessions.get(login)
+            if session is not None and _site(request.url) == session.credential.site:
+                session.jar.add_cookie_header(request)
+            return None
+        credential = self.credentials.for_url(request.url)
+        if credential is None:
+            return None
+        session = self._session(credential)
+        method = credential.method
+        headers = request.headers
+        if method == "form":
+            if meta.get("robots_txt"):
+                return None  # robots.txt comes before anything else on a site, a login too
+            if session.failed is None and not session.active:
+                await self._login(session)
+            if session.failed is not None:
+                self._count_failed(session)
+                raise IgnoreRequest(f"cannot log in to {credential.key}: {session.failed}")
+            session.jar.add_cookie_header(request)
+            meta["auth_session"] = session.generation
+        elif method == "basic":
+            headers[b"Authorization"] = basic_authorization(credential.user, credential.password)
+        elif method == "digest":
+            if session.challenge is None:
+                return None  # the site's 401 brings the challenge
+            session.nc += 1
+            headers[b"Authorization"] = digest_authorization(
+                session.challenge, request.method, _target(request.url), credential.user, credential.password,
+                session.nc, os.urandom(16).hex(),
+            )
+        elif method == "header":
+            for name, value in credential.headers:
+                headers[name] = value
+            meta["auth_headers"] = credential.header_names  # names only: the archive redacts them
+        else:
+            headers[b"Cookie"] = "; ".join(f"{name}={value}" for name, value in credential.cookies)
+        meta["members_only"] = True
+        return None
+
+    def _keep_referer_home(self, request: Request) -> None:
+        """No ``Referer`` from a members-only page to another site."""
+        referer = request.headers.get(b"Referer")
+        if not referer:
+            return
+        source = referer.decode("latin-1")
+        if _site(source) != _site(request.url) and self.credentials.for_url(source) is not None:
+            del request.headers[b"Referer"]
+
+    def _session(self, credential: Credential) -> _Session:
+        session = self._sessions.get(credential.key)
+        if session is None:
+            session = self._sessions[credential.key] = _Session(credential)
+        return session
+
+    # --- responses ---------------------------------------------------------------------
+
+    def process_response(
+        self, request: Request, response: Response, spider: Spider | None = None
+    ) -> Request | Response:
+        meta = request.meta
+        login = meta.get("auth_login")
+        if login is not None:
+            session = self._sessions.get(login)
+            if session is not None and _site(request.url) == session.credential.site:
+                session.jar.extract_cookies(response, request)
+            return response
+        credential = self.credentials.for_url(request.url)
+        if credential is None or meta.get("robots_txt") and credential.method == "form":
+            return response
+        session = self._session(credential)
+        if credential.method == "digest":
+            return self._digest(session, request, response)
+        if not meta.get("members_only"):
+            return response
+        if credential.method == "form":
+            return self._form(session, request, response)
+        if response.status == 401:
+            self._count_failed(session, "the site refused the credentials (401)")
+        else:
+            self._count_page(request)
+        return response
+
+    def _digest(self, session: _Session, request: Request, response: Response) -> Request | Response:
+        if response.status != 401:
+            if request.meta.get("members_only"):
+                self._count_page(request)
+            return response
+        challenge = digest_challenge(
+            value.decode("latin-1") for value in response.headers.getlist(b"WWW-Authenticate"))
+        if challenge is not None and (not request.meta.get("members_only") or challenge.stale):
+            session.challenge, session.nc = challenge, 0
+            self.stats.inc_value("auth/challenged")
+            again = self._again(request)
+            if again is not None:
+                return again
+        self._count_failed(session, "the site refused the credentials (401)" if challenge is not None
+                           else "the site asks for no Digest authentication this crawler can answer")
+        return response
+
+    def _form(self, session: _Session, request: Request, response: Response) -> Request | Response:
+        session.jar.extract_cookies(response, request)
+        if not self._logged_out(session.credential, response):
+            session.unconfirmed = 0
+            self._count_page(request)
+            return response
+        self.stats.inc_value("auth/logged_out")
+        if request.meta.get("auth_session") == session.generation:
+            session.active = False  # the session this request had is over: the next one logs in
+        again = self._again(request)
+        if again is not None:
+            return again
+        self._count_failed(session, "its pages come back logged out after a login")
+        raise IgnoreRequest(f"logged out of {session.credential.key}")
+
+    def _logged_out(self, credential: Credential, response: Response) -> bool:
+        """A 401, a redirect to the login page, or a page without ``logged_in``."""
+        if response.status == 401:
+            return True
+        if 300 <= response.status < 400:
+            location = response.headers.get(b"Location")
+            if not location:
+                return False
+            target = urlsplit(urljoin(response.url, location.decode("latin-1")))
+            login = urlsplit(credential.login_url)
+            return _site(target.geturl()) == credential.site and target.path == login.path
+        if response.status != 200 or not isinstance(response, TextResponse) or \
+                b"html" not in (response.headers.get(b"Content-Type") or b"text/html").lower():
+            return False
+        codings = [part.strip().lower() for value in response.headers.getlist(b"Content-Encoding")
+                   for part in value.decode("latin-1").split(",") if part.strip()]
+        try:
+            body, left, _ = decode(response.body, codings, self.maxsize)
+        except ValueError:
+            return False  # the crawl's decoder will say what is wrong with it
+        if left:
+            return False
+        return not logged_in(response.replace(body=body).text, credential.logged_in)
+
+    def _again(self, request: Request) -> Request | None:
+        """The request queued again with fresh credentials, or None when it has been enough."""
+        tries = self._tries.get(request.url, 0)
+        if tries >= _AGAIN:
+            return None
+        if len(self._tries) >= _REMEMBERED:
+            self._tries.clear()
+        self._tries[request.url] = tries + 1
+        again = request.replace(dont_filter=True)
+        for key in ("members_only", "auth_headers", "auth_session"):
+            again.meta.pop(key, None)
+        return again
+
+    def _count_page(self, request: Request) -> None:
+        """A response fetched with credentials: its URL's tries are over."""
+        self._tries.pop(request.url, None)
+        if not request.meta.get("robots_txt"):
+            self.stats.inc_value("auth/members_only")
+
+    # --- failures ----------------------------------------------------------------------
+
+    def _count_failed(self, session: _Session, why: str | None = None) -> None:
+        """One more page of the area that could not be fetched logged in; said once per entry."""
+        self.stats.inc_value("auth/failed")
+        if not session.warned:
+            session.warned = True
+            logger.warning("Members-only area %s: %s; its pages are not fetched logged in (counted as "
+                           "auth/failed), the rest of the crawl goes on", session.credential.key,
+                           why or session.failed)
+
+    # --- form login --------------------------------------------------------------------
+
+    async def _login(self, session: _Session) -> None:
+        """Log in (or wait for the login under way): ``session.active``, or ``session.failed`` set."""
+        if session.waiters is not None:
+            waiter: defer.Deferred[None] = defer.Deferred()
+            session.waiters.append(waiter)
+            await maybe_deferred_to_future(waiter)
+            return
+        session.waiters = []
+        try:
+            try:
+                why = await self._log_in(session)
+            except Exception as exc:  # network errors, timeouts, a response too large: no login
+                why = f"the login failed ({type(exc).__name__})"
+            if why is None:
+                session.active, session.generation = True, session.generation + 1
+                session.unconfirmed += 1
+                self.stats.inc_value("auth/login")
+                if session.unconfirmed > _LOGINS_UNCONFIRMED:
+                    why = f"its pages came back logged out after each of {_LOGINS_UNCONFIRMED} logins"
+            if why is not None:
+                session.active, session.failed = False, why
+        finally:
+            waiters, session.waiters = session.waiters, None
+            for waiter in waiters:
+                waiter.callback(None)
+
+    async def _log_in(self, session: _Session) -> str | None:
+        """Fetch the login page, post its form; None once logged in, else why not."""
+        credential = session.credential
+        session.jar = CookieJar()  # a new session: nothing of the last one is sent
+        response = await self._fetch(session, Request(credential.login_url, dont_filter=True))
+        if isinstance(response, str):
+            return response
+        if response.status != 200 or not isinstance(response, TextResponse):
+            return f"its login page {credential.login_url} answered {response.status}"
+        form = login_form(response.text, response.url, credential.fields)
+        if form is None:
+            return f"its login page {credential.login_url} has no login form"
+        if form.method != "POST":
+            return "its login form would send the password in a URL (method GET)"
+        if _site(form.action) != credential.site:
+            return "its login form posts to another site"
+        submit = Request(form.action, method="POST", body=_form_body(form.data), dont_filter=True,
+                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+        response = await self._fetch(session, submit)
+        if isinstance(response, str):
+            return response
+        if not isinstance(response, TextResponse) or not logged_in(response.text, credential.logged_in):
+            return f"the page after logging in does not show {credential.logged_in!r} (wrong credentials?)"
+        return None
+
+    async def _fetch(self, session: _Session, request: Request) -> Response | str:
+        """A login request, its redirects followed within the site; or why not."""
+        site = session.credential.site
+        for _ in range(_REDIRECTS + 1):
+            request.meta.update(_LOGIN_META, auth_login=session.credential.key)
+            response = await self._download(request)
+            location = response.headers.get(b"Location")
+            if not (300 <= response.status < 400 and location):
+                return response
+            target = urljoin(response.url, location.decode("latin-1"))
+            if _site(target) != site:
+                return "its login redirects to another site"
+            request = Request(target, dont_filter=True)
+        return "its login redirects too many times"
+
+
+    async def _download(self, request: Request) -> Response:
+        """One login request, tried again (at once) after a network error: a
+        connection the site closed while the crawl kept it for reuse fails
+        the next request sent on it."""
+        attempt = 1
+        while True:
+            try:
+                return await self.download(request)
+            except IgnoreRequest:
+                raise
+            except Exception as exc:  # network errors, timeouts
+                if attempt >= _LOGIN_TRIES:
+                    raise
+                logger.debug("Login request to %s failed (%s): trying again", request.url, type(exc).__name__)
+            attempt += 1
+            request = request.replace()
+
+
+def _site(url: str) -> str | None:
+    try:
+        return site_of(url)
+    except ValueError:
+        return None
+
+
+def _target(url: str) -> str:
+    """The request target Scrapy sends for ``url`` (what Digest's ``uri`` must be)."""
+    parts = urlparse(url)
+    return urlunparse(("", "", parts.path or "/", parts.params, parts.query, ""))
+
+
+def _form_body(data: Iterable[tuple[str, str]]) -> bytes:
+    return urlencode(list(data)).encode("utf-8")

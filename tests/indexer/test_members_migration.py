@@ -1,0 +1,58 @@
+"""A data directory written before pages could be members-only: search reads it, the indexer extends it."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from indexer import schema as fields
+from indexer.builder import IndexBuilder
+from indexer.layout import Layout, stored_documents
+from indexer import store as store_module
+from indexer.store import PageStore
+from search.engine import SearchEngine
+from tests.items import page
+
+
+def _old_data_dir(data: Path) -> None:
+    """An index and page store as the version before the members-only mark wrote them."""
+    old_schema = fields.schema()
+    old_schema.remove(fields.MEMBERS_ONLY)
+    pages, anchors = Layout(data).create(old_schema, 1)
+    writer = pages[0].writer()
+    writer.add_document(url="http://old.test/", host="old.test", title="Old harbour page", crawled=True)
+    writer.commit()
+    for index in (*pages, anchors):
+        index.close()
+    db = sqlite3.connect(data / "pages.sqlite")
+    old_tables = store_module._SCHEMA.replace(",\n    members_only INTEGER NOT NULL DEFAULT 0", "")
+    assert old_tables != store_module._SCHEMA
+    db.executescript(old_tables)
+    db.execute("INSERT INTO pages VALUES ('http://old.test/', 'old.test', 'Old harbour page', '', 200, 0, 0, ?)",
+               (b'x\x9c\xab\xae\x05\x00\x01u\x00\xf9',))  # zlib of "{}"
+    db.commit()
+    db.close()
+
+
+def test_an_older_store_and_index_are_read_and_then_extended(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    _old_data_dir(data)
+    with PageStore(data / "pages.sqlite", readonly=True) as store:  # search, before any indexer ran
+        assert store.get("http://old.test/") == {"url": "http://old.test/", "host": "old.test",
+                                                 "title": "Old harbour page", "lang": "", "status": 200,
+                                                 "depth": 0, "fetched": 0}
+    with SearchEngine(data) as engine:
+        assert engine.search("harbour").results[0].members_only is False
+    with IndexBuilder(data) as builder:
+        builder.add([page("http://new.test/members/q3.html", "Members harbour report", "Revenue grew.",
+                          members_only=True)])
+        builder.finalize()
+    documents = stored_documents(data)
+    assert documents["http://new.test/members/q3.html"]["members_only"] is True
+    assert "members_only" not in documents["http://old.test/"]
+    with PageStore(data / "pages.sqlite", readonly=True) as store:
+        assert store.get("http://new.test/members/q3.html")["members_only"] is True
+        assert "members_only" not in store.get("http://old.test/")
+    with SearchEngine(data) as engine:
+        marks = {result.url: result.members_only for result in engine.search("harbour").results}
+    assert marks == {"http://new.test/members/q3.html": True, "http://old.test/": False}
