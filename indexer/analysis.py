@@ -50,9 +50,19 @@ _CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(
     rf"([{_CJK_CLASS}]+)|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|-)[^\W{_CJK_CLASS}]+)*"
 )
-_HAS_CJK = re.compile(f"[{_CJK_CLASS}]")
-# The same words as _TOKEN, without a group: findall gives them as strings.
-_WORDS = re.compile(rf"[{_CJK_CLASS}]+|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|-)[^\W{_CJK_CLASS}]+)*")
+
+
+@lru_cache(maxsize=None)
+def _pattern(name: str) -> re.Pattern[str]:
+    """A pattern compiled when first used: a class of CJK ranges takes
+    milliseconds to compile, which a command-line search would pay for
+    patterns only the indexer uses. ``cjk``: a CJK character; ``words``:
+    the same words as _TOKEN, without a group (findall gives them as strings)."""
+    if name == "cjk":
+        return re.compile(f"[{_CJK_CLASS}]")
+    return re.compile(rf"[{_CJK_CLASS}]+|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|-)[^\W{_CJK_CLASS}]+)*")
+
+
 # The parts of a code name: split at dots, colons and underscores, and
 # before capitals that start a word (JSONEncoder, getElementById).
 _SEPARATORS = re.compile(r"[.:_]+")
@@ -66,7 +76,7 @@ def has_cjk(text: str) -> bool:
     >>> has_cjk("Hello 世界"), has_cjk("Hello")
     (True, False)
     """
-    return _HAS_CJK.search(text) is not None
+    return _pattern("cjk").search(text) is not None
 
 
 @lru_cache(maxsize=65536)
@@ -344,9 +354,11 @@ class TermPositions:
         self.stops = frozenset(stoplist)
         self.cjk = cjk
         self._words: dict[str, Any] = {}
+        self._findall = _pattern("words").findall
+        self._is_cjk = _pattern("cjk").match
 
     def __call__(self, text: str) -> dict[str, list[int]]:
-        words = _WORDS.findall(text)
+        words = self._findall(text)
         known = self._words
         if len(known) > _MAX_CACHED_WORDS:
             known.clear()
@@ -384,7 +396,7 @@ class TermPositions:
     def _form(self, word: str) -> Any:
         """A word's terms: one term (a str), "" (a stop word: a position, no
         term), or ``(((term, offset), ...), span)``."""
-        if _HAS_CJK.match(word):
+        if self._is_cjk(word):
             spans = _cjk_spans(word, self.cjk)
             return tuple((text, index) for index, (text, _, _) in enumerate(spans)), len(spans)
         if word.isdigit() or (word.isalpha() and (word.islower() or word.isupper() or word.istitle())):

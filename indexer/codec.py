@@ -31,7 +31,8 @@ from array import array
 from io import BytesIO
 
 from whoosh.codec.whoosh3 import (
-    LENGTHS_COLUMN, W3Codec, W3FieldCursor, W3FieldWriter, W3PostingsWriter, W3TermInfo, W3TermsReader, _lenfield,
+    LENGTHS_COLUMN, W3Codec, W3FieldCursor, W3FieldWriter, W3PerDocReader, W3PostingsWriter, W3TermInfo,
+    W3TermsReader, _lenfield,
 )
 from whoosh.filedb.compound import CompoundStorage
 from whoosh.filedb.structfile import BufferFile, StructFile
@@ -603,12 +604,25 @@ class Writer(SegmentWriter):  # type: ignore[misc]
         pool.grown(size)
 
 
+class _PerDocReader(W3PerDocReader):  # type: ignore[misc]
+    """Columns (stored fields, lengths) read where the compound segment is
+    mapped: Whoosh copies each column file whole at every opening (7 of a
+    command-line query's 110 ms on 10,000 pages)."""
+
+    def _get_column_file(self, fieldname: str) -> tuple[Any, int, int]:
+        filename = W3Codec.column_filename(self._segment, fieldname)
+        return _open(self._storage, filename), 0, self._storage.file_length(filename)
+
+
 class Codec(W3Codec):  # type: ignore[misc]
     def __init__(self, blocklimit: int = 128, compression: int = 3, inlinelimit: int = INLINE_LIMIT) -> None:
         super().__init__(blocklimit=blocklimit, compression=compression, inlinelimit=inlinelimit)
 
     def field_writer(self, storage: Any, segment: Any) -> Any:
         return _FieldWriter(self, storage, segment)
+
+    def per_document_reader(self, storage: Any, segment: Any) -> Any:
+        return _PerDocReader(storage, segment)
 
     def terms_reader(self, storage: Any, segment: Any) -> Any:
         name = segment.make_filename(self.TERMS_EXT)
