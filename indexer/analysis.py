@@ -37,7 +37,7 @@ from whoosh.analysis import Filter, Token, Tokenizer
 from whoosh.lang.porter import stem
 
 __all__ = [
-    "MixedTokenizer", "LatinStemFilter", "NormalizeFilter", "TermPositions", "has_cjk", "joined",
+    "MixedTokenizer", "LatinStemFilter", "NormalizeFilter", "TermPositions", "has_cjk", "is_cjk", "joined",
     "code_parts", "CJK_MODES",
 ]
 
@@ -47,19 +47,25 @@ _CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # A run of CJK characters; or a word of other scripts, digits and
 # underscores, with dotted, colon- or hyphen-joined parts (json.dumps,
 # std::vector, e-mail).
-_TOKEN = re.compile(
-    rf"([{_CJK_CLASS}]+)|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|-)[^\W{_CJK_CLASS}]+)*"
-)
+# The first character of those ranges: text whose characters all come
+# before it has no CJK, and is split by the patterns without the class.
+_CJK_FIRST = "\u3040"
 
 
 @lru_cache(maxsize=None)
 def _pattern(name: str) -> re.Pattern[str]:
-    """A pattern compiled when first used: a class of CJK ranges takes
-    milliseconds to compile, which a command-line search would pay for
-    patterns only the indexer uses. ``cjk``: a CJK character; ``words``:
-    the same words as _TOKEN, without a group (findall gives them as strings)."""
+    """A pattern compiled when first used: each class of CJK ranges takes
+    about 2 ms to compile, which a command-line search of English words
+    need not pay at all. ``cjk``: a CJK character; ``token``: group 1 a run
+    of CJK, else a word; ``latin token``: the same for text without CJK;
+    ``words``: the words of ``token``, without a group (findall gives them
+    as strings)."""
     if name == "cjk":
         return re.compile(f"[{_CJK_CLASS}]")
+    if name == "token":
+        return re.compile(rf"([{_CJK_CLASS}]+)|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|-)[^\W{_CJK_CLASS}]+)*")
+    if name == "latin token":
+        return re.compile(r"(\Z\A)?\w+(?:(?:\.|::?|-)\w+)*")
     return re.compile(rf"[{_CJK_CLASS}]+|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|-)[^\W{_CJK_CLASS}]+)*")
 
 
@@ -76,7 +82,12 @@ def has_cjk(text: str) -> bool:
     >>> has_cjk("Hello 世界"), has_cjk("Hello")
     (True, False)
     """
-    return _pattern("cjk").search(text) is not None
+    return max(text, default="") >= _CJK_FIRST and _pattern("cjk").search(text) is not None
+
+
+def is_cjk(char: str) -> bool:
+    """Whether the character ``char`` is Chinese or Japanese (no pattern to compile)."""
+    return _CJK_FIRST <= char and _pattern("cjk").match(char) is not None
 
 
 @lru_cache(maxsize=65536)
@@ -247,7 +258,8 @@ class MixedTokenizer(Tokenizer):
             yield token
             return
         pos = start_pos
-        for match in _TOKEN.finditer(value):
+        words = _pattern("token" if max(value, default="") >= _CJK_FIRST else "latin token")
+        for match in words.finditer(value):
             start = match.start()
             if match.group(1):
                 for word, begin, end in _cjk_spans(match.group(1), self.cjk):

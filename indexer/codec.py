@@ -64,14 +64,15 @@ class CompactPositions(Positions):  # type: ignore[misc]
     """
 
     def encode(self, poslist: list[int]) -> bytes:
+        table = _VARINT or _varint_table()
         if len(poslist) == 1:  # most postings: a count of one and a position
             position = poslist[0]
-            return b"\x01" + (_VARINT[position] if position < _TABLE else _varint(position))
+            return b"\x01" + (table[position] if position < _TABLE else _varint(position))
         deltas = [len(poslist), poslist[0]]
         deltas += [after - before for before, after in zip(poslist, poslist[1:])]
         if max(deltas) < _TABLE:
-            return b"".join([_VARINT[delta] for delta in deltas])
-        return b"".join([_VARINT[delta] if delta < _TABLE else _varint(delta) for delta in deltas])
+            return b"".join([table[delta] for delta in deltas])
+        return b"".join([table[delta] if delta < _TABLE else _varint(delta) for delta in deltas])
 
     def decode_positions(self, valuestring: bytes) -> list[int]:
         numbers = _varints(valuestring)
@@ -103,10 +104,19 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
-# The encodings of the numbers below this, ready-made (two bytes at most).
+# The encodings of the numbers below this, ready-made (two bytes at most),
+# when the first is written: a search never writes, and would pay 4 ms at
+# every start to make them.
 _TABLE = 1 << 14
-_VARINT = tuple([bytes((value,)) for value in range(0x80)]
-                + [bytes(((value & 0x7F) | 0x80, value >> 7)) for value in range(0x80, _TABLE)])
+_VARINT: tuple[bytes, ...] = ()
+
+
+def _varint_table() -> tuple[bytes, ...]:
+    global _VARINT
+    if not _VARINT:
+        _VARINT = tuple([bytes((value,)) for value in range(0x80)]
+                        + [bytes(((value & 0x7F) | 0x80, value >> 7)) for value in range(0x80, _TABLE)])
+    return _VARINT
 
 
 def _varints(data: bytes) -> list[int]:
@@ -199,7 +209,7 @@ class CompactTermInfo(W3TermInfo):  # type: ignore[misc]
             0xFFFFFFFF if self._maxid is None else self._maxid,
         )
         ids, weights, values = self._inlined
-        table = _VARINT
+        table = _VARINT or _varint_table()
         whole = all(weight.__class__ is int and 0 <= weight < _TABLE for weight in weights)
         parts = [header, bytes((len(ids), whole))]
         previous = 0

@@ -32,7 +32,6 @@ is kept small, as a tie-breaker. Chinese (44 queries): 1.0 throughout.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
@@ -161,8 +160,6 @@ def order_key(features: Features) -> tuple[bool, bool, int, bool, int, float]:
 
 
 _CJK_LANGS = frozenset(["zh", "ja", "ko"])
-_KANA = re.compile("[\u3040-\u30ff]")
-_HANGUL = re.compile("[\uac00-\ud7af]")
 
 
 def query_script(text: str) -> str:
@@ -174,9 +171,9 @@ def query_script(text: str) -> str:
     """
     if not has_cjk(text):
         return "latin"
-    if _KANA.search(text):
+    if any("\u3040" <= char <= "\u30ff" for char in text):  # kana
         return "ja"
-    return "ko" if _HANGUL.search(text) else "zh"
+    return "ko" if any("\uac00" <= char <= "\ud7af" for char in text) else "zh"
 
 
 def other_language(script: str, page_lang: list[str] | str) -> bool:

@@ -27,6 +27,8 @@ from typing import Any
 
 from whoosh import highlight
 
+from indexer.analysis import has_cjk, is_cjk
+
 __all__ = ["snippet", "trim", "word_pattern", "passage", "sentence", "WordPattern"]
 
 WIDTH = 240  # columns of a snippet (a CJK character takes two)
@@ -61,7 +63,6 @@ def trim(text: str, width: int = WIDTH) -> str:
     return text
 
 
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_STEM = re.compile(r"[a-z]+\Z")
 _SCAN = 100_000  # characters of a page looked at
 _SPACES = re.compile(r"\s\s|[^\S ]")
@@ -87,7 +88,7 @@ class WordPattern:
                     continue
                 if _LATIN_STEM.match(token):
                     alternative = rf"{re.escape(token)}\w*"  # a stem and its endings
-                elif _CJK.search(token):
+                elif has_cjk(token):
                     alternative = re.escape(token)
                 else:
                     alternative = rf"{re.escape(token)}(?!\w)"
@@ -101,7 +102,7 @@ class WordPattern:
         """Matches that begin a word (or are CJK, which has no word boundaries)."""
         for match in self.regex.finditer(text):
             start = match.start()
-            if start and text[start - 1].isalnum() and not _CJK.match(text, start):
+            if start and text[start - 1].isalnum() and not is_cjk(text[start]):
                 continue
             yield match
 
