@@ -406,8 +406,9 @@ def _render_result(params: Params, result: Result, language: str = "en") -> str:
     if result.members_only:  # the link leads to the site, where the searcher logs in; no copy
         tag += (' <span class="members" title="Crawled with the site owner\'s permission: log in on the '
                 'site to open it">members only</span>')
-    about = [f'<span lang="{_e(fact)}">{_e(fact)}</span>' if fact == result.lang else _e(fact)
-             for fact in result.facts(language)]
+    # Each fact on one line ("157 bytes" is not cut in two on a phone).
+    about = [f'<span lang="{_e(fact)}">{_e(fact)}</span>' if fact == result.lang
+             else _e(fact).replace(" ", "&nbsp;") for fact in result.facts(language)]
     if result.crawled and not result.members_only:
         about.append(f'<a class="cached" href="/cached?{_e(urlencode({"url": result.page or result.url}))}">cached</a>')
     details = f' <span class="tag">· {" · ".join(about)}</span>' if about else ""

@@ -7,8 +7,8 @@ fetched: its file extension is all there is, read the way the crawl reads
 it (a ``.jpg`` is media and never downloaded, :data:`MEDIA_EXTENSIONS`). A
 link without a known extension (``/docs/3.12/``, ``/index.php``,
 ``/library/os.path``) is taken for a web page, as a reader following it
-would expect; a style sheet, a script or a data file no extractor reads is
-``other``.
+would expect; a style sheet, a script or a data file no extractor reads,
+and a link that is not to the web (``mailto:``), are ``other``.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ def document_type(kind: str | None, url: str) -> str:
     """
     if kind:
         return kind if kind in DOCUMENT_TYPES else "other"
+    if not url[:8].lower().startswith(("http://", "https://")):
+        return "other"  # mailto:, javascript:... no document at all
     found = extension(url)
     if found in MEDIA_EXTENSIONS or found in _OFFICE_EXTENSIONS:
         return "media"
