@@ -11,13 +11,16 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from search.engine import SearchEngine, human_size
+from indexer.layout import stored_documents
+from search.engine import Result, Results, SearchEngine, human_size
+from search.web import Params, render_page
 from tests import browser
 from tests.commands import crawl, run
 from tests.crawler.test_extractors import make_pdf
@@ -157,3 +160,26 @@ def test_the_page_shows_the_query_syntax_for_types(web: str) -> None:
     with urllib.request.urlopen(web + "/", timeout=30) as response:
         assert "<code>type:pdf</code>" in response.read().decode()
 
+
+
+def test_a_rebuild_from_the_archive_gives_every_document_the_same_type_and_size(crawled, tmp_path: Path) -> None:
+    base, data = crawled
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy, ignore=shutil.ignore_patterns("redis"))
+    done = run("indexer", "rebuild", "--data", str(copy), timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    crawl_documents, rebuilt = stored_documents(data), stored_documents(copy)
+    facts = {url: (document.get("type"), document.get("size")) for url, document in crawl_documents.items()}
+    assert facts == {url: (document.get("type"), document.get("size")) for url, document in rebuilt.items()}
+    assert facts[base + "/dues.pdf"] == ("pdf", len(PDF)) and facts[base + "/chart.png"] == ("media", None)
+
+
+def test_members_only_matches_are_counted_and_linked_only_when_there_are_some() -> None:
+    shown = [Result("http://a.test/q3", "Q3 report", "", 1.0, 0.0, "a.test", members_only=True, type="pdf")]
+    facets = {"site": [{"value": "a.test", "count": 4}], "type": [{"value": "pdf", "count": 4}],
+              "access": [{"value": "members", "count": 1}]}
+    page = render_page(Params("report"), Results("report", 4, shown, facets=facets))
+    assert 'Access: <a href="/?q=report+access%3Amembers">members only</a> (1)' in page
+    assert "Types: " not in page and "Sites: " not in page  # every match has them: no link would narrow
+    del facets["access"]
+    assert "Access: " not in render_page(Params("report"), Results("report", 4, shown, facets=facets))
