@@ -382,13 +382,12 @@ _FACET_VALUES = {"type": TYPE_NAMES, "access": {"members": "members only"}}
 def _render_facets(params: Params, results: Results) -> str:
     """The sites, languages and types of all the matches, and how many are
     members-only, each a link narrowing the query to it; none for a
-    restriction the query already has, nor where no link would narrow it
-    (one value that every match has)."""
+    restriction the query already has, nor for a single site, language or
+    type (the members-only count has one value: shown whenever there is one)."""
     lines = []
     for name, label in _FACET_NAMES.items():
         values = results.facets.get(name) or []
-        narrows = len(values) > 1 or (len(values) == 1 and values[0]["count"] < results.total)
-        if not narrows or re.search(rf"(?i)(?:^|\s){name}:", params.q):
+        if len(values) < (1 if name == "access" else 2) or re.search(rf"(?i)(?:^|\s){name}:", params.q):
             continue
         names = _FACET_VALUES.get(name, {})
         links = " · ".join(

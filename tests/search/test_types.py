@@ -180,6 +180,6 @@ def test_members_only_matches_are_counted_and_linked_only_when_there_are_some() 
               "access": [{"value": "members", "count": 1}]}
     page = render_page(Params("report"), Results("report", 4, shown, facets=facets))
     assert 'Access: <a href="/?q=report+access%3Amembers">members only</a> (1)' in page
-    assert "Types: " not in page and "Sites: " not in page  # every match has them: no link would narrow
+    assert "Types: " not in page and "Sites: " not in page  # one of each: no link would narrow
     del facets["access"]
     assert "Access: " not in render_page(Params("report"), Results("report", 4, shown, facets=facets))
