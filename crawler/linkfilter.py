@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from crawler.extractors.doctype import MEDIA_EXTENSIONS, extension
 from crawler.scope import Scope
 from crawler.traps import Blacklist, PatternBudget
 from crawler.urls import TrapRules
@@ -30,17 +31,6 @@ MEDIA = "media"
 PURGED = "purged"
 # Written by `python -m indexer purge` in DATA_DIR, in the blacklist file's syntax.
 PURGED_FILE = "purged.txt"
-
-# Files whose bytes hold nothing to index: known by the anchors pointing at
-# them (the indexer gives them documents), never downloaded. PDFs and pages
-# are fetched; a media file without one of these extensions is stopped after
-# its headers (crawler/limits.py).
-_MEDIA_EXTENSIONS = frozenset(
-    """jpg jpeg png gif webp bmp tif tiff svg ico heic avif mp3 ogg oga wav flac m4a aac
-    mp4 m4v webm mov avi mkv wmv flv mpg mpeg zip gz tgz bz2 xz zst 7z rar tar iso dmg
-    exe msi deb rpm apk jar bin img""".split()
-)
-
 
 class LinkFilter:
     """Remembers what it let through; each verdict is ``FOLLOW`` (None) or a reason.
@@ -104,7 +94,7 @@ class LinkFilter:
             return NOFOLLOW
         if url not in self.scope:
             return OUT_OF_SCOPE
-        if _extension(url) in _MEDIA_EXTENSIONS:
+        if extension(url) in MEDIA_EXTENSIONS:
             return MEDIA
         reason = self.trap_reason(url)
         if reason is None and self.blacklist:
@@ -124,15 +114,4 @@ class LinkFilter:
         """Whether a link may stand in the link graph: no trap shape, not blacklisted."""
         return (self.trap_reason(url) is None and not (self.blacklist and self.blacklist.reason(url))
                 and not (self.purged and self.purged.reason(url)))
-
-
-def _extension(url: str) -> str:
-    """The lower-cased extension of a URL's last path segment.
-
-    >>> _extension("http://a.test/photos/Lighthouse.JPG?size=2"), _extension("http://a.test/docs/")
-    ('jpg', '')
-    """
-    path = url.split("?", 1)[0].split("#", 1)[0]
-    name = path.rsplit("/", 1)[-1]
-    return name.rsplit(".", 1)[-1].lower() if "." in name else ""
 

@@ -44,7 +44,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "Fetched", "LocalPageMemory", "Outcome", "PAGE_SETTINGS", "PageLogic", "PageMemory",
-    "page_settings", "replay", "says_not_found",
+    "body_size", "page_settings", "replay", "says_not_found",
 ]
 
 _SOFT404_BITS = 8  # a page this close to the site's "not found" answer is one
@@ -476,6 +476,7 @@ class PageLogic:
             "lang": page.lang,
             "kind": page.kind,
             "media_type": page.media_type,
+            "size": body_size(fetched, page.kind),
             "links": links,
             **self._fetch_state(fetched),
         }
@@ -490,6 +491,25 @@ class PageLogic:
             "last_modified": fetched.header("Last-Modified"),
             "revisit": list(self.revisit.for_url(fetched.url)),
         }
+
+
+def body_size(fetched: Fetched, kind: str) -> int | None:
+    """The size in bytes of the document a response holds, as a result
+    shows it: its body as read (decompressed; cut off at the download limit
+    when it was), except a media file's, which the crawl stops after its
+    headers (:mod:`crawler.limits`): its ``Content-Length`` then, if any.
+
+    >>> body_size(Fetched("http://a.test/", 200, {}, b"<p>hi</p>"), "html")
+    9
+    >>> body_size(Fetched("http://a.test/a.zip", 200, {"content-length": "5120"}, b""), "media")
+    5120
+    >>> body_size(Fetched("http://a.test/a.zip", 200, {}, b""), "media") is None
+    True
+    """
+    if kind != "media" or fetched.body:
+        return len(fetched.body)
+    declared = (fetched.header("Content-Length") or "").strip()
+    return int(declared) if declared.isdigit() else None
 
 
 def capped_links(links: list[Link], site: str, most: int, most_offsite: int) -> list[Link]:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from crawler.extractors.doctype import document_type
 from crawler.linkfilter import PURGED_FILE
 from crawler.revisit import next_interval
 from crawler.traps import Blacklist
@@ -146,7 +147,7 @@ class IndexBuilder:
         # opened the index: then every change since is in _dirty, and
         # finalize rewrites only those. Cleared on disk until this writer
         # finalizes (a writer that dies leaves the next finalize a full pass).
-        self._anchors_complete = self.store.meta(_ANCHORS_COMPLETE) == "1" or len(self.store) == 0
+        self._anchors_complete = self.store.meta(_ANCHORS_COMPLETE) == _ANCHORS_FORMAT or len(self.store) == 0
         self.store.set_meta(_ANCHORS_COMPLETE, "0")
         self.store.commit()
         self._vocabulary: Counter[str] = Counter()
@@ -286,6 +287,8 @@ class IndexBuilder:
     def _add_page(self, item: dict[str, Any]) -> None:
         url = item["url"]
         item.setdefault("fetched", time.time())
+        if not item.get("kind"):  # an item from before kinds were sent: its URL says what it is
+            item["kind"] = document_type(None, url)
         self._dirty.update(self.graph.targets_of(url))  # links it no longer has
         self.store.put(item, host_of(url))
         for alias in item.get("aliases") or ():
@@ -316,17 +319,22 @@ class IndexBuilder:
             fields.CRAWLED: True,
             fields.LANG: fields.lang_terms(page.get("lang") or ""),
             fields.FETCHED: page.get("fetched"),
-            **({fields.MEMBERS_ONLY: True} if page.get("members_only") else {}),
+            fields.TYPE: document_type(page.get("kind"), url),
+            **({fields.SIZE: page["size"]} if page.get("size") is not None else {}),
+            **({fields.MEMBERS_ONLY: True, fields.ACCESS: fields.MEMBERS} if page.get("members_only") else {}),
         }
 
     @staticmethod
-    def _anchor_document(url: str, anchors: str, sources: int, crawled: bool, lang: str) -> dict[str, Any]:
+    def _anchor_document(url: str, anchors: str, sources: int, crawled: bool, lang: str,
+                         doctype: str, members_only: bool) -> dict[str, Any]:
         """The anchor document of ``url``: the text of the links to it, and,
         for a page never fetched, what to show for it (its commonest anchor
         text as its title, the anchor texts as its snippet), unindexed: such a
         page is known by its anchor text alone (not by its URL's words either:
         on Python's documentation, 3,600 links to a bug tracker and source
-        files made a third of the anchor index's terms)."""
+        files made a third of the anchor index's terms). The page's language,
+        type and members-only mark are repeated, so the filters on them keep
+        or drop the URL whichever of its documents a query matched."""
         host = host_of(url)
         document = {
             fields.URL: url,
@@ -337,6 +345,10 @@ class IndexBuilder:
             fields.SOURCES: sources,
             fields.LANG: fields.lang_terms(lang),
         }
+        if doctype:
+            document[fields.TYPE] = doctype
+        if members_only:
+            document[fields.ACCESS] = fields.MEMBERS
         if not crawled:
             document[fields.LABEL] = Counter(anchors.split("\n")).most_common(1)[0][0] if anchors else url
             document[fields.LINKED] = anchors
@@ -398,7 +410,7 @@ class IndexBuilder:
         if urls is None:
             urls = state.crawled | set(state.inbound) | set(indexed)
         urls = sorted(set(urls))
-        langs = self.store.langs(url for url in urls if url in state.crawled)
+        marks = self.store.marks(url for url in urls if url in state.crawled)
         writer = self.anchors.writer(0)
         updated: list[tuple[str, str]] = []
         stale: list[str] = []
@@ -411,11 +423,14 @@ class IndexBuilder:
             anchors = anchor_text(texts)
             crawled = url in state.crawled
             linking = len(state.sources[url])
-            lang = langs.get(url, "")
-            digest = _digest(f"{anchors}\n{linking}\n{crawled}\n{lang}")
+            lang, kind, members_only = marks.get(url, ("", "", False))
+            # A page stored before kinds were has no type (nor has its page document).
+            doctype = document_type(kind, url) if kind or not crawled else ""
+            digest = _digest(f"{anchors}\n{linking}\n{crawled}\n{lang}\n{doctype}\n{members_only}")
             if indexed.get(url) == digest:
                 continue
-            writer.update_document(**self._anchor_document(url, anchors, linking, crawled, lang))
+            writer.update_document(**self._anchor_document(url, anchors, linking, crawled, lang, doctype,
+                                                           members_only))
             updated.append((url, digest))
         for url in stale:
             writer.delete_by_term(fields.URL, url)
@@ -454,7 +469,7 @@ class IndexBuilder:
         except BaseException:
             self.cancel()
             raise
-        self.store.set_meta(_ANCHORS_COMPLETE, "1")  # once the anchor documents are committed
+        self.store.set_meta(_ANCHORS_COMPLETE, _ANCHORS_FORMAT)  # once the anchor documents are committed
         self.store.commit()
         self._anchors_complete = True
         anchor_only = sum(1 for url in self.store.indexed_hashes() if url not in state.crawled)
@@ -478,8 +493,12 @@ class _AnchorState:
 
 
 _WORD = re.compile(r"[a-z]{3,24}")
-# Page store key: "1" when the anchor documents on disk are complete.
+# Page store key: set when the anchor documents on disk are complete.
 _ANCHORS_COMPLETE = "anchors_complete"
+# What it holds when they are: the version of what an anchor document
+# carries. "1" was written before anchor documents repeated their page's
+# type and members-only mark: the next finalize rewrites them all.
+_ANCHORS_FORMAT = "2"
 
 
 

@@ -6,7 +6,13 @@ emphasised text, the meta description, the body, and the anchor text of
 links pointing at the page (item 27). Stored fields are what a result line
 shows; the body is not stored here (the page store keeps it compressed).
 ``members_only`` marks a page fetched with a site owner's credentials
-(item 12): search shows it with a short snippet and no cached copy.
+(item 12): search shows it with a short snippet and no cached copy;
+``access`` indexes the same mark (``members``) for the ``access:`` filter
+and its count. ``type`` is what kind of document a URL is (``html``,
+``pdf``, ``text``, ``media``, ``other``:
+:func:`crawler.extractors.doctype.document_type`), on a page's document and
+on its anchor document alike, so the ``type:`` filter keeps or drops both;
+``size`` the bytes of its fetched body.
 
 Analysis (:mod:`indexer.analysis`) is the same at index and query time:
 words lower-cased, a few stop words dropped, Latin words stemmed
@@ -27,7 +33,8 @@ __all__ = [
     "text_analyzer",
     "host_suffixes",
     "URL", "HOST", "SITE", "URLWORDS", "TITLE", "HEADINGS", "EMPHASIS", "DESCRIPTION",
-    "BODY", "ANCHOR", "CRAWLED", "LANG", "FETCHED", "SOURCES", "LABEL", "LINKED", "MEMBERS_ONLY", "TEXT_FIELDS",
+    "BODY", "ANCHOR", "CRAWLED", "LANG", "FETCHED", "SOURCES", "LABEL", "LINKED", "MEMBERS_ONLY", "TYPE", "SIZE",
+    "ACCESS", "MEMBERS", "TEXT_FIELDS",
     "has_cjk",
     "lang_terms", "primary_lang", "PHRASE_FIELDS",
 ]
@@ -49,6 +56,10 @@ SOURCES = "sources"  # distinct pages linking to a page known only by anchors
 LABEL = "label"  # what such a page is called: its commonest anchor text (stored, not indexed)
 LINKED = "linked"  # and the anchor texts it is linked with, to show (stored, not indexed)
 MEMBERS_ONLY = "members_only"  # True on a page fetched with credentials (stored only; absent: public)
+TYPE = "type"  # html, pdf, text, media or other (indexed and stored)
+SIZE = "size"  # bytes of the fetched body (stored only; absent: not fetched, or indexed before sizes)
+ACCESS = "access"  # MEMBERS on a members-only page and its anchor document (indexed only)
+MEMBERS = "members"
 TEXT_FIELDS = (TITLE, ANCHOR, URLWORDS, HEADINGS, EMPHASIS, DESCRIPTION, BODY)
 
 # Only the words too common to say anything; "not", "how", "what"... stay
@@ -136,5 +147,8 @@ def schema(cjk: str = "bigram") -> Schema:
             LABEL: STORED(),
             LINKED: STORED(),
             MEMBERS_ONLY: STORED(),
+            TYPE: KEYWORD(stored=True, lowercase=True),
+            SIZE: STORED(),
+            ACCESS: KEYWORD(lowercase=True),
         }
     )

@@ -38,7 +38,9 @@ CREATE TABLE IF NOT EXISTS pages (
     depth INTEGER,
     fetched REAL,
     data BLOB NOT NULL,
-    members_only INTEGER NOT NULL DEFAULT 0
+    members_only INTEGER NOT NULL DEFAULT 0,
+    kind TEXT NOT NULL DEFAULT '',
+    size INTEGER
 );
 CREATE TABLE IF NOT EXISTS aliases (
     alias TEXT PRIMARY KEY,
@@ -79,6 +81,10 @@ CREATE TABLE IF NOT EXISTS meta (
 _ADDED_COLUMNS = (
     # Fetched with a site owner's credentials (ARCHITECTURE.md, item 12).
     ("members_only", "INTEGER NOT NULL DEFAULT 0"),
+    # Which extractor read the page (html, pdf, text, media; '': stored before
+    # kinds were), and the bytes of its body (NULL: not known).
+    ("kind", "TEXT NOT NULL DEFAULT ''"),
+    ("size", "INTEGER"),
 )
 
 
@@ -94,8 +100,8 @@ class PageStore:
             self.db.commit()
             columns.update(name for name, _ in _ADDED_COLUMNS)
         # What a page row is read as: an older store read by search lacks the new columns.
-        self._row = "url, host, title, lang, status, depth, fetched, data, " + (
-            "members_only" if "members_only" in columns else "0")
+        self._row = "url, host, title, lang, status, depth, fetched, data, " + ", ".join(
+            name if name in columns else "NULL" for name, _ in _ADDED_COLUMNS)
 
     def close(self) -> None:
         self.db.close()
@@ -114,12 +120,12 @@ class PageStore:
         data = {name: item.get(name) for name in STORED_FIELDS}
         blob = zlib.compress(json.dumps(data, ensure_ascii=False).encode(), 3)
         self.db.execute(
-            "INSERT OR REPLACE INTO pages (url, host, title, lang, status, depth, fetched, data, members_only)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO pages (url, host, title, lang, status, depth, fetched, data, members_only,"
+            " kind, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 item["url"], host, item.get("title") or "", item.get("lang") or "",
                 item.get("status"), item.get("depth"), item.get("fetched"), blob,
-                int(bool(item.get("members_only"))),
+                int(bool(item.get("members_only"))), item.get("kind") or "", item.get("size"),
             ),
         )
         # A page fetched under its own URL is no longer anybody's alias.
@@ -237,9 +243,11 @@ class PageStore:
             return dict(self.db.execute("SELECT url, anchor_hash FROM indexed"))
         return self._by_url("SELECT url, anchor_hash FROM indexed", urls)
 
-    def langs(self, urls: Iterable[str]) -> dict[str, str]:
-        """The language of each stored page among ``urls``."""
-        return self._by_url("SELECT url, lang FROM pages", urls)
+    def marks(self, urls: Iterable[str]) -> dict[str, tuple[str, str, bool]]:
+        """The language, kind and members-only mark of each stored page
+        among ``urls``: what its anchor document repeats of it."""
+        return {url: (lang, kind, bool(members_only)) for url, lang, kind, members_only in rows_in(
+            self.db, "SELECT url, lang, kind, members_only FROM pages WHERE url IN", urls)}
 
     def _by_url(self, query: str, urls: Iterable[str]) -> dict[str, Any]:
         return dict(rows_in(self.db, f"{query} WHERE url IN", urls))
@@ -313,11 +321,15 @@ class PageStore:
 
 
 def _page(row: tuple[Any, ...]) -> dict[str, Any]:
-    url, host, title, lang, status, depth, fetched, blob, members_only = row
+    url, host, title, lang, status, depth, fetched, blob, members_only, kind, size = row
     page = json.loads(zlib.decompress(blob))
     page.update(
         url=url, host=host, title=title, lang=lang, status=status, depth=depth, fetched=fetched
     )
     if members_only:
         page["members_only"] = True
+    if kind:
+        page["kind"] = kind
+    if size is not None:
+        page["size"] = size
     return page

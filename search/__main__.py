@@ -20,7 +20,7 @@ import sys  # noqa: E402
 
 from crawler.version import VERSION
 from indexer.output import emit
-from search.engine import MEMBERS_SNIPPETS, Results, SearchEngine, SearchError
+from search.engine import MEMBERS_SNIPPETS, Results, SearchEngine, SearchError, page_language
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -42,6 +42,7 @@ def render(results: Results, explain: bool = False, color: bool = False) -> str:
             f"Results {first}-{last} of {results.total} for {results.query!r} "
             f"({results.seconds * 1000:.0f} ms)"
         )
+    language = page_language(results)
     for number, result in enumerate(results.results, start=first):
         title = result.title if result.crawled else f"{result.title} [not fetched]"
         if result.members_only:
@@ -54,7 +55,8 @@ def render(results: Results, explain: bool = False, color: bool = False) -> str:
             snippet = _BOLD.sub(r"\1", snippet)
         lines.append("")
         lines.append(f"{number:2d}. {title}")
-        lines.append(f"    {result.url}")
+        facts = result.facts(language)
+        lines.append(f"    {result.url}" + (f"  ({' · '.join(facts)})" if facts else ""))
         if snippet:
             lines.append(f"    {snippet}")
         if result.more_from_host:
@@ -79,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
                              "sentence holding the query's words) or none (default: SEARCH_MEMBERS_SNIPPET, short)")
     parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
     parser.add_argument("query", nargs="*",
-                        help="words, \"phrases\", OR, -word, site:host, lang:xx, title:word")
+                        help="words, \"phrases\", OR, -word, site:host, lang:xx, type:pdf (html, pdf, text, "
+                             "media, other), access:members, title:word")
     args = parser.parse_args(argv)
     try:
         with SearchEngine(args.data, anchor_only=args.anchor_only, members_snippet=args.members_snippet) as engine:

@@ -43,7 +43,8 @@ from search.deeplinks import best_section
 from search.snippets import passage, sentence, word_pattern
 from search.topdocs import supports
 
-__all__ = ["SearchEngine", "SearchError", "Result", "Results", "MEMBERS_SNIPPETS"]
+__all__ = ["SearchEngine", "SearchError", "Result", "Results", "MEMBERS_SNIPPETS", "TYPE_NAMES", "human_size",
+           "page_language"]
 
 # Candidates ranked in full: the best this many by text score.
 _DEPTH = 100
@@ -60,7 +61,7 @@ _RERANK = 20
 QUESTION_WORDS = 4
 _PROXIMITY_DEPTH = 50
 _FEW = 3  # results below which a spelling suggestion is looked for
-FACETS = 10  # values of each facet (sites, languages) shown
+FACETS = 10  # values of each facet (sites, languages, types) shown
 # Query syntax beyond plain words (a field is only a field of the schema:
 # "Class: fs.StatWatcher" or "DEP0018: ..." are words).
 _OPERATORS = re.compile(
@@ -69,8 +70,12 @@ _OPERATORS = re.compile(
 )
 # Restrictions, taken out of the text before it is parsed: they filter the
 # matches at every level of relaxation instead of becoming optional words.
-_FILTER = re.compile(r'(?i)(?:(?<=\s)|^)(-?)(site|lang):("[^"]*"|[^\s"()]+)')
+_FILTER = re.compile(r'(?i)(?:(?<=\s)|^)(-?)(site|lang|type|access):("[^"]*"|[^\s"()]+)')
+# The field each restriction looks in.
+_FILTER_FIELDS = {"site": fields.SITE, "lang": fields.LANG, "type": fields.TYPE, "access": fields.ACCESS}
 _ANCHOR_POLICIES = ("rank", "last", "hide")
+# How a document type reads on a results page (the ``type:`` filter takes the key).
+TYPE_NAMES = {"html": "HTML", "pdf": "PDF", "text": "Text", "media": "Media", "other": "Other"}
 # What a members-only page's snippet may be (SEARCH_MEMBERS_SNIPPET).
 MEMBERS_SNIPPETS = ("short", "none")
 # What a fragment may hold unescaped (RFC 3986 fragment characters).
@@ -98,6 +103,10 @@ class Result:
     lang: str = ""
     crawled: bool = True
     fetched: str = ""  # the day the page was fetched (YYYY-MM-DD, UTC); "" if never
+    # html, pdf, text, media or other ("": indexed before types were); the
+    # bytes of the fetched body (None: not fetched, or not known).
+    type: str = ""
+    size: int | None = None
     # Fetched with a site owner's credentials: searchers open it on its site,
     # logged in (ARCHITECTURE.md, item 12); its snippet is short or none.
     members_only: bool = False
@@ -111,6 +120,23 @@ class Result:
             data.pop("explain")
         return data
 
+    def facts(self, language: str) -> list[str]:
+        """What a result line says of the document besides its title: type,
+        size, fetch date, and its language when a page in ``language``
+        (the results page's) would not say it.
+
+        >>> Result("u", "t", "", 1, 0, "h", lang="fr", fetched="2026-01-02", type="pdf", size=12800).facts("en")
+        ['PDF', '12 KB', 'fetched 2026-01-02', 'fr']
+        """
+        facts = [TYPE_NAMES.get(self.type, self.type)] if self.type else []
+        if self.size is not None:
+            facts.append(human_size(self.size))
+        if self.fetched:
+            facts.append(f"fetched {self.fetched}")
+        if self.lang and self.lang.split("-")[0].lower() != language:
+            facts.append(self.lang)
+        return facts
+
 
 @dataclass
 class Results:
@@ -122,7 +148,9 @@ class Results:
     seconds: float = 0.0
     # "Did you mean": a respelling of the query from the index's vocabulary.
     suggestion: str | None = None
-    # The sites and languages of all matches, each a list of {"value", "count"}, most first.
+    # The sites, languages and types of all matches, each a list of {"value",
+    # "count"}, most first; "access" ([{"value": "members", ...}]) when
+    # some of them are members-only.
     facets: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
@@ -278,12 +306,18 @@ class SearchEngine:
 
     @staticmethod
     def filters(text: str) -> tuple[str, Query | None, list[Query]]:
-        """``text`` without its ``site:`` and ``lang:`` restrictions, the
-        query every result must match, and those no result may match.
+        """``text`` without its ``site:``, ``lang:``, ``type:`` and
+        ``access:`` restrictions, the query every result must match, and
+        those no result may match.
 
         ``site:HOST`` is a host (with its port, if given) and its subdomains;
-        ``lang:xx`` a language (``lang:zh`` includes ``zh-cn``); ``-site:``
-        and ``-lang:`` exclude.
+        ``lang:xx`` a language (``lang:zh`` includes ``zh-cn``); ``type:pdf``
+        a type of document (``html``, ``pdf``, ``text``, ``media``,
+        ``other``); ``access:members`` the pages only members may read; a
+        ``-`` before any of them excludes.
+
+        >>> SearchEngine.filters("harbour type:PDF -site:a.test")
+        ('harbour', Term('type', 'pdf'), [Term('site', 'a.test')])
         """
         required: list[Query] = []
         excluded: list[Query] = []
@@ -291,7 +325,7 @@ class SearchEngine:
             value = value.strip('"').lower()
             if not value:
                 continue
-            term = Term(fields.SITE if name.lower() == "site" else fields.LANG, value)
+            term = Term(_FILTER_FIELDS[name.lower()], value)
             (excluded if minus else required).append(term)
         rest = " ".join(_FILTER.sub(" ", text).split())
         filter_query = None if not required else required[0] if len(required) == 1 else And(required)
@@ -429,18 +463,21 @@ class SearchEngine:
         return candidates, total, matched_all, masks
 
     def _facets(self, masks: list[Any] | None, candidates: list[_Candidate]) -> dict[str, list[dict[str, Any]]]:
-        """The sites and languages of the matches, with their counts: over
-        every matching page (and page known only by links) when the arrays
-        tell them, else over the candidates. A crawled page that matched
-        only by the links to it is counted in the latter way only."""
-        counts: dict[str, Counter[str]] = {"site": Counter(), "lang": Counter()}
+        """The sites, languages and types of the matches, and how many are
+        members-only, with their counts: over every matching page (and page
+        known only by links) when the arrays tell them, else over the
+        candidates. A crawled page that matched only by the links to it is
+        counted in the latter way only."""
+        counts: dict[str, Counter[str]] = {"site": Counter(), "lang": Counter(), "type": Counter(),
+                                           "access": Counter()}
         if masks:
             top = self.corpus.top_docs()
             matched = np.logical_or.reduce(masks)
             one_per_url = np.arange(top.size) < top.anchors_from
             one_per_url |= top.term_matches(fields.CRAWLED, False)
             matched &= one_per_url
-            for name, fieldname, keep in (("site", fields.HOST, None), ("lang", fields.LANG, _primary_tag)):
+            for name, fieldname, keep in (("site", fields.HOST, None), ("lang", fields.LANG, _primary_tag),
+                                          ("type", fields.TYPE, None), ("access", fields.ACCESS, None)):
                 values, codes = top.labels(fieldname, keep)
                 picked = codes[matched]
                 for code, count in enumerate(np.bincount(picked[picked >= 0], minlength=len(values))):
@@ -450,10 +487,15 @@ class SearchEngine:
             for candidate in candidates:
                 counts["site"][candidate.get(fields.HOST, "")] += 1
                 counts["lang"][fields.primary_lang(candidate.get(fields.LANG, "") or "")] += 1
-        return {name: [{"value": value, "count": count}
-                       for value, count in sorted(found.items(), key=lambda item: (-item[1], item[0]))[:FACETS]
-                       if value]
-                for name, found in counts.items()}
+                counts["type"][candidate.get(fields.TYPE) or ""] += 1
+                counts["access"][fields.MEMBERS if candidate.get(fields.MEMBERS_ONLY) else ""] += 1
+        facets = {name: [{"value": value, "count": count}
+                         for value, count in sorted(found.items(), key=lambda item: (-item[1], item[0]))[:FACETS]
+                         if value]
+                  for name, found in counts.items()}
+        if not facets["access"]:  # an index without members-only pages, or none among the matches
+            del facets["access"]
+        return facets
 
     def _top(self, searcher: Any, query: Query, depth: int, restrict: Query | None, mask: Query | None) -> Any:
         """The ``depth`` best documents: queries of words scored a posting
@@ -756,6 +798,8 @@ class SearchEngine:
             lang=(hit.get(fields.LANG) or "").split(" ")[0],
             crawled=crawled,
             fetched=_day(hit.get(fields.FETCHED)) if crawled else "",
+            type=hit.get(fields.TYPE) or "",
+            size=hit.get(fields.SIZE) if crawled else None,
             members_only=members_only,
             more_from_host=more,
             explain=details,
@@ -800,6 +844,39 @@ _LEVEL_MEANING = {
     PARTS: "every word's parts (a code name's components, a hyphenated word's pieces)",
     ANY: "some of the words",
 }
+
+
+def human_size(size: int) -> str:
+    """A number of bytes as a person reads it (units of 1,024).
+
+    >>> human_size(812), human_size(12800), human_size(3_565_158), human_size(52_428_800), human_size(3 << 30)
+    ('812 bytes', '12 KB', '3.4 MB', '50 MB', '3.0 GB')
+    """
+    if size < 1024:
+        return f"{size} byte" + ("" if size == 1 else "s")
+    value = size / 1024
+    for unit in ("KB", "MB"):
+        if value < 1024:
+            break
+        value /= 1024
+    else:
+        unit = "GB"
+    return f"{value:.1f} {unit}" if value < 10 and unit != "KB" else f"{value:.0f} {unit}"
+
+
+def page_language(results: Results | None) -> str:
+    """The language of a results page: the primary language most of its
+    results are in (``zh`` for Chinese results), else English.
+
+    >>> page_language(Results("茶", 2, [Result("u", "t", "", 1, 0, "h", lang="zh-cn")] * 2))
+    'zh'
+    """
+    counts: dict[str, int] = {}
+    for result in results.results if results is not None else ():
+        primary = (result.lang or "").split("-")[0].lower()
+        if primary.isalpha() and 2 <= len(primary) <= 3:
+            counts[primary] = counts.get(primary, 0) + 1
+    return max(sorted(counts), key=counts.__getitem__) if counts else "en"
 
 
 def _day(epoch: Any) -> str:

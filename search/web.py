@@ -42,7 +42,9 @@ from indexer import stats
 from indexer.layout import CORRUPTION, IndexMissing
 from indexer.stats import IndexStats
 from search.cached import CSP, ArchiveIndex, read_copy, render_copy
-from search.engine import MAX_QUERY_CHARS, MEMBERS_SNIPPETS, Result, Results, SearchEngine, SearchError
+from search.engine import (
+    MAX_QUERY_CHARS, MEMBERS_SNIPPETS, TYPE_NAMES, Result, Results, SearchEngine, SearchError, page_language,
+)
 
 __all__ = ["LiveEngine", "Params", "BadRequest", "parse_params", "render_page", "make_server", "main"]
 
@@ -280,7 +282,8 @@ def _link(url: str, content: str, extra: str = "") -> str:
 _SYNTAX_HELP = (
     '<p class="help">All words are required. <code>"exact phrase"</code>, <code>-word</code> to exclude, '
     "<code>a OR b</code>, <code>site:docs.example.org</code>, <code>title:word</code>, "
-    "<code>lang:en</code> or <code>lang:zh</code> for pages in one language.</p>\n"
+    "<code>lang:en</code> or <code>lang:zh</code> for pages in one language, <code>type:pdf</code> for one "
+    "type of document (<code>html</code>, <code>pdf</code>, <code>text</code>, <code>media</code>).</p>\n"
 )
 
 
@@ -310,22 +313,6 @@ def render_page(params: Params, results: Results | None = None, error: str | Non
         "<button>Search</button></form></header>\n"
         f"<main>\n{''.join(parts)}</main>\n<script>{KEYS_SCRIPT}</script>\n</body>\n</html>\n"
     )
-
-
-def page_language(results: Results | None) -> str:
-    """The language of a results page: the primary language most of its
-    results are in (``zh`` for Chinese results), else English.
-
-    >>> from search.engine import Result
-    >>> page_language(Results("茶", 2, [Result("u", "t", "", 1, 0, "h", lang="zh-cn")] * 2))
-    'zh'
-    """
-    counts: dict[str, int] = {}
-    for result in results.results if results is not None else ():
-        primary = (result.lang or "").split("-")[0].lower()
-        if primary.isalpha() and 2 <= len(primary) <= 3:
-            counts[primary] = counts.get(primary, 0) + 1
-    return max(sorted(counts), key=counts.__getitem__) if counts else "en"
 
 
 _SITES_SHOWN = 20
@@ -387,20 +374,25 @@ def _render_results(params: Params, results: Results) -> str:
     return "\n".join(out) + "\n"
 
 
-_FACET_NAMES = {"site": "Sites", "lang": "Languages"}
+_FACET_NAMES = {"site": "Sites", "lang": "Languages", "type": "Types", "access": "Access"}
+# How a facet's values read, where not as the filter writes them.
+_FACET_VALUES = {"type": TYPE_NAMES, "access": {"members": "members only"}}
 
 
 def _render_facets(params: Params, results: Results) -> str:
-    """The sites and languages of all the matches, each a link narrowing the
-    query to it; none for a restriction the query already has."""
+    """The sites, languages and types of all the matches, and how many are
+    members-only, each a link narrowing the query to it; none for a
+    restriction the query already has, nor for a single site, language or
+    type (the members-only count has one value: shown whenever there is one)."""
     lines = []
     for name, label in _FACET_NAMES.items():
         values = results.facets.get(name) or []
-        if len(values) < 2 or re.search(rf"(?i)(?:^|\s){name}:", params.q):
+        if len(values) < (1 if name == "access" else 2) or re.search(rf"(?i)(?:^|\s){name}:", params.q):
             continue
+        names = _FACET_VALUES.get(name, {})
         links = " · ".join(
             f'<a href="{_e(Params(params.q + f" {name}:" + value["value"], params.n).href())}">'
-            f'{_e(value["value"])}</a> ({value["count"]:,})'
+            f'{_e(names.get(value["value"], value["value"]))}</a> ({value["count"]:,})'
             for value in values
         )
         lines.append(f'<p class="facets">{label}: {links}</p>')
@@ -413,10 +405,9 @@ def _render_result(params: Params, result: Result, language: str = "en") -> str:
     if result.members_only:  # the link leads to the site, where the searcher logs in; no copy
         tag += (' <span class="members" title="Crawled with the site owner\'s permission: log in on the '
                 'site to open it">members only</span>')
-    about = [f"fetched {result.fetched}"] if result.fetched else []
-    primary = result.lang.split("-")[0].lower()
-    if primary and primary != language:
-        about.append(f'<span lang="{_e(result.lang)}">{_e(result.lang)}</span>')
+    # Each fact on one line ("157 bytes" is not cut in two on a phone).
+    about = [f'<span lang="{_e(fact)}">{_e(fact)}</span>' if fact == result.lang
+             else _e(fact).replace(" ", "&nbsp;") for fact in result.facts(language)]
     if result.crawled and not result.members_only:
         about.append(f'<a class="cached" href="/cached?{_e(urlencode({"url": result.page or result.url}))}">cached</a>')
     details = f' <span class="tag">· {" · ".join(about)}</span>' if about else ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,10 +48,11 @@ def test_json_output_has_the_documented_shape(data: Path) -> None:
     out = json.loads(done.stdout)
     assert set(out) == {"query", "total", "results", "facets"}
     assert out["query"] == "json encoder" and out["total"] >= 1
-    assert set(out["facets"]) == {"site", "lang"} and out["facets"]["site"][0] == {"value": "docs.test", "count": 2}
+    assert set(out["facets"]) == {"site", "lang", "type"}
+    assert out["facets"]["site"][0] == {"value": "docs.test", "count": 2}
     first = out["results"][0]
     assert set(first) == {"url", "title", "snippet", "score", "pagerank", "host", "crawled", "fetched",
-                          "more_from_host", "page", "lang", "members_only"}
+                          "more_from_host", "page", "lang", "members_only", "type", "size"}
     assert first["members_only"] is False
     assert first["url"] == first["page"] == "http://docs.test/json.html"
     assert first["host"] == "docs.test"
@@ -63,7 +65,8 @@ def test_text_output_reads_like_a_result_list(data: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("Results 1-1 of 1 for '西湖龙井茶'")
-    assert lines[2:4] == [" 1. 西湖龙井茶", "    http://zh.test/tea.html"]
+    assert lines[2] == " 1. 西湖龙井茶"
+    assert re.fullmatch(r"    http://zh\.test/tea\.html  \(HTML · fetched \d{4}-\d\d-\d\d\)", lines[3]), lines[3]
 
 
 @pytest.mark.parametrize(

@@ -241,13 +241,15 @@ def test_facets_count_every_match_not_the_page_shown(build: Build) -> None:
     found = engine.search("ferry", n=2)
     assert len(found.results) == 2
     assert found.facets == {"site": [{"value": "a.test", "count": 12}, {"value": "b.test", "count": 3}],
-                            "lang": [{"value": "en", "count": 12}, {"value": "zh", "count": 3}]}
+                            "lang": [{"value": "en", "count": 12}, {"value": "zh", "count": 3}],
+                            "type": [{"value": "html", "count": 15}]}
     assert found.to_json()["facets"] == found.facets
     narrowed = engine.search("ferry lang:zh", n=2)
     assert narrowed.facets["site"] == [{"value": "b.test", "count": 3}]
     # A phrase is answered by Whoosh, which tells only the best: the facets count those.
     phrase = engine.search('"harbour ferry"', n=20)
     assert sum(value["count"] for value in phrase.facets["site"]) == phrase.total == 15
+    assert phrase.facets["type"] == [{"value": "html", "count": 15}]
 
 
 def test_a_result_carries_the_day_its_page_was_fetched(build: Build) -> None:

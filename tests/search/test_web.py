@@ -199,7 +199,7 @@ def test_crawled_payloads_show_as_text(base: str) -> None:
     assert "&lt;img src=x onerror=&quot;document.title=&#x27;pwned&#x27;&quot;&gt;" in text
     # The anchor-only result for a javascript: URL: its URL shown, never linked.
     assert 'href="javascript' not in text.lower()
-    assert "<div class=\"url\">javascript:document.title=&#x27;pwned&#x27;</div>" in text
+    assert "<div class=\"url\">javascript:document.title=&#x27;pwned&#x27; <span class=\"tag\">· Other</span></div>" in text
     assert '[not fetched]' in text
     # The quoted URL stays inside its attribute.
     assert 'href="http://evil.test/&quot;&gt;&lt;img src=x onerror=&quot;' in text
@@ -218,7 +218,7 @@ def test_results_read_like_a_result_list(base: str) -> None:
     assert f"Results 1-10 of {PYTHON_PAGES} for &#x27;python lesson 3&#x27; (" in text
     first = text.index("<h2>")
     assert text.startswith('<h2><a href="http://py0.test/p3.html" rel="noreferrer">Python notes 3</a></h2>', first)
-    assert '<div class="url">http://py0.test/p3.html <span class="tag">· fetched 20' in text
+    assert '<div class="url">http://py0.test/p3.html <span class="tag">· HTML · fetched&nbsp;20' in text
     assert "<mark>Python</mark> <mark>lesson</mark> <mark>3</mark>" in text
 
 
@@ -397,8 +397,8 @@ def test_each_result_says_when_it_was_fetched_and_a_language_unlike_the_page() -
     ])
     text = render_page(Params("茶"), results)
     assert '<html lang="zh">' in text
-    assert 'zh.test/1 <span class="tag">· fetched 2026-11-30 · <a class="cached"' in text
-    assert 'fetched 2026-10-01 · <span lang="en">en</span> · <a class="cached"' in text
+    assert 'zh.test/1 <span class="tag">· fetched&nbsp;2026-11-30 · <a class="cached"' in text
+    assert 'fetched&nbsp;2026-10-01 · <span lang="en">en</span> · <a class="cached"' in text
 
 
 def test_a_slash_puts_the_cursor_in_the_search_box(chromium: str, base: str, tmp_path: Path) -> None:
