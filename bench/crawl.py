@@ -215,7 +215,10 @@ def compare(site: Site, runs: int = 3) -> list[str]:
 def main() -> None:
     from bench.sites import available
 
-    for factory in available():
+    factories, missing = available()
+    for line in missing:
+        print(line, flush=True)
+    for factory in factories:
         with factory() as site:
             print("\n".join(compare(site, int(os.environ.get("BENCH_RUNS", "3")))), flush=True)
             print()

@@ -178,9 +178,18 @@ def serve(name: str, root: Path, seed: str = "index.html") -> AbstractContextMan
     return serve_directory(name, root, seed)
 
 
-def available() -> list[Callable[[], AbstractContextManager[Site]]]:
-    """A factory for every benchmark site on this machine."""
+def available() -> tuple[list[Callable[[], AbstractContextManager[Site]]], list[str]]:
+    """A factory for every benchmark site, python3-doc installed from Debian
+    when it is missing; and a line for each site that cannot run, with why."""
     sites: list[Callable[[], AbstractContextManager[Site]]] = [demo_web]
-    if (PYTHON3_DOC / "index.html").exists():
-        sites.append(partial(serve, "python3-doc", PYTHON3_DOC))
-    return sites
+    missing: list[str] = []
+    try:
+        ensure("python3-doc")
+    except SystemPackageMissing as exc:
+        missing.append(f"python3-doc: cannot run: {str(exc).splitlines()[0]}")
+    else:
+        if (PYTHON3_DOC / "index.html").exists():
+            sites.append(partial(serve, "python3-doc", PYTHON3_DOC))
+        else:
+            missing.append(f"python3-doc: cannot run: {PYTHON3_DOC / 'index.html'} is missing")
+    return sites, missing
