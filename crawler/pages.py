@@ -522,8 +522,8 @@ def capped_links(links: list[Link], site: str, most: int, most_offsite: int) -> 
     >>> [link.url for link in capped_links(links, site_of("http://a.test/"), 3, 1)]
     ['http://a.test/1', 'http://b.test/', 'http://a.test/2']
     """
-    if (not most or len(links) <= most) and not most_offsite:
-        return links
+    if (not most or len(links) <= most) and (not most_offsite or len(links) <= most_offsite):
+        return links  # no cap can bite (most pages: no site needs asking for)
     kept: list[Link] = []
     offsite = 0
     for link in links:

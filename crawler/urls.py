@@ -109,6 +109,27 @@ def _remove_dot_segments(path: str) -> str:
     return ("/" if absolute else "") + "/".join(kept)
 
 
+def _directory(base: str) -> str:
+    """The part of ``base`` that a reference with a path of its own is
+    resolved against (RFC 3986, 5.2.2: the base's query and last segment
+    play no part), so that the links of every page of a directory share
+    their resolutions.
+
+    >>> _directory("http://a/b/c/d;p?q=/x#f"), _directory("http://a"), _directory("mailto:x")
+    ('http://a/b/c/', 'http://a/', 'mailto:x')
+    """
+    end = len(base)
+    for mark in "?#":
+        found = base.find(mark)
+        if 0 <= found < end:
+            end = found
+    start = base.find("://")
+    if start < 0:
+        return base
+    slash = base.rfind("/", start + 3, end)
+    return base[:end] + "/" if slash < 0 else base[: slash + 1]
+
+
 def _resolve(base: _Parts, ref: _Parts) -> _Parts:
     """RFC 3986 5.2.2, strict: a reference with a scheme is absolute.
 
@@ -377,6 +398,8 @@ class UrlPolicy:
         >>> UrlPolicy().canonicalize("MAILTO:Joe@Example.com#x")
         'mailto:Joe@Example.com'
         """
+        if base and url and url[0] not in "?#":
+            base = _directory(base)  # the same result, and a page's links share cache entries
         return self._cached(url, base)  # type: ignore[attr-defined,no-any-return]
 
     def fingerprint(self, url: str) -> bytes:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 
-import lxml.html
+import lxml.etree
 
 __all__ = ["SECTIONS", "is_chrome"]
 
@@ -60,7 +60,7 @@ _CHROME_NAMES = frozenset(
 )
 
 
-def is_chrome(element: lxml.html.HtmlElement, tag: str, sectioned: bool) -> bool:
+def is_chrome(element: lxml.etree._Element, tag: str, sectioned: bool) -> bool:
     """Whether ``element`` (tag ``tag``, inside a section or not) is chrome.
 
     >>> from lxml.html import fragment_fromstring as html
@@ -88,7 +88,7 @@ def is_chrome(element: lxml.html.HtmlElement, tag: str, sectioned: bool) -> bool
     return name in _CHROME_NAMES
 
 
-def _title_block(element: lxml.html.HtmlElement, kind: str) -> bool:
+def _title_block(element: lxml.etree._Element, kind: str) -> bool:
     """Whether a header holds the page's own title (its ``h1``): a manual
     page's header holds its title and its one-line summary (AsciiDoc's
     ``<div id="header"><h1>git-mv(1)</h1><h2>NAME</h2>...``), the best
