@@ -578,7 +578,10 @@ class Frontier:
         queues, lowest depth first. Atomic per batch: another node moving
         them at the same time, or this one dying, loses and doubles nothing.
         (A partition's inbox holds only its own sites' requests.)"""
-        return sum(self._drain(part, batch) for part in self.parts)
+        pipe = self.client.pipeline(transaction=False)
+        for part in self.parts:
+            pipe.exists(part.queue)
+        return sum(self._drain(part, batch) for part, found in zip(self.parts, pipe.execute()) if found)
 
     def _drain(self, part: PartKeys, batch: int) -> int:
         moved = 0

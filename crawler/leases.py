@@ -416,17 +416,27 @@ class Leases:
     def reap(self) -> int:
         """Give back the requests of nodes that stopped announcing themselves."""
         moved = 0
-        for part in self.parts:
-            for raw in self.client.smembers(part.nodes):
-                node = raw.decode()
-                if self.client.exists(part.node_prefix + node):
-                    continue
-                moved += self._give(part, node, self._leases_of(part, node), reap=True)
+        for part, node in self._silent([(part.nodes, part.node_prefix, part) for part in self.parts]):
+            moved += self._give(part, node, self._leases_of(part, node), reap=True)
         if self.partitions.tagged:
-            for raw in self.client.smembers(self.nodes_key):
-                if not self.client.exists(self.node_prefix + raw.decode()):
-                    self.client.srem(self.nodes_key, raw)
+            for _, node in self._silent([(self.nodes_key, self.node_prefix, None)]):
+                self.client.srem(self.nodes_key, node)
         return moved
+
+    def _silent(self, sets: list[tuple[str, str, Any]]) -> list[tuple[Any, str]]:
+        """``(what, node)`` for each node of each ``(node set, announcement
+        prefix, what)`` whose announcement has expired: two round trips."""
+        pipe = self.client.pipeline(transaction=False)
+        for nodes, _, _ in sets:
+            pipe.smembers(nodes)
+        members = [(what, prefix, raw.decode()) for (_, prefix, what), found in zip(sets, pipe.execute())
+                   for raw in sorted(found)]
+        if not members:
+            return []
+        pipe = self.client.pipeline(transaction=False)
+        for _, prefix, node in members:
+            pipe.exists(prefix + node)
+        return [(what, node) for (what, _, node), alive in zip(members, pipe.execute()) if not alive]
 
     def _leases_of(self, part: _Keys, node: str) -> list[tuple[int, str, int]]:
         leases = []

@@ -296,12 +296,13 @@ class Scheduler(_RedisScheduler):
         the item queue (and Redis memory) stays bounded when the indexer is
         slower than the crawl, or not running yet. Read before each batch is
         taken (one command per ``pop_batch`` requests), and twice a second
-        while paused."""
+        while paused; with several partitions (a command each) at most twice
+        a second, so the queue may pass the limit by half a second's pages."""
         if not self.items_max:
             return False
         now = time.monotonic()
-        if self._items_behind and now - self._items_checked < 0.5:
-            return True
+        if (self._items_behind or len(self.frontier.parts) > 1) and now - self._items_checked < 0.5:
+            return self._items_behind
         self._items_checked = now
         waiting = self.frontier.items_waiting()
         if not self._items_behind and waiting > self.items_max:
