@@ -26,7 +26,7 @@ from crawler.version import VERSION
 
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from crawler.frontier import QUEUED, Frontier, encode_request
-from crawler.leases import Leases
+from crawler.connection import client_for
 from crawler.middlewares import site_of
 from crawler.monitor import last_finish
 from crawler.urls import fingerprint, canonicalize
@@ -39,7 +39,7 @@ def open_frontier(data_dir: str, redis_url: str | None) -> Iterator[tuple[Fronti
     server = None
     running = False
     if redis_url:
-        client = redis.Redis.from_url(redis_url, socket_timeout=30, socket_connect_timeout=10)
+        client = client_for(redis_url)
     else:
         client = redis.Redis.from_url(socket_url(data_dir), socket_timeout=30)
         try:
@@ -109,7 +109,7 @@ def crawl_state(nodes: dict[str, dict[str, Any]], finish: dict[str, Any] | None)
 
 def status(frontier: Frontier) -> str:
     client = frontier.client
-    leases = Leases(client, frontier.name, frontier.queue_key, node="status")
+    leases = frontier.leases(node="status")
     nodes = leases.nodes()
     now = time.time()
     lines = [
@@ -118,7 +118,7 @@ def status(frontier: Frontier) -> str:
         f"leased requests   {sum(node['leases'] for node in nodes.values())} "
         f"(taken by crawl nodes, not finished yet)",
         f"URLs seen         {frontier.seen_count()}",
-        f"items to index    {client.llen(frontier.items_key)}",
+        f"items to index    {frontier.items_waiting()}",
         f"distinct contents {client.hlen(frontier.content_key)}",
         f"hosts in scope    {', '.join(sorted(frontier.scope())) or '-'}",
         f"nodes             {len(nodes) or 'none running'}",
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     except DataDirBusy as exc:
         print(f"crawler: {exc}", file=sys.stderr)
         return 2
-    except (redis.RedisError, OSError, ValueError, RuntimeError) as exc:
+    except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, ValueError, RuntimeError) as exc:
         print(f"crawler: {exc}", file=sys.stderr)
         return 2
     return 0

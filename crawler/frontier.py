@@ -22,6 +22,15 @@ script per batch, so two nodes that find the same link at once queue it once
 pickle: whoever can write the queue must not be able to run code on every
 node.
 
+On a Redis Cluster (``REDIS_URL=redis+cluster://...``) the keys above that
+belong to the queue, the seen set, the budgets and the items are split in
+partitions (:mod:`crawler.partitions`): ``web:requests:{p3}:...``,
+``web:dupefilter:{p3}:...``, ``web:items:{p3}``; a site's requests, its
+URLs' fingerprints and its pages live in its partition, so the script that
+dedups and queues a batch touches one slot per partition. Counts are summed
+over the partitions when read. The content fingerprints stay together (one
+slot), since a copy is found across sites.
+
 A frontier written before per-site queues kept one list per depth
 (``web:requests:<depth>``, indexed by ``web:requests``): those keys are now
 the inbox, and a node that finds requests there moves them to their sites'
@@ -49,8 +58,11 @@ from typing import TYPE_CHECKING, Any
 import redis
 from scrapy import Request, signals
 
+from crawler.connection import client_for, cluster_url, is_cluster
 from crawler.embedded import EmbeddedRedis
 from crawler.fingerprints import simhash_blocks
+from crawler.leases import Leases
+from crawler.partitions import CLUSTER_PARTITIONS, Partitions
 from crawler.seen import BloomSeen, ExactSeen, SeenSet, seen_set
 from crawler.middlewares import site_of
 from crawler.turns import LUA, ScriptKeys, site_key
@@ -62,7 +74,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Frontier", "encode_request", "decode_request", "connect", "QUEUED", "SEEN", "OVER_BUDGET"]
+__all__ = ["Frontier", "PartKeys", "encode_request", "decode_request", "connect", "QUEUED", "SEEN",
+           "OVER_BUDGET"]
 
 # KEYS: requests count, waiting, ready, heads, budget hash, seen counter,
 # then the keys of the batch's sites (their lists, depth sets and states);
@@ -245,25 +258,52 @@ _KEPT_META = (
 _KEPT_HEADERS = ("If-None-Match", "If-Modified-Since")
 
 
-def connect(settings: BaseSettings) -> tuple[redis.Redis, str, EmbeddedRedis | None]:
-    """A client for ``REDIS_URL``, or for a freshly started embedded server.
+def connect(settings: BaseSettings) -> tuple[Any, str, EmbeddedRedis | None]:
+    """A client for ``REDIS_URL`` (or the cluster of ``REDIS_CLUSTER_NODES``),
+    or for a freshly started embedded server.
 
     Also returns the URL, and the embedded server the caller now owns (and
     must stop), or None for a shared server.
     """
     url = settings.get("REDIS_URL")
+    if not url and settings.get("REDIS_CLUSTER_NODES"):
+        url = cluster_url(settings.get("REDIS_CLUSTER_NODES"))
     server = None
     if not url:
         server = EmbeddedRedis(settings.get("DATA_DIR") or "data")
         url = server.start()
-    client = redis.Redis.from_url(url, socket_timeout=30, socket_connect_timeout=10)
     try:
+        client = client_for(url)
         client.ping()
-    except redis.ConnectionError as exc:
+    except (redis.ConnectionError, redis.exceptions.RedisClusterException) as exc:
         if server is not None:
             server.stop()
         raise RuntimeError(f"cannot reach Redis at {url}: {exc}") from exc
     return client, url, server
+
+
+class PartKeys:
+    """The keys of one partition of the frontier (all of them, untagged, on
+    one server with one partition: the names of old).
+
+    >>> keys = PartKeys(Partitions(4, True), 2, "web", "web:requests", "web:dupefilter", "web:items")
+    >>> keys.queue, keys.seen_prefix, keys.items
+    ('web:requests:{p2.1}', 'web:dupefilter:{p2.1}:', 'web:items:{p2.1}')
+    """
+
+    def __init__(self, partitions: Partitions, partition: int, name: str, queue_key: str, seen_key: str,
+                 items_key: str) -> None:
+        self.partition = partition
+        self.queue = partitions.key(queue_key, partition)
+        self.seen_prefix = partitions.key(seen_key, partition) + ":"
+        self.seen_count = self.seen_prefix + "count"
+        self.items = partitions.key(items_key, partition)
+        self.budget = partitions.key(f"{name}:budget:sites", partition)
+        self.count = f"{self.queue}:count"
+        self.waiting = f"{self.queue}:waiting"
+        self.ready = f"{self.queue}:ready"
+        self.heads = f"{self.queue}:heads"
+        self.served = f"{self.queue}:served"
 
 
 def encode_request(request: Request) -> bytes:
@@ -335,7 +375,7 @@ class Frontier:
 
     def __init__(
         self,
-        client: redis.Redis,
+        client: Any,
         name: str = "web",
         queue_key: str = "%(spider)s:requests",
         seen_key: str = "%(spider)s:dupefilter",
@@ -345,27 +385,34 @@ class Frontier:
         seen: SeenSet | None = None,
         site_budget: int = 0,
         near_distance: int = 3,
+        partitions: int | None = None,
     ) -> None:
         self.client = client
         self.embedded = embedded
         self.url = url  # how other processes (the indexer) reach this Redis
         self.name = name
+        self.cluster = is_cluster(client)
         self.queue_key = queue_key % {"spider": name}
         self.seen_key = seen_key % {"spider": name}
         self.items_key = items_key % {"spider": name}
-        self.content_key = f"{name}:content"
-        self.simhash_key = f"{name}:simhash"
+        self.partitions = self._agree_on_partitions(partitions)
+        self.parts = [PartKeys(self.partitions, n, name, self.queue_key, self.seen_key, self.items_key)
+                      for n in self.partitions]
+        # The content fingerprints: one slot (in the first partition's), since
+        # a page's copy may be on any site.
+        content = self.partitions.key(f"{name}:content", 0) if self.partitions.tagged else f"{name}:content"
+        self.content_key = content
+        self.simhash_urls_key = content.replace(":content", ":simhash:urls", 1)
+        self.simhash_blocks_key = content.replace(":content", ":simhash:blocks", 1)
         self.scope_key = f"{name}:scope"
-        self.budget_key = f"{name}:budget:sites"
         self.site_budget = site_budget
         self.near_distance = near_distance
         self.seen = self._agree_on(seen or ExactSeen())
-        # The per-site queues' crawl-wide keys (crawler/turns.py).
-        self.count_key = f"{self.queue_key}:count"
-        self.waiting_key = f"{self.queue_key}:waiting"
-        self.ready_key = f"{self.queue_key}:ready"
-        self.heads_key = f"{self.queue_key}:heads"
-        self.served_key = f"{self.queue_key}:served"
+        self._part_seen = self.seen
+        if isinstance(self.seen, BloomSeen) and self.partitions.count > 1:
+            # Each partition's filter holds its share of the capacity.
+            self._part_seen = BloomSeen(-(-self.seen.capacity // self.partitions.count), self.seen.error_rate)
+        self._allocate_bloom()
         self._push = client.register_script(
             _PUSH.replace("TEST_AND_SET", self.seen.lua_test_and_set)
         )
@@ -374,6 +421,26 @@ class Frontier:
         self._send = client.register_script(_SEND)
         self._served = client.register_script(_SERVED)
         self._content = client.register_script(_CONTENT)
+
+    def _agree_on_partitions(self, wanted: int | None) -> Partitions:
+        """Every node of a crawl must split the frontier alike: the first
+        records the count (``FRONTIER_PARTITIONS``; a frontier of old, one);
+        later ones use the recorded count, and say so when theirs differs."""
+        key = f"{self.name}:partitions"
+        count = wanted or (CLUSTER_PARTITIONS if self.cluster else 1)
+        if not self.client.exists(key):
+            older = not self.cluster and (self.client.exists(f"{self.queue_key}:count")
+                                          or self.client.exists(f"{self.seen_key}:count"))
+            self.client.set(key, 1 if older else count, nx=True)
+        recorded = int(self.client.get(key))
+        if wanted and recorded != wanted:
+            logger.warning("This crawl's frontier was created with %d partitions; keeping them "
+                           "(FRONTIER_PARTITIONS says %d)", recorded, wanted)
+        return Partitions(recorded, tagged=recorded > 1 or self.cluster)
+
+    def part(self, site: str) -> PartKeys:
+        """The keys of the partition that holds ``site``."""
+        return self.parts[self.partitions.of(site)]
 
     def _agree_on(self, seen: SeenSet) -> SeenSet:
         """Every node of a crawl must encode the seen set the same way.
@@ -396,13 +463,18 @@ class Frontier:
                 int(recorded.get("capacity", 0) or 1),
                 float(recorded.get("error_rate", 0.001)),
             )
-        if isinstance(seen, BloomSeen):
-            # Allocate each bitmap in full once: growing one by SETBIT costs more.
-            for shard in range(seen.shards):
-                shard_key = f"{self.seen_key}:{shard}"
-                if not self.client.exists(shard_key):
-                    self.client.setbit(shard_key, seen.shard_bits - 1, 0)
         return seen
+
+    def _allocate_bloom(self) -> None:
+        """Allocate each bitmap in full once: growing one by SETBIT costs more."""
+        seen = self._part_seen
+        if isinstance(seen, BloomSeen):
+            for part in self.parts:
+                for shard in range(seen.shards):
+                    shard_key = f"{part.seen_prefix}{shard}"
+                    if not self.client.exists(shard_key):
+                        self.client.setbit(shard_key, seen.shard_bits - 1, 0)
+
 
     @classmethod
     def for_crawler(cls, crawler: Crawler, name: str = "web") -> Frontier:
@@ -426,6 +498,7 @@ class Frontier:
                 ),
                 site_budget=settings.getint("TRAPS_MAX_PAGES_PER_SITE", 0),
                 near_distance=settings.getint("TRAPS_NEAR_DUPLICATE_BITS", 3),
+                partitions=settings.getint("FRONTIER_PARTITIONS") or None,
             )
             if server is not None:
                 # After every component has closed (pipelines still write
@@ -441,50 +514,85 @@ class Frontier:
 
         An empty fingerprint queues unconditionally (``dont_filter``). Returns
         a status per entry: :data:`QUEUED`, :data:`SEEN` or :data:`OVER_BUDGET`
-        (with ``pipe``, a Redis pipeline, the statuses come from its execute()).
+        (with ``pipe``, a pipeline of one server, one script call per
+        partition is added to it and :meth:`statuses` reads its results).
         """
+        groups = self.grouped(entries)
+        if pipe is not None:
+            for partition, places in groups.items():
+                self._push_call(self.parts[partition], [entries[n] for n in places], pipe)
+            return []
+        results = [self._push_call(self.parts[partition], [entries[n] for n in places])
+                   for partition, places in groups.items()]
+        return self.statuses(entries, results)
+
+    def grouped(self, entries: Sequence[tuple[bytes, int, bytes, str]]) -> dict[int, list[int]]:
+        """The places of the entries in each partition (a script call each)."""
+        groups: dict[int, list[int]] = {}
+        for n, entry in enumerate(entries):
+            groups.setdefault(self.partitions.of(entry[3]), []).append(n)
+        return groups
+
+    def statuses(self, entries: Sequence[tuple[bytes, int, bytes, str]], results: Sequence[Any]) -> list[int]:
+        """The entries' statuses in their order, from the results of their
+        partitions' script calls (in :meth:`grouped`'s order)."""
+        statuses = [SEEN] * len(entries)
+        for places, result in zip(self.grouped(entries).values(), results):
+            for n, status in zip(places, result):
+                statuses[n] = int(status)
+        return statuses
+
+    def _push_call(self, part: PartKeys, entries: Sequence[tuple[bytes, int, bytes, str]], pipe: Any = None) -> Any:
         if not entries:
             return []
-        keys = ScriptKeys(self.queue_key, [self.count_key, self.waiting_key, self.ready_key, self.heads_key,
-                                           self.budget_key, f"{self.seen_key}:count"])
-        args: list[bytes | int | str] = [self.seen_key + ":", self.site_budget]
+        keys = ScriptKeys(part.queue, [part.count, part.waiting, part.ready, part.heads, part.budget,
+                                       part.seen_count])
+        args: list[bytes | int | str] = [part.seen_prefix, self.site_budget]
         for fp, depth, data, site in entries:
-            a, b = self.seen.args(fp) if fp else ("", "")
+            a, b = self._part_seen.args(fp) if fp else ("", "")
             args.extend((a, b, depth, data, site, *keys.site(site, depth)))
         if pipe is not None:
-            self._push(keys=keys.keys, args=args, client=pipe)
-            return []
-        return [int(status) for status in self._push(keys=keys.keys, args=args)]
+            return self._push(keys=keys.keys, args=args, client=pipe)
+        return self._push(keys=keys.keys, args=args)
 
     def __len__(self) -> int:
-        """Requests queued, in the sites' queues and the inbox."""
+        """Requests queued, in the sites' queues and the inboxes."""
         pipe = self.client.pipeline(transaction=False)
-        pipe.get(self.count_key)
-        pipe.zrange(self.queue_key, 0, -1)
-        count, depths = pipe.execute()
+        for part in self.parts:
+            pipe.get(part.count)
+            pipe.zrange(part.queue, 0, -1)
+        found = pipe.execute()
+        inboxes = [f"{part.queue}:{depth.decode()}" for part, depths in zip(self.parts, found[1::2])
+                   for depth in depths]
         inbox = 0
-        if depths:
+        if inboxes:
             pipe = self.client.pipeline(transaction=False)
-            for depth in depths:
-                pipe.llen(f"{self.queue_key}:{depth.decode()}")
+            for key in inboxes:
+                pipe.llen(key)
             inbox = sum(pipe.execute())
-        return int(count or 0) + inbox
+        return sum(int(count or 0) for count in found[::2]) + inbox
 
     def drain_inbox(self, batch: int = 500) -> int:
         """Move the requests queued by depth alone (a frontier written before
         per-site queues; requests robots.txt held back) to their sites'
         queues, lowest depth first. Atomic per batch: another node moving
-        them at the same time, or this one dying, loses and doubles nothing."""
+        them at the same time, or this one dying, loses and doubles nothing.
+        (A partition's inbox holds only its own sites' requests.)"""
+        pipe = self.client.pipeline(transaction=False)
+        for part in self.parts:
+            pipe.exists(part.queue)
+        return sum(self._drain(part, batch) for part, found in zip(self.parts, pipe.execute()) if found)
+
+    def _drain(self, part: PartKeys, batch: int) -> int:
         moved = 0
         while True:
-            depths = self.client.zrange(self.queue_key, 0, 0)
+            depths = self.client.zrange(part.queue, 0, 0)
             if not depths:
                 return moved
             depth = depths[0].decode()
-            inbox = f"{self.queue_key}:{depth}"
+            inbox = f"{part.queue}:{depth}"
             head = self.client.lrange(inbox, 0, batch - 1)
-            keys = ScriptKeys(self.queue_key, [self.queue_key, inbox, self.count_key, self.waiting_key,
-                                               self.ready_key, self.heads_key])
+            keys = ScriptKeys(part.queue, [part.queue, inbox, part.count, part.waiting, part.ready, part.heads])
             args: list[bytes | int | str] = [depth, len(head)]
             for data in head:
                 site = site_of(json.loads(data)["u"])
@@ -494,30 +602,51 @@ class Frontier:
 
     def pause_site(self, site: str, seconds: float) -> None:
         """No turn for ``site`` before ``seconds`` from now (a Retry-After)."""
-        self._pause(keys=[site_key(self.queue_key, site), self.waiting_key, self.ready_key],
-                    args=[site, int(seconds * 1000)])
+        part = self.part(site)
+        self._pause(keys=[site_key(part.queue, site), part.waiting, part.ready], args=[site, int(seconds * 1000)])
 
     def sending(self, site: str, delay: float) -> float:
         """A request of ``site`` is about to leave: 0 when it may (it is
         recorded), else the seconds until the site's last request, from any
         node, is ``delay`` old."""
-        wait = self._send(keys=[site_key(self.queue_key, site), self.waiting_key], args=[site, int(delay * 1000)])
+        part = self.part(site)
+        wait = self._send(keys=[site_key(part.queue, site), part.waiting], args=[site, int(delay * 1000)])
         return int(wait) / 1000
 
     def set_site_delay(self, site: str, seconds: float) -> None:
         """The least gap between two turns of ``site`` (a robots.txt
         Crawl-delay, a slow site's backoff), for every node."""
-        self.client.hset(site_key(self.queue_key, site), "delay", int(seconds * 1000))
+        self.client.hset(site_key(self.part(site).queue, site), "delay", int(seconds * 1000))
 
     def served(self, seconds: float) -> tuple[int, int, int]:
         """Sites leased from in the last ``seconds``, sites with queued
         requests now, and the sites of both (those that had work then)."""
-        served, waiting, either = self._served(keys=[self.served_key, self.heads_key], args=[seconds])
-        return int(served), int(waiting), int(either)
+        counts = [self._served(keys=[part.served, part.heads], args=[seconds]) for part in self.parts]
+        served, waiting, either = (sum(int(count[n]) for count in counts) for n in range(3))
+        return served, waiting, either
+
+    def _sum(self, command: str, keys: Iterable[str]) -> int:
+        """A count summed over the partitions: ``command`` (get, llen, hlen) of each key."""
+        pipe = self.client.pipeline(transaction=False)
+        for key in keys:
+            getattr(pipe, command)(key)
+        return sum(int(value or 0) for value in pipe.execute())
 
     def seen_count(self) -> int:
         """URLs ever queued (exactly so in exact mode; in bloom mode, less false positives)."""
-        return int(self.client.get(f"{self.seen_key}:count") or 0)
+        return self._sum("get", (part.seen_count for part in self.parts))
+
+    def items_waiting(self) -> int:
+        """Pages queued for the indexer."""
+        return self._sum("llen", (part.items for part in self.parts))
+
+    def items_key_for(self, url: str) -> str:
+        """The item list of a page: its site's partition's."""
+        return self.part(site_of(url)).items
+
+    def leases(self, **options: Any) -> Leases:
+        """The crawl's leases seen by a node (``node=`` a name for a look from outside)."""
+        return Leases(self.client, self.name, self.queue_key, partitions=self.partitions, **options)
 
     def content_seen(self, digest: bytes, url: str, near: int | None = None) -> str | None:
         """Record ``url``'s content; return the first other URL with the same,
@@ -527,9 +656,7 @@ class Frontier:
             args += [f"{near:016x}", self.near_distance, *simhash_blocks(near, self.near_distance)]
         else:
             args += ["", 0]
-        first = self._content(
-            keys=[self.content_key, f"{self.simhash_key}:urls", f"{self.simhash_key}:blocks"], args=args
-        )
+        first = self._content(keys=[self.content_key, self.simhash_urls_key, self.simhash_blocks_key], args=args)
         return first.decode() if first else None
 
     def purged(self) -> list[str]:
@@ -557,11 +684,11 @@ class Frontier:
 
     def sites_with_work(self) -> int:
         """How many sites have requests queued."""
-        return int(self.client.hlen(self.heads_key))
+        return self._sum("hlen", (part.heads for part in self.parts))
 
     def sites_waiting(self) -> list[str]:
         """Sites with requests queued now (their turn come or to come)."""
-        return [site.decode() for site in self.client.hkeys(self.heads_key)]
+        return [site.decode() for part in self.parts for site in self.client.hkeys(part.heads)]
 
     def site_counts(self) -> list[tuple[str, int, float]]:
         """``(site, requests taken, since when)``, busiest first."""

@@ -39,7 +39,6 @@ from crawler._async import REDIS_DOWN
 from crawler.console import redacted
 from crawler.disk import FULL_DISK_STATUS, disk_full
 from crawler.frontier import Frontier
-from crawler.leases import Leases
 from crawler.pipelines import IndexerProcess, ItemQueuePipeline
 
 if TYPE_CHECKING:
@@ -211,7 +210,7 @@ class Halt:
         try:
             given_up = {site for site in waiting if monitor.robots_retry_at(site) is None}
             queued = len(frontier)
-            held = Leases(frontier.client, frontier.name, frontier.queue_key, node="halt").held()
+            held = frontier.leases(node="halt").held()
             parked = sum(monitor.robots_parked(site) for site in waiting)
         except REDIS_DOWN:
             return

@@ -38,8 +38,7 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-import redis
-
+from crawler.partitions import Partitions
 from crawler.turns import LUA, depths_key, list_key, parse_lease, site_key
 
 __all__ = ["Leases", "node_name", "LAYOUT"]
@@ -207,6 +206,27 @@ def node_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
+class _Keys:
+    """One partition's keys of the leases and turns (:mod:`crawler.partitions`):
+    untagged, on one server with one partition, the names of old.
+
+    >>> keys = _Keys(Partitions(), 0, "web", "web:requests")
+    >>> keys.nodes, keys.node_prefix, keys.lease_prefix, keys.counter, keys.ready
+    ('web:nodes', 'web:node:', 'web:leases:', 'web:lease:seq', 'web:requests:ready')
+    """
+
+    def __init__(self, partitions: Partitions, partition: int, name: str, queue_key: str) -> None:
+        self.partition = partition
+        self.queue = partitions.key(queue_key, partition)
+        self.nodes = partitions.key(f"{name}:nodes", partition)
+        self.node_prefix = partitions.key(f"{name}:node", partition) + ":"
+        self.lease_prefix = partitions.key(f"{name}:leases", partition) + ":"
+        self.counter = partitions.key(f"{name}:lease:seq", partition)
+        self.waiting = f"{self.queue}:waiting"
+        self.ready = f"{self.queue}:ready"
+        self.heads = f"{self.queue}:heads"
+
+
 class Leases:
     """One node's view of the crawl's leases, turns and nodes.
 
@@ -215,11 +235,21 @@ class Leases:
     ``CONCURRENT_REQUESTS_PER_DOMAIN``: every node of a crawl should use the
     same. After :meth:`take`, :attr:`next_turn` is the seconds until the
     next site's turn comes (None when no site waits for one).
+
+    With several partitions (a Redis Cluster) each has its own leases, turns
+    and node announcements, so that every script touches one slot; a node
+    announces itself in each, and also crawl-wide (``web:nodes``,
+    ``web:node:<node>``: what ``python -m crawler status`` and the indexer
+    read). A lease id tells its partition: ``id % partitions``. A node asks
+    each partition for its ready sites in turn, and a partition that had
+    none is asked again after the next turn it named, or after ``quiet``
+    seconds, unless this node queued or finished requests there meanwhile
+    (work that other nodes queue there waits that long at most).
     """
 
     def __init__(
         self,
-        client: redis.Redis,
+        client: Any,
         name: str,
         queue_key: str,
         node: str | None = None,
@@ -227,6 +257,8 @@ class Leases:
         delay: float = 0.0,
         jitter: float = 0.0,
         per_site: int = 1,
+        partitions: Partitions | None = None,
+        quiet: float = 1.0,
     ) -> None:
         self.client = client
         self.node = node or node_name()
@@ -235,16 +267,15 @@ class Leases:
         self.jitter = jitter
         self.per_site = per_site
         self.queue_key = queue_key
+        self.partitions = partitions or Partitions()
+        self.parts = [_Keys(self.partitions, n, name, queue_key) for n in self.partitions]
         self.nodes_key = f"{name}:nodes"
         self.node_prefix = f"{name}:node:"
-        self.lease_prefix = f"{name}:leases:"
-        self.mine = f"{self.lease_prefix}{self.node}"
-        self.counter = f"{name}:lease:seq"
-        self.waiting_key = f"{queue_key}:waiting"
-        self.ready_key = f"{queue_key}:ready"
-        self.heads_key = f"{queue_key}:heads"
+        self.quiet = quiet
         self.next_turn: float | None = None
         self._held: dict[int, tuple[str, int]] = {}  # lease -> site, depth
+        self._asleep_until = [0.0] * self.partitions.count  # monotonic time a quiet partition is asked again
+        self._first = 0  # the partition asked first in the next take
         self._due = client.register_script(_DUE)
         self._take = client.register_script(_TAKE)
         self._done = client.register_script(_DONE)
@@ -252,75 +283,131 @@ class Leases:
 
     def announce(self, info: dict[str, Any]) -> None:
         """This node is alive (its leases stay its own) for ``lease_seconds`` more."""
-        pipe = self.client.pipeline(transaction=True)
+        value = json.dumps({**info, "layout": LAYOUT, "seen": time.time()})
+        pipe = self.client.pipeline(transaction=not self.partitions.tagged)
         pipe.sadd(self.nodes_key, self.node)
-        pipe.set(self.node_prefix + self.node, json.dumps({**info, "layout": LAYOUT, "seen": time.time()}),
-                 px=int(self.lease_seconds * 1000))
+        pipe.set(self.node_prefix + self.node, value, px=int(self.lease_seconds * 1000))
+        if self.partitions.tagged:
+            for part in self.parts:
+                pipe.sadd(part.nodes, self.node)
+                pipe.set(part.node_prefix + self.node, value, px=int(self.lease_seconds * 1000))
         pipe.execute()
+
+    def wake(self, partitions: Iterable[int]) -> None:
+        """Ask these partitions at the next take (this node changed them)."""
+        for partition in partitions:
+            self._asleep_until[partition] = 0.0
 
     def take(self, count: int) -> list[tuple[int, bytes]]:
         """Up to ``count`` requests of sites whose turn has come, leased to this node."""
-        due = self._due(keys=[self.waiting_key, self.ready_key, self.heads_key], args=[count])
-        wait = int(due[0])
-        self.next_turn = wait / 1000 if wait >= 0 else None
-        if len(due) == 1:
-            return []
-        keys = [self.ready_key, self.waiting_key, self.heads_key, f"{self.queue_key}:count",
-                f"{self.queue_key}:served", self.mine, self.counter]
+        ready: list[tuple[int, int, _Keys, str, str]] = []  # depth, order asked, partition, site, depth
+        turns = []
+        now = time.monotonic()
+        total = self.partitions.count
+        for order in range(total):
+            part = self.parts[(self._first + order) % total]
+            if total > 1 and self._asleep_until[part.partition] > now:
+                turns.append(self._asleep_until[part.partition] - now)
+                continue
+            due = self._due(keys=[part.waiting, part.ready, part.heads], args=[count])
+            wait = int(due[0]) / 1000
+            if wait >= 0:
+                turns.append(wait)
+            if len(due) == 1:
+                self._asleep_until[part.partition] = now + min(wait if wait >= 0 else self.quiet, self.quiet)
+            for i in range(1, len(due), 2):
+                ready.append((int(due[i + 1]), order, part, due[i].decode(), due[i + 1].decode()))
+        self._first = (self._first + 1) % total
+        self.next_turn = min(turns) if turns else None
+        ready.sort(key=lambda entry: entry[:2])  # lower depths first, over every partition
+        by_part: dict[int, list[tuple[str, str]]] = {}
+        for _, _, part, site, depth in ready[:count]:
+            by_part.setdefault(part.partition, []).append((site, depth))
+        taken: list[tuple[int, bytes]] = []
+        for partition, sites in by_part.items():
+            if len(taken) < count:
+                taken += self._take_from(self.parts[partition], sites, count - len(taken))
+        if taken:
+            self.next_turn = 0.0
+        return taken
+
+    def _take_from(self, part: _Keys, sites: list[tuple[str, str]], count: int) -> list[tuple[int, bytes]]:
+        keys = [part.ready, part.waiting, part.heads, f"{part.queue}:count", f"{part.queue}:served",
+                part.lease_prefix + self.node, part.counter]
         args: list[Any] = [int(self.delay * 1000), self.jitter, self.per_site, count]
-        for i in range(1, len(due), 2):
-            site, depth = due[i].decode(), due[i + 1].decode()
-            keys += [site_key(self.queue_key, site), depths_key(self.queue_key, site),
-                     list_key(self.queue_key, site, depth)]
+        for site, depth in sites:
+            keys += [site_key(part.queue, site), depths_key(part.queue, site), list_key(part.queue, site, depth)]
             args += [site, depth, random.random()]  # noqa: S311 (a gap's jitter)
         flat = self._take(keys=keys, args=args)
         taken = []
         for i in range(0, len(flat), 3):
-            lease = int(flat[i])
+            lease = int(flat[i]) * self.partitions.count + part.partition
             data = flat[i + 2]
             self._held[lease] = (flat[i + 1].decode(), int(json.loads(data).get("d", 0)))
             taken.append((lease, data))
-        if taken:
-            self.next_turn = 0.0
         return taken
 
     def site_of_lease(self, lease: int) -> str | None:
         held = self._held.get(lease)
         return held[0] if held else None
 
+    def _by_part(self, ids: Iterable[int]) -> dict[int, list[tuple[int, str, int]]]:
+        """This node's held leases among ``ids`` by partition: (id in the
+        partition, site, depth), oldest first."""
+        found: dict[int, list[tuple[int, str, int]]] = {}
+        for lease in sorted(set(ids)):
+            if lease in self._held:
+                partition = lease % self.partitions.count
+                found.setdefault(partition, []).append((lease // self.partitions.count, *self._held[lease]))
+        return found
+
     def give_back(self, ids: Iterable[int]) -> int:
         """Leased requests this node will not process: back to the front of their sites' queues."""
-        leases = [(lease, *self._held[lease]) for lease in sorted(set(ids)) if lease in self._held]
-        if not leases:
-            return 0
-        given = self._give(self.node, leases, reap=False)
-        self.forget(lease for lease, _, _ in leases)
+        ids = list(ids)
+        given = sum(self._give(self.parts[partition], self.node, leases, reap=False)
+                    for partition, leases in self._by_part(ids).items())
+        self.forget(ids)
         return given
 
-    def _give(self, node: str, leases: list[tuple[int, str, int]], reap: bool) -> int:
+    def _give(self, part: _Keys, node: str, leases: list[tuple[int, str, int]], reap: bool) -> int:
         """Run the give-back script for ``(lease, site, depth)`` entries, oldest first
         (site '' for a lease taken by an earlier version)."""
-        keys = [f"{self.lease_prefix}{node}", self.node_prefix + node, self.nodes_key, self.waiting_key,
-                self.ready_key, self.heads_key, f"{self.queue_key}:count", self.queue_key]
+        if not leases and not reap:
+            return 0
+        keys = [f"{part.lease_prefix}{node}", part.node_prefix + node, part.nodes, part.waiting,
+                part.ready, part.heads, f"{part.queue}:count", part.queue]
         args: list[Any] = [1 if reap else 0, node]
         for lease, site, depth in leases:
             if site:
-                keys += [list_key(self.queue_key, site, depth), depths_key(self.queue_key, site),
-                         site_key(self.queue_key, site)]
+                keys += [list_key(part.queue, site, depth), depths_key(part.queue, site),
+                         site_key(part.queue, site)]
             else:
-                keys += [f"{self.queue_key}:{depth}", self.queue_key, self.queue_key]
+                keys += [f"{part.queue}:{depth}", part.queue, part.queue]
             args += [lease, site, depth]
         return int(self._return(keys=keys, args=args))
 
     def done_command(self, pipe: Any, ids: Iterable[int]) -> None:
         """Add the release of finished leases to ``pipe`` (after what they
-        produced); :meth:`forget` them once it has run."""
-        held = [(lease, self._held[lease][0]) for lease in ids if lease in self._held]
-        if not held:
-            return
-        keys = [self.mine, self.waiting_key, self.ready_key, self.heads_key]
-        keys += [site_key(self.queue_key, site) for _, site in held]
-        self._done(keys=keys, args=[value for lease, site in held for value in (lease, site)], client=pipe)
+        produced; a pipeline of one server); :meth:`forget` them once it has run."""
+        for partition, leases in self._by_part(ids).items():
+            self._done_call(self.parts[partition], leases, pipe)
+
+    def done(self, ids: Iterable[int]) -> None:
+        """Release finished leases now (a script call per partition), then forget them."""
+        ids = list(ids)
+        for partition, leases in self._by_part(ids).items():
+            self._done_call(self.parts[partition], leases)
+        self.forget(ids)
+
+    def _done_call(self, part: _Keys, leases: list[tuple[int, str, int]], pipe: Any = None) -> None:
+        self._asleep_until[part.partition] = 0.0  # a site may have room again
+        keys = [part.lease_prefix + self.node, part.waiting, part.ready, part.heads]
+        keys += [site_key(part.queue, site) for _, site, _ in leases]
+        args = [value for lease, site, _ in leases for value in (lease, site)]
+        if pipe is not None:
+            self._done(keys=keys, args=args, client=pipe)
+        else:
+            self._done(keys=keys, args=args)
 
     def forget(self, ids: Iterable[int]) -> None:
         for lease in ids:
@@ -329,16 +416,31 @@ class Leases:
     def reap(self) -> int:
         """Give back the requests of nodes that stopped announcing themselves."""
         moved = 0
-        for raw in self.client.smembers(self.nodes_key):
-            node = raw.decode()
-            if self.client.exists(self.node_prefix + node):
-                continue
-            moved += self._give(node, self._leases_of(node), reap=True)
+        for part, node in self._silent([(part.nodes, part.node_prefix, part) for part in self.parts]):
+            moved += self._give(part, node, self._leases_of(part, node), reap=True)
+        if self.partitions.tagged:
+            for _, node in self._silent([(self.nodes_key, self.node_prefix, None)]):
+                self.client.srem(self.nodes_key, node)
         return moved
 
-    def _leases_of(self, node: str) -> list[tuple[int, str, int]]:
+    def _silent(self, sets: list[tuple[str, str, Any]]) -> list[tuple[Any, str]]:
+        """``(what, node)`` for each node of each ``(node set, announcement
+        prefix, what)`` whose announcement has expired: two round trips."""
+        pipe = self.client.pipeline(transaction=False)
+        for nodes, _, _ in sets:
+            pipe.smembers(nodes)
+        members = [(what, prefix, raw.decode()) for (_, prefix, what), found in zip(sets, pipe.execute())
+                   for raw in sorted(found)]
+        if not members:
+            return []
+        pipe = self.client.pipeline(transaction=False)
+        for _, prefix, node in members:
+            pipe.exists(prefix + node)
+        return [(what, node) for (what, _, node), alive in zip(members, pipe.execute()) if not alive]
+
+    def _leases_of(self, part: _Keys, node: str) -> list[tuple[int, str, int]]:
         leases = []
-        for lease, value in self.client.hgetall(f"{self.lease_prefix}{node}").items():
+        for lease, value in self.client.hgetall(f"{part.lease_prefix}{node}").items():
             parsed = parse_lease(value)
             if parsed is None:
                 leases.append((int(lease), "", int(json.loads(value).get("d", 0))))
@@ -346,21 +448,36 @@ class Leases:
                 leases.append((int(lease), parsed[1], parsed[0]))
         return sorted(leases)
 
-    def held(self) -> int:
-        """Requests leased by any node now."""
-        nodes = list(self.client.smembers(self.nodes_key))
+    def _leased(self, nodes: Iterable[str]) -> list[int]:
+        """Leases held by each node, over every partition."""
+        nodes = list(nodes)
+        if not nodes:
+            return []
         pipe = self.client.pipeline(transaction=False)
         for node in nodes:
-            pipe.hlen(self.lease_prefix + node.decode())
-        return sum(pipe.execute()) if nodes else 0
+            for part in self.parts:
+                pipe.hlen(part.lease_prefix + node)
+        counts = pipe.execute()
+        width = len(self.parts)
+        return [sum(counts[n * width:(n + 1) * width]) for n in range(len(nodes))]
+
+    def held(self) -> int:
+        """Requests leased by any node now."""
+        nodes = {raw.decode() for part in self.parts for raw in self.client.smembers(part.nodes)}
+        return sum(self._leased(sorted(nodes)))
 
     def leave(self) -> int:
         """This node stops: anything it still holds goes back, and it is forgotten."""
-        given = self._give(self.node, self._leases_of(self.node), reap=False)
+        given = sum(self._give(part, self.node, self._leases_of(part, self.node), reap=False)
+                    for part in self.parts)
         self._held.clear()
-        pipe = self.client.pipeline(transaction=True)
+        pipe = self.client.pipeline(transaction=not self.partitions.tagged)
         pipe.delete(self.node_prefix + self.node)
         pipe.srem(self.nodes_key, self.node)
+        if self.partitions.tagged:
+            for part in self.parts:
+                pipe.delete(part.node_prefix + self.node)
+                pipe.srem(part.nodes, self.node)
         pipe.execute()
         return given
 
@@ -375,12 +492,9 @@ class Leases:
 
     def nodes(self) -> dict[str, dict[str, Any]]:
         """Every known node: its announcement (None if expired) and leases held."""
+        names = sorted(raw.decode() for raw in self.client.smembers(self.nodes_key))
         found: dict[str, dict[str, Any]] = {}
-        for raw in sorted(self.client.smembers(self.nodes_key)):
-            node = raw.decode()
+        for node, leases in zip(names, self._leased(names)):
             info = self.client.get(self.node_prefix + node)
-            found[node] = {
-                **(json.loads(info) if info else {"expired": True}),
-                "leases": int(self.client.hlen(self.lease_prefix + node)),
-            }
+            found[node] = {**(json.loads(info) if info else {"expired": True}), "leases": leases}
         return found

@@ -226,7 +226,7 @@ class CrawlMonitor:
         assert self._frontier is not None
         try:
             served, _, with_work = self._frontier.served(seconds)
-            return (len(self._frontier), int(self._frontier.client.llen(self._frontier.items_key)),
+            return (len(self._frontier), self._frontier.items_waiting(),
                     (served, with_work))
         except REDIS_DOWN:
             return None, None, None

@@ -207,7 +207,7 @@ class ItemQueuePipeline:
         delay = 0.5
         while True:
             try:
-                self.frontier.client.rpush(self.frontier.items_key, data)
+                self.frontier.client.rpush(self.frontier.items_key_for(item["url"]), data)
                 break
             except REDIS_DOWN as exc:
                 # Never lose a page: wait for Redis (the reactor runs on).

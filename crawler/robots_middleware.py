@@ -109,31 +109,40 @@ class SharedRobots:
         self._park = self.client.register_script(_PARK)
         self._unpark = self.client.register_script(_UNPARK)
 
+    def _key(self, site: str, kind: str = "") -> str:
+        """A site's key of ``kind`` (its state: ''), in its frontier partition's
+        slot on a cluster (parking and unparking touch its inbox)."""
+        frontier = self.frontier
+        prefix = self.prefix
+        if frontier.partitions.tagged:
+            prefix = frontier.partitions.key(prefix, frontier.partitions.of(site))
+        return f"{prefix}:{kind}:{site}" if kind else f"{prefix}:{site}"
+
     def get(self, site: str) -> dict[str, Any] | None:
-        data = self.client.get(f"{self.prefix}:{site}")
+        data = self.client.get(self._key(site))
         return json.loads(data) if data else None
 
     def put(self, site: str, state: dict[str, Any], seconds: float) -> None:
-        self.client.set(f"{self.prefix}:{site}", json.dumps(state), ex=max(1, int(seconds)))
+        self.client.set(self._key(site), json.dumps(state), ex=max(1, int(seconds)))
 
     def lock(self, site: str, owner: str) -> bool:
-        return bool(self.client.set(f"{self.prefix}:lock:{site}", owner, nx=True, ex=int(_LOCK_SECONDS)))
+        return bool(self.client.set(self._key(site, "lock"), owner, nx=True, ex=int(_LOCK_SECONDS)))
 
     def unlock(self, site: str, owner: str) -> None:
-        key = f"{self.prefix}:lock:{site}"
+        key = self._key(site, "lock")
         if self.client.get(key) == owner.encode():
             self.client.delete(key)
 
     def park(self, site: str, request: Request) -> bool:
-        keys = [f"{self.prefix}:{site}", f"{self.prefix}:waiting:{site}"]
+        keys = [self._key(site), self._key(site, "waiting")]
         return bool(self._park(keys=keys, args=[encode_request(request)]))
 
     def unpark(self, site: str) -> int:
-        queue = self.frontier.queue_key
-        return int(self._unpark(keys=[f"{self.prefix}:waiting:{site}"], args=[queue + ":", queue]))
+        queue = self.frontier.part(site).queue
+        return int(self._unpark(keys=[self._key(site, "waiting")], args=[queue + ":", queue]))
 
     def parked(self, site: str) -> int:
-        return int(self.client.llen(f"{self.prefix}:waiting:{site}"))
+        return int(self.client.llen(self._key(site, "waiting")))
 
 
 @dataclass

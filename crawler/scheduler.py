@@ -42,7 +42,6 @@ from scrapy_redis.scheduler import Scheduler as _RedisScheduler
 
 from crawler._async import REDIS_DOWN
 from crawler.frontier import OVER_BUDGET, QUEUED, SEEN, Frontier, decode_request, encode_request
-from crawler.leases import Leases
 from crawler.middlewares import site_of
 from crawler.urls import UrlPolicy
 
@@ -89,8 +88,7 @@ class Scheduler(_RedisScheduler):
         self.policy = policy or UrlPolicy()
         self.pop_batch = max(1, pop_batch)
         self.local_seen_max = local_seen_max
-        self.leases = Leases(frontier.client, frontier.name, frontier.queue_key, lease_seconds=lease_seconds,
-                             delay=delay, jitter=jitter, per_site=per_site)
+        self.leases = frontier.leases(lease_seconds=lease_seconds, delay=delay, jitter=jitter, per_site=per_site)
         self.heartbeat = heartbeat
         self.idle_grace = idle_grace
         self._local_seen: set[bytes] = set()
@@ -298,14 +296,15 @@ class Scheduler(_RedisScheduler):
         the item queue (and Redis memory) stays bounded when the indexer is
         slower than the crawl, or not running yet. Read before each batch is
         taken (one command per ``pop_batch`` requests), and twice a second
-        while paused."""
+        while paused; with several partitions (a command each) at most twice
+        a second, so the queue may pass the limit by half a second's pages."""
         if not self.items_max:
             return False
         now = time.monotonic()
-        if self._items_behind and now - self._items_checked < 0.5:
-            return True
+        if (self._items_behind or len(self.frontier.parts) > 1) and now - self._items_checked < 0.5:
+            return self._items_behind
         self._items_checked = now
-        waiting = int(self.frontier.client.llen(self.frontier.items_key))
+        waiting = self.frontier.items_waiting()
         if not self._items_behind and waiting > self.items_max:
             self._items_behind = True
             self._inc("scheduler/paused_for_indexer")
@@ -336,22 +335,43 @@ class Scheduler(_RedisScheduler):
     # --- Redis round trips ---------------------------------------------------------------
 
     def _flush(self) -> None:
-        """Queue the links found, then release the leases they came from: one round trip."""
+        """Queue the links found, then release the leases they came from: one
+        round trip on one server; on a cluster, a script call per partition,
+        every queueing before any release."""
         if not self._pending and not self._done:
             return
         pending, done = self._pending, self._done
-        pipe = self.frontier.client.pipeline(transaction=False)
-        self.frontier.push(pending, pipe=pipe)
-        self.leases.done_command(pipe, done)
-        try:
-            results = pipe.execute()
-        except REDIS_DOWN:
-            raise  # both buffers are kept for the next attempt
+        groups = self.frontier.grouped(pending)
+        if self.frontier.cluster:
+            statuses = self._push_by_partition()
+            self.leases.done(done)
+        else:
+            pipe = self.frontier.client.pipeline(transaction=False)
+            self.frontier.push(pending, pipe=pipe)
+            self.leases.done_command(pipe, done)
+            results = pipe.execute()  # Redis down: both buffers are kept for the next attempt
+            statuses = self.frontier.statuses(pending, results[:len(groups)])
+            self.leases.forget(done)
         self._pending, self._done = [], []
-        self.leases.forget(done)
+        self.leases.wake(groups)
         self._redis_back()
-        statuses = [int(status) for status in results[0]] if pending else []
         self._count(pending, statuses)
+
+    def _push_by_partition(self) -> list[int]:
+        """Queue the pending links one partition at a time, each off the
+        buffer once its partition has them (Redis down midway: the rest stay)."""
+        pending = self._pending
+        statuses = [SEEN] * len(pending)
+        left = set(range(len(pending)))
+        try:
+            for places in self.frontier.grouped(pending).values():
+                for place, status in zip(places, self.frontier.push([pending[n] for n in places])):
+                    statuses[place] = status
+                left.difference_update(places)
+        except REDIS_DOWN:
+            self._pending = [pending[n] for n in sorted(left)]
+            raise
+        return statuses
 
     def _count(self, pending: list[tuple[bytes, int, bytes, str]], statuses: list[int]) -> None:
         self._inc("scheduler/enqueued/redis", statuses.count(QUEUED))

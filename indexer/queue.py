@@ -1,5 +1,9 @@
 """The Redis item queue, read by one indexer with acknowledgement.
 
+On a Redis Cluster the queue is one list per frontier partition
+(``web:items:{p3}``, a page in its site's: :mod:`crawler.partitions`), so
+no shard holds every page; the indexer reads them in turn.
+
 Items are read without being removed (``LRANGE`` from an offset) and removed
 only after the index has committed them (``LTRIM``): an indexer killed at any
 moment loses nothing and, restarted, indexes at most one batch again, which
@@ -20,6 +24,8 @@ from typing import Any
 
 import redis
 
+from crawler.connection import partitions_of
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["ItemQueue", "QueueBusy"]
@@ -35,9 +41,12 @@ class ItemQueue:
     def __init__(self, client: redis.Redis, key: str = "web:items") -> None:
         self.client = client
         self.key = key
+        partitions = partitions_of(client, key.rsplit(":", 1)[0])
+        self.keys = [partitions.key(key, partition) for partition in partitions]
         self.lease_key = f"{key}:consumer"
         self.me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self._taken = 0
+        self._taken = dict.fromkeys(self.keys, 0)
+        self._next = 0  # the list read first by the next take
 
     def acquire(self, wait: float = _LEASE_SECONDS + 5) -> None:
         """Become the queue's only consumer, or raise QueueBusy.
@@ -72,8 +81,15 @@ class ItemQueue:
 
     def take(self, count: int) -> list[dict[str, Any]]:
         """The next ``count`` items after those taken but not yet acknowledged."""
-        raw = self.client.lrange(self.key, self._taken, self._taken + count - 1)
-        self._taken += len(raw)
+        raw: list[bytes] = []
+        for _ in self.keys:
+            key = self.keys[self._next]
+            self._next = (self._next + 1) % len(self.keys)
+            got = self.client.lrange(key, self._taken[key], self._taken[key] + count - len(raw) - 1)
+            self._taken[key] += len(got)
+            raw += got
+            if len(raw) >= count:
+                break
         items = []
         for data in raw:
             try:
@@ -89,16 +105,17 @@ class ItemQueue:
 
     def ack(self) -> None:
         """Everything taken so far is committed: remove it from the queue."""
-        if self._taken:
-            self.client.ltrim(self.key, self._taken, -1)
-            self._taken = 0
+        for key, taken in self._taken.items():
+            if taken:
+                self.client.ltrim(key, taken, -1)
+                self._taken[key] = 0
         self.renew()
 
     @property
     def pending(self) -> int:
         """Items taken but not acknowledged."""
-        return self._taken
+        return sum(self._taken.values())
 
     def __len__(self) -> int:
         """Items in Redis not yet taken by this consumer."""
-        return max(0, int(self.client.llen(self.key)) - self._taken)
+        return max(0, sum(int(self.client.llen(key)) for key in self.keys) - self.pending)

@@ -60,8 +60,10 @@ def finish(*processes: subprocess.Popen[str], timeout: float = 240) -> list[str]
     return logs
 
 
-def fetched(web: DemoWeb) -> Counter[str]:
-    return Counter(f"{r.site}{r.path}" for r in web.requests
+def fetched(web: DemoWeb, since: int = 0, until: int | None = None) -> Counter[str]:
+    """Pages fetched (robots.txt, probes and sitemaps aside), in the web's
+    request log from its ``since``-th request to its ``until``-th."""
+    return Counter(f"{r.site}{r.path}" for r in web.requests[since:until]
                    if r.path != "/robots.txt" and not r.path.startswith(("/lantern-probe-", "/sitemap.xml")))
 
 

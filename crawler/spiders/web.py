@@ -46,7 +46,6 @@ from crawler.credentials import load as load_credentials
 from crawler.extract import Page
 from crawler.extract_pool import ExtractPool
 from crawler.frontier import Frontier
-from crawler.leases import Leases
 from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, PURGED, LinkFilter
 from crawler.middlewares import site_of
 from crawler.pages import Fetched, PageLogic
@@ -252,7 +251,7 @@ class WebSpider(Spider):
         """Whether other nodes of a shared crawl hold requests (they may yet find links)."""
         assert self.frontier is not None
         frontier = self.frontier
-        return Leases(frontier.client, frontier.name, frontier.queue_key, node="check").held() > 0
+        return frontier.leases(node="check").held() > 0
 
     async def start(self) -> AsyncIterator[Request]:
         for url in self.seeds:
