@@ -208,6 +208,8 @@ class ItemQueuePipeline:
         while True:
             try:
                 self.frontier.client.rpush(self.frontier.items_key_for(item["url"]), data)
+                if delay > 0.5:
+                    logger.warning("Redis is reachable again: items flow again")
                 break
             except REDIS_DOWN as exc:
                 # Never lose a page: wait for Redis (the reactor runs on).
