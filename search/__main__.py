@@ -18,9 +18,13 @@ import json  # noqa: E402
 import re  # noqa: E402
 import sys  # noqa: E402
 
-from crawler.version import VERSION
-from indexer.output import emit
-from search.engine import MEMBERS_SNIPPETS, Results, SearchEngine, SearchError, page_language
+from search.lean import start_lean  # noqa: E402
+
+start_lean()  # before Whoosh is imported
+
+from crawler.version import VERSION  # noqa: E402
+from indexer.output import emit  # noqa: E402
+from search.engine import MEMBERS_SNIPPETS, Results, SearchEngine, SearchError, page_language  # noqa: E402
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
