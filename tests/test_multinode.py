@@ -163,6 +163,19 @@ def test_a_late_node_gets_work(shared: RedisServer, tmp_path: Path) -> None:
     assert max(fetched(web).values()) == 1
 
 
+def test_a_node_without_seeds_started_first_waits_for_the_others_work(shared: RedisServer, tmp_path: Path) -> None:
+    """Nodes started together: the one without seeds may look before the
+    other has queued any. It waits for work (exit 0) and gets some."""
+    log = tmp_path / "helper.log"
+    with serve() as web:
+        helper = node(shared.url, tmp_path / "b", [], "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0", f"LOG_FILE={log}")
+        wait_for(lambda: helper.poll() is not None or (log.exists() and "other nodes' work" in log.read_text()))
+        seeded = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0")
+        finish(helper, seeded)
+    assert "'downloader/response_count'" in log.read_text(), "the node without seeds fetched nothing"
+    assert max(fetched(web).values()) == 1
+
+
 def test_the_indexer_killed_and_restarted_loses_no_item(shared: RedisServer, tmp_path: Path) -> None:
     client = redis.Redis.from_url(shared.url)
     items = [page(f"http://a.test/{n}", f"Item number {n}", f"text {n}") for n in range(1500)]

@@ -241,6 +241,12 @@ class WebSpider(Spider):
         self._refresh_purged(force=True)
         queued = len(self.frontier)
         if not self.seeds and not queued and not self.recrawl and not self._others_at_work():
+            if self.frontier.embedded is None:
+                # A shared frontier: a node started beside the first one may
+                # look before that one has queued its seeds. It waits for
+                # work as long as an idle node does (FRONTIER_IDLE_GRACE).
+                logger.info("No seeds and nothing queued yet: this node waits for the other nodes' work")
+                return
             logger.error(
                 "Nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE), "
                 "or resume a crawl that still has queued requests"
