@@ -18,7 +18,7 @@ plain data that the CLI and the web page render. The order of results is
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
+from collections import Counter, OrderedDict
 
 import re
 import sqlite3
@@ -59,6 +59,8 @@ _RERANK = 20
 # of its words compete with those holding all (ranking.Features.coverage).
 QUESTION_WORDS = 4
 _PROXIMITY_DEPTH = 50
+# Texts (titles, query words) whose analysed tokens are kept.
+_KEPT_TOKENS = 20_000
 _FEW = 3  # results below which a spelling suggestion is looked for
 FACETS = 10  # values of each facet (sites, languages) shown
 # Query syntax beyond plain words (a field is only a field of the schema:
@@ -238,6 +240,7 @@ class SearchEngine:
                 raise
             raise self._damaged(exc) from None
         self.analyzer = self.corpus.schema[fields.TITLE].analyzer
+        self._tokens: OrderedDict[str, tuple[str, ...]] = OrderedDict()
         self._hosts: frozenset[str] | None = None
         self.parser = QueryParser(self.corpus.schema, dict(ranking.FIELD_WEIGHTS))
 
@@ -298,8 +301,20 @@ class SearchEngine:
         return rest, filter_query, excluded
 
     def tokens(self, text: str) -> list[str]:
-        """``text`` as the index analyzes it (lower-cased, stemmed, split)."""
-        return [token.text for token in self.analyzer(text)]
+        """``text`` as the index analyzes it (lower-cased, stemmed, split).
+
+        The last ``_KEPT_TOKENS`` texts' tokens are kept: every candidate's
+        title is analysed to tell whether it is the query, and the same
+        pages come back query after query.
+        """
+        found = self._tokens.get(text)
+        if found is None:
+            found = self._tokens[text] = tuple(token.text for token in self.analyzer(text))
+            if len(self._tokens) > _KEPT_TOKENS:
+                self._tokens.popitem(last=False)
+        else:
+            self._tokens.move_to_end(text)
+        return list(found)
 
     def _damaged(self, error: BaseException) -> SearchError:
         """The one line a damaged file gets: which, and the command that repairs it."""
@@ -508,7 +523,7 @@ class SearchEngine:
         scores = {anchor: top.term_scores(query, anchor) for anchor in set(lacking.values())}
         for url, docs in others.items():
             for docnum in docs:
-                candidates[url].add(docnum, searcher.stored_fields(docnum), float(scores[lacking[url]][docnum]))
+                candidates[url].add(docnum, top.stored_fields(docnum), float(scores[lacking[url]][docnum]))
 
     def _words_matched(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[str, int]:
         """How many query words each candidate has (all of a word's tokens, in
@@ -616,7 +631,10 @@ class SearchEngine:
 
         Positions are read from the index for the ``_PROXIMITY_DEPTH`` best
         candidates by text score only: a phrase search over the whole index
-        would cost as much as the query itself.
+        would cost as much as the query itself; and in a field only for those
+        that hold every word in it, when the arrays of :mod:`search.topdocs`
+        kept from scoring the query say which (most candidates lack some
+        word in a title or in anchor text).
         """
         sequence = self._sequence(words)
         if len(sequence) < 2:
@@ -626,7 +644,14 @@ class SearchEngine:
         docnums = sorted(owner)
         counts: dict[str, dict[str, tuple[int, int]]] = {candidate.url: {} for candidate in best}
         reader = searcher.reader()
+        top = self.corpus.top_docs()
         for name in ranking.PROXIMITY_FIELDS:
+            kept = [top.kept_matches(name, token) for token in sequence]
+            targets = docnums
+            if all(matches is not None for matches in kept):
+                targets = [docnum for docnum in docnums if all(matches[docnum] for matches in kept)]
+                if not targets:
+                    continue
             matchers = []
             for token in sequence:
                 try:
@@ -636,7 +661,7 @@ class SearchEngine:
                     break
             if not matchers:
                 continue
-            for docnum in docnums:
+            for docnum in targets:
                 positions = []
                 for matcher in matchers:
                     if matcher.is_active():

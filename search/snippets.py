@@ -50,6 +50,16 @@ def trim(text: str, width: int = WIDTH) -> str:
     'a **match** ...'
     """
     text = " ".join(text.split())
+    if not text or max(text) < _FIRST_WIDE:  # one column each: no need to look at every character
+        index = _narrow_cut(text, width)
+        if index is None:
+            return text
+        cut = text[:index]
+        if " " in cut:
+            cut = cut.rsplit(" ", 1)[0]
+        if cut.count("**") % 2:
+            cut += "**"
+        return cut.rstrip() + " ..."
     used = 0
     for index, char in enumerate(text):
         used += _columns(char) if char != "*" else 0
@@ -61,6 +71,29 @@ def trim(text: str, width: int = WIDTH) -> str:
                 cut += "**"
             return cut.rstrip() + " ..."
     return text
+
+
+# No character before this one is wide (east Asian width W or F).
+_FIRST_WIDE = "\u1100"
+
+
+def _narrow_cut(text: str, width: int) -> int | None:
+    """Where ``trim`` cuts text of narrow characters: at its ``width + 1``-th
+    character that is not a mark's ``*`` (they take no room); None if it fits.
+
+    >>> _narrow_cut("a **bc** d", 3), _narrow_cut("abc", 3)
+    (5, None)
+    """
+    counted = start = 0
+    while True:
+        star = text.find("*", start)
+        end = len(text) if star < 0 else star
+        if counted + end - start > width:
+            return start + width - counted
+        counted += end - start
+        if star < 0:
+            return None
+        start = star + 1
 
 
 _LATIN_STEM = re.compile(r"[a-z]+\Z")
