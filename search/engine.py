@@ -244,6 +244,24 @@ class SearchEngine:
         self._hosts: frozenset[str] | None = None
         self.parser = QueryParser(self.corpus.schema, dict(ranking.FIELD_WEIGHTS))
 
+    def warm(self) -> None:
+        """Read now what the first queries would: which documents are live,
+        each text field's lengths, the sites and languages facets count
+        (10,000 pages: about 0.15 s, most of the first query's time) and the
+        Chinese dictionary. A server does it before it says it serves."""
+        try:
+            top = self.corpus.top_docs()
+            top.live()
+            for name in ranking.FIELD_WEIGHTS:
+                top.lengths(name)
+            for _, fieldname, keep in _FACETS:
+                top.labels(fieldname, keep)
+        except CORRUPTION as exc:
+            if not is_corruption(exc):
+                raise
+            raise self._damaged(exc) from None
+        self.tokens("中文")
+
     def generation(self) -> tuple[int, ...]:
         """Changes whenever a part of the index commits."""
         return self.corpus.generations()
@@ -413,6 +431,8 @@ class SearchEngine:
                 break
             if number and len(seen) >= wanted and not (level == ANY and request.question):
                 break
+            if level == PARTS and self.parser.same_at_parts(request.text):
+                continue  # the strict query again
             query = self.parse(request.text, level) if request.text else Every()
             if previous is not None and query == previous:
                 continue
@@ -455,7 +475,7 @@ class SearchEngine:
             one_per_url = np.arange(top.size) < top.anchors_from
             one_per_url |= top.term_matches(fields.CRAWLED, False)
             matched &= one_per_url
-            for name, fieldname, keep in (("site", fields.HOST, None), ("lang", fields.LANG, _primary_tag)):
+            for name, fieldname, keep in _FACETS:
                 values, codes = top.labels(fieldname, keep)
                 picked = codes[matched]
                 for code, count in enumerate(np.bincount(picked[picked >= 0], minlength=len(values))):
@@ -841,6 +861,10 @@ def _day(epoch: Any) -> str:
 def _primary_tag(term: str) -> bool:
     """A language term that is a primary subtag (``zh``, not ``zh-cn``)."""
     return term.isalpha() and 2 <= len(term) <= 3
+
+
+# Each facet: its name, the field it counts, and which of the field's terms count.
+_FACETS = (("site", fields.HOST, None), ("lang", fields.LANG, _primary_tag))
 
 
 def _scoring_leaves(query: Query) -> list[Query]:

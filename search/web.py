@@ -200,6 +200,11 @@ class LiveEngine:
                     return None
             return self._about
 
+    def warm(self) -> None:
+        """:meth:`SearchEngine.warm`: before the first search, not in it."""
+        with self._lock:
+            self.engine.warm()
+
     def _refresh(self) -> None:
         try:
             generation = self.engine.generation()
@@ -680,9 +685,11 @@ def make_server(
     anchor_only: str | None = None, members_snippet: str | None = None, listener: socket.socket | None = None,
 ) -> SearchServer:
     """A server bound to ``host:port`` (0: any free port), or serving from
-    ``listener``, a socket already listening; not yet serving."""
+    ``listener``, a socket already listening; not yet serving, its engine
+    warmed (:meth:`SearchEngine.warm`)."""
     engine = LiveEngine(data_dir, anchor_only=anchor_only, members_snippet=members_snippet)
     try:
+        engine.warm()
         return SearchServer(listener.getsockname() if listener else (host, port), engine, log_requests, listener)
     except BaseException:
         engine.close()
