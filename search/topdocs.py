@@ -215,7 +215,9 @@ class TopDocs:
         weighting = self.searcher.weighting
         parameters = getattr(weighting, "parameters", None)
         for sub, reader, offset in self.segments:
-            if not reader.doc_count_all():
+            # A segment without the field (anchor documents have only anchor
+            # text of the text fields) need not look the term up.
+            if not reader.doc_count_all() or fieldname not in reader.indexed_field_names():
                 continue
             try:
                 info = reader._terms.term_info(fieldname, text)
