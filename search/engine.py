@@ -33,6 +33,7 @@ from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term
 from whoosh.reading import TermNotFound
 
 from indexer import schema as fields
+from indexer.analysis import word_by_word
 from indexer.graph import LinkGraph, personalization_weights, stored_personalization
 from indexer.layout import CORRUPTION, IndexBeingBuilt, IndexDamaged, IndexMissing, OldLayout, is_corruption
 from indexer.store import PageStore
@@ -635,9 +636,16 @@ class SearchEngine:
         for text in (head, title) if head != title else (title,):
             # Analysing every candidate's title is the cost: most are far
             # longer than the query, and cannot be it.
-            if len(text.split()) <= 2 * len(query_tokens) + 1 and self.tokens(text) == query_tokens:
+            if len(text.split()) <= 2 * len(query_tokens) + 1 and self._words_tokens(text) == query_tokens:
                 return True
         return False
+
+    def _words_tokens(self, text: str) -> list[str]:
+        """:meth:`tokens`, from each word's tokens kept where the analyzer
+        allows (the words of titles recur far more than the titles)."""
+        if not word_by_word(self.analyzer, text):
+            return self.tokens(text)
+        return [token for word in text.split() for token in self.tokens(word)]
 
     def _sequence(self, words: list[str]) -> list[str]:
         """The query's tokens one per position (a code name's parts, not its whole)."""
