@@ -604,7 +604,7 @@ class SearchEngine:
         changed = False
         for candidate in head:
             _, sections = bodies.get(candidate.url, ("", []))
-            if any(len(section) > 1 and self.tokens(section[1]) == wanted for section in sections):
+            if any(len(section) > 1 and self._analyses_to(section[1], wanted) for section in sections):
                 candidate.features = dataclasses.replace(candidate.features, exact_heading=True)
                 candidate.final = ranking.score(candidate.features)
                 changed = True
@@ -636,16 +636,24 @@ class SearchEngine:
         for text in (head, title) if head != title else (title,):
             # Analysing every candidate's title is the cost: most are far
             # longer than the query, and cannot be it.
-            if len(text.split()) <= 2 * len(query_tokens) + 1 and self._words_tokens(text) == query_tokens:
+            if len(text.split()) <= 2 * len(query_tokens) + 1 and self._analyses_to(text, query_tokens):
                 return True
         return False
 
-    def _words_tokens(self, text: str) -> list[str]:
-        """:meth:`tokens`, from each word's tokens kept where the analyzer
-        allows (the words of titles recur far more than the titles)."""
+    def _analyses_to(self, text: str, wanted: list[str]) -> bool:
+        """Whether ``text``'s :meth:`tokens` are ``wanted``: a word at a
+        time where the analyzer allows, from each word's tokens kept, and no
+        further than the first word that differs (a title is rarely the
+        query, and most differ at their first word)."""
         if not word_by_word(self.analyzer, text):
-            return self.tokens(text)
-        return [token for word in text.split() for token in self.tokens(word)]
+            return self.tokens(text) == wanted
+        at = 0
+        for word in text.split():
+            tokens = self.tokens(word)
+            if tokens != wanted[at : at + len(tokens)]:
+                return False
+            at += len(tokens)
+        return at == len(wanted)
 
     def _sequence(self, words: list[str]) -> list[str]:
         """The query's tokens one per position (a code name's parts, not its whole)."""
