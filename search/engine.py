@@ -479,9 +479,9 @@ class SearchEngine:
             for name, fieldname, keep in _FACETS:
                 values, codes = top.labels(fieldname, keep)
                 picked = codes[matched]
-                for code, count in enumerate(np.bincount(picked[picked >= 0], minlength=len(values))):
-                    if count:
-                        counts[name][values[code]] = int(count)
+                found = np.bincount(picked[picked >= 0], minlength=len(values))
+                for code in np.flatnonzero(found):  # the values matched, not every site there is
+                    counts[name][values[code]] = int(found[code])
         else:
             for candidate in candidates:
                 counts["site"][candidate.get(fields.HOST, "")] += 1
