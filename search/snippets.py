@@ -108,7 +108,7 @@ def _single_spaced(text: str) -> bool:
     (a search for each ASCII whitespace runs far faster than an expression
     over every character).
 
-    >>> _single_spaced("a b"), _single_spaced("a  b"), _single_spaced("a\nb"), _single_spaced("é\u3000b")
+    >>> _single_spaced("a b"), _single_spaced("a  b"), _single_spaced("a\\nb"), _single_spaced("é\\u3000b")
     (True, False, False, False)
     """
     if text.isascii():
