@@ -141,6 +141,19 @@ def test_a_killed_worker_is_replaced_and_searches_go_on(data: Path) -> None:
         assert server.process.poll() is None
 
 
+def test_every_worker_finds_what_the_indexer_adds_while_it_serves(tmp_path: Path) -> None:
+    with IndexBuilder(tmp_path) as builder:
+        builder.add([page("http://a.test/", "First", "the first lantern page")])
+        builder.commit()
+        with serving(tmp_path, 2) as server:
+            before = _all_at_once(server.url, ["lantern"] * 20)  # 20 at once: each worker takes some
+            builder.add([page("http://b.test/", "Second", "the second lantern page")])
+            builder.finalize()
+            after = _all_at_once(server.url, ["lantern"] * 20)
+    assert {json.loads(body)["total"] for _, body in before} == {1}
+    assert {json.loads(body)["total"] for _, body in after} == {2}
+
+
 @pytest.mark.parametrize("how", ["SIGTERM", "Ctrl-C", "SIGKILL of the parent"])
 def test_stopping_the_server_leaves_no_process_behind(data: Path, how: str) -> None:
     with serving(data, 2) as server:
