@@ -18,7 +18,8 @@ plain data that the CLI and the web page render. The order of results is
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter, OrderedDict
+from collections import Counter
+from functools import lru_cache
 
 import re
 import sqlite3
@@ -241,7 +242,7 @@ class SearchEngine:
                 raise
             raise self._damaged(exc) from None
         self.analyzer = self.corpus.schema[fields.TITLE].analyzer
-        self._tokens: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        self._analysed = lru_cache(maxsize=_KEPT_TOKENS)(self._analyse)
         self._hosts: frozenset[str] | None = None
         self.parser = QueryParser(self.corpus.schema, dict(ranking.FIELD_WEIGHTS))
 
@@ -326,14 +327,10 @@ class SearchEngine:
         title is analysed to tell whether it is the query, and the same
         pages come back query after query.
         """
-        found = self._tokens.get(text)
-        if found is None:
-            found = self._tokens[text] = tuple(token.text for token in self.analyzer(text))
-            if len(self._tokens) > _KEPT_TOKENS:
-                self._tokens.popitem(last=False)
-        else:
-            self._tokens.move_to_end(text)
-        return list(found)
+        return list(self._analysed(text))
+
+    def _analyse(self, text: str) -> tuple[str, ...]:
+        return tuple(token.text for token in self.analyzer(text))
 
     def _damaged(self, error: BaseException) -> SearchError:
         """The one line a damaged file gets: which, and the command that repairs it."""

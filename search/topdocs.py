@@ -36,10 +36,10 @@ __all__ = ["TopDocs", "Hit", "Hits", "supports"]
 
 # Term leaves kept scored (two arrays of the index's size each).
 _KEPT_TERMS = 64
-# Documents whose stored fields are kept, read (unpickled) once: about a kB
-# each; a query reads those of a hundred or two candidates, and common words
-# bring the same pages back query after query.
-_KEPT_STORED = 20_000
+# Documents whose stored fields (about a kB each), and URLs whose other
+# documents, are kept: a query reads those of a hundred or two candidates,
+# and common words bring the same pages back query after query.
+_KEPT_DOCUMENTS = 20_000
 # Field length of each length byte Whoosh stores (byte 0: no length).
 _LENGTHS = np.array([0.0] + [float(byte_to_length(b)) for b in range(1, 256)])
 
@@ -130,15 +130,8 @@ class TopDocs:
 
     def stored_fields(self, docnum: int) -> dict[str, Any]:
         """A document's stored fields, as the searcher reads them (the last
-        ``_KEPT_STORED`` kept: read them, never change them in place)."""
-        found = self._stored.get(docnum)
-        if found is None:
-            found = self._stored[docnum] = self.searcher.stored_fields(docnum)
-            if len(self._stored) > _KEPT_STORED:
-                self._stored.popitem(last=False)
-        else:
-            self._stored.move_to_end(docnum)
-        return found
+        ``_KEPT_DOCUMENTS`` kept: read them, never change them in place)."""
+        return _kept(self._stored, docnum, lambda: self.searcher.stored_fields(docnum), _KEPT_DOCUMENTS)
 
     # --- what the index holds, as arrays ------------------------------------------
 
@@ -190,15 +183,7 @@ class TopDocs:
 
     def _term(self, query: Term) -> tuple[np.ndarray, np.ndarray]:
         """A term's unboosted scores and matches (the last few kept)."""
-        key = (query.fieldname, query.text)
-        found = self._terms.get(key)
-        if found is None:
-            found = self._terms[key] = self._score_term(query)
-            if len(self._terms) > _KEPT_TERMS:
-                self._terms.popitem(last=False)
-        else:
-            self._terms.move_to_end(key)
-        return found
+        return _kept(self._terms, (query.fieldname, query.text), lambda: self._score_term(query), _KEPT_TERMS)
 
     def _score_term(self, query: Term) -> tuple[np.ndarray, np.ndarray]:
         scores = np.zeros(self.size)
@@ -289,17 +274,12 @@ class TopDocs:
 
     def other_documents(self, urls: Iterable[tuple[str, bool]]) -> dict[str, list[int]]:
         """For each ``(url, anchor)``: the URL's live anchor documents
-        (``anchor`` true) or pages (false)."""
+        (``anchor`` true) or pages (false); the last ``_KEPT_DOCUMENTS``
+        URLs' kept (read them, never change them in place)."""
         found: dict[str, list[int]] = {}
         for url, anchor in urls:
-            key = (url, anchor)
-            docs = self._documents.get(key)
-            if docs is None:
-                docs = self._documents[key] = self._other_documents(url, anchor)
-                if len(self._documents) > _KEPT_STORED:
-                    self._documents.popitem(last=False)
-            else:
-                self._documents.move_to_end(key)
+            docs = _kept(self._documents, (url, anchor), lambda: self._other_documents(url, anchor),
+                         _KEPT_DOCUMENTS)
             if docs:
                 found[url] = docs
         return found
@@ -340,6 +320,24 @@ class TopDocs:
         best = docnums[order]
         hits = [Hit(self, int(d), float(scores[d])) for d in best]
         return Hits(hits, matched)
+
+
+def _kept(cache: OrderedDict[Any, Any], key: Any, make: Any, most: int) -> Any:
+    """``cache[key]``, made by ``make()`` if it is not there; the ``most``
+    used last are kept.
+
+    >>> cache = OrderedDict()
+    >>> [_kept(cache, k, lambda: k * 10, 2) for k in (1, 2, 1, 3)], list(cache)
+    ([10, 20, 10, 30], [1, 3])
+    """
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = make()
+        if len(cache) > most:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
+    return found
 
 
 def _terms_of(query: Query) -> Iterator[Term]:
