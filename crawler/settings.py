@@ -349,6 +349,12 @@ SEARCH_ANCHOR_MIN_SOURCES = 3
 # "none". Search must not republish what only members may read; the result
 # links to the page on its site, where the searcher logs in, never to a copy.
 SEARCH_MEMBERS_SNIPPET = "short"
+# Processes answering `python -m search.web` (its --workers): Whoosh searches
+# on one core per process, so 200 searches at once on 10,000 pages waited
+# seconds for one process. Each holds its own engine (memory: the index's
+# arrays once per process). None: one per core the server may use; 1: one
+# process, as before.
+SEARCH_WEB_WORKERS = None
 
 # --- Monitoring (crawler/monitor.py, crawler/alerts.py) --------------------------------
 

@@ -38,7 +38,7 @@ from whoosh.lang.porter import stem
 
 __all__ = [
     "MixedTokenizer", "LatinStemFilter", "NormalizeFilter", "TermPositions", "has_cjk", "is_cjk", "joined",
-    "code_parts", "CJK_MODES",
+    "code_parts", "CJK_MODES", "word_by_word",
 ]
 
 CJK_MODES = ("bigram", "jieba", "both")
@@ -287,6 +287,26 @@ class MixedTokenizer(Tokenizer):
 @lru_cache(maxsize=100_000)
 def _stem(word: str) -> str:
     return stem(word)
+
+
+def word_by_word(analyzer: Any, text: str) -> bool:
+    """Whether ``analyzer``'s tokens of ``text`` are those of its words
+    (split at whitespace) in turn, so that a cache of words' tokens can
+    stand for analysing the text: for text without CJK and the analyzer of
+    :mod:`indexer.schema`, whose word pattern has no look-around and never
+    spans whitespace and whose filter takes one token at a time.
+
+    >>> from indexer.schema import text_analyzer
+    >>> analyzer, title = text_analyzer(), "The Lighthouses — os.path.join(), e-mail & read_csv"
+    >>> word_by_word(analyzer, title), word_by_word(analyzer, "西湖 龙井")
+    (True, False)
+    >>> tokens = lambda text: [token.text for token in analyzer(text)]
+    >>> tokens(title) == [token for word in title.split() for token in tokens(word)]
+    True
+    """
+    items = getattr(analyzer, "items", ())
+    return (max(text, default="") < _CJK_FIRST and len(items) >= 1 and type(items[0]) is MixedTokenizer
+            and all(type(item) is NormalizeFilter for item in items[1:]))
 
 
 class LatinStemFilter(Filter):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from functools import lru_cache
 
 import re
 import sqlite3
@@ -33,6 +34,7 @@ from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term
 from whoosh.reading import TermNotFound
 
 from indexer import schema as fields
+from indexer.analysis import word_by_word
 from indexer.graph import LinkGraph, personalization_weights, stored_personalization
 from indexer.layout import CORRUPTION, IndexBeingBuilt, IndexDamaged, IndexMissing, OldLayout, is_corruption
 from indexer.store import PageStore
@@ -60,6 +62,8 @@ _RERANK = 20
 # of its words compete with those holding all (ranking.Features.coverage).
 QUESTION_WORDS = 4
 _PROXIMITY_DEPTH = 50
+# Texts (titles, query words) whose analysed tokens are kept.
+_KEPT_TOKENS = 20_000
 _FEW = 3  # results below which a spelling suggestion is looked for
 FACETS = 10  # values of each facet (sites, languages, types) shown
 # Query syntax beyond plain words (a field is only a field of the schema:
@@ -266,8 +270,27 @@ class SearchEngine:
                 raise
             raise self._damaged(exc) from None
         self.analyzer = self.corpus.schema[fields.TITLE].analyzer
+        self._analysed = lru_cache(maxsize=_KEPT_TOKENS)(self._analyse)
         self._hosts: frozenset[str] | None = None
         self.parser = QueryParser(self.corpus.schema, dict(ranking.FIELD_WEIGHTS))
+
+    def warm(self) -> None:
+        """Read now what the first queries would: which documents are live,
+        each text field's lengths, the sites and languages facets count
+        (10,000 pages: about 0.15 s, most of the first query's time) and the
+        Chinese dictionary. A server does it before it says it serves."""
+        try:
+            top = self.corpus.top_docs()
+            top.live()
+            for name in ranking.FIELD_WEIGHTS:
+                top.lengths(name)
+            for _, fieldname, keep in _FACETS:
+                top.labels(fieldname, keep)
+        except CORRUPTION as exc:
+            if not is_corruption(exc):
+                raise
+            raise self._damaged(exc) from None
+        self.tokens("中文")
 
     def generation(self) -> tuple[int, ...]:
         """Changes whenever a part of the index commits."""
@@ -332,8 +355,16 @@ class SearchEngine:
         return rest, filter_query, excluded
 
     def tokens(self, text: str) -> list[str]:
-        """``text`` as the index analyzes it (lower-cased, stemmed, split)."""
-        return [token.text for token in self.analyzer(text)]
+        """``text`` as the index analyzes it (lower-cased, stemmed, split).
+
+        The last ``_KEPT_TOKENS`` texts' tokens are kept: every candidate's
+        title is analysed to tell whether it is the query, and the same
+        pages come back query after query.
+        """
+        return list(self._analysed(text))
+
+    def _analyse(self, text: str) -> tuple[str, ...]:
+        return tuple(token.text for token in self.analyzer(text))
 
     def _damaged(self, error: BaseException) -> SearchError:
         """The one line a damaged file gets: which, and the command that repairs it."""
@@ -432,6 +463,8 @@ class SearchEngine:
                 break
             if number and len(seen) >= wanted and not (level == ANY and request.question):
                 break
+            if level == PARTS and self.parser.same_at_parts(request.text):
+                continue  # the strict query again
             query = self.parse(request.text, level) if request.text else Every()
             if previous is not None and query == previous:
                 continue
@@ -476,13 +509,12 @@ class SearchEngine:
             one_per_url = np.arange(top.size) < top.anchors_from
             one_per_url |= top.term_matches(fields.CRAWLED, False)
             matched &= one_per_url
-            for name, fieldname, keep in (("site", fields.HOST, None), ("lang", fields.LANG, _primary_tag),
-                                          ("type", fields.TYPE, None), ("access", fields.ACCESS, None)):
+            for name, fieldname, keep in _FACETS:
                 values, codes = top.labels(fieldname, keep)
                 picked = codes[matched]
-                for code, count in enumerate(np.bincount(picked[picked >= 0], minlength=len(values))):
-                    if count:
-                        counts[name][values[code]] = int(count)
+                found = np.bincount(picked[picked >= 0], minlength=len(values))
+                for code in np.flatnonzero(found):  # the values matched, not every site there is
+                    counts[name][values[code]] = int(found[code])
         else:
             for candidate in candidates:
                 counts["site"][candidate.get(fields.HOST, "")] += 1
@@ -550,7 +582,7 @@ class SearchEngine:
         scores = {anchor: top.term_scores(query, anchor) for anchor in set(lacking.values())}
         for url, docs in others.items():
             for docnum in docs:
-                candidates[url].add(docnum, searcher.stored_fields(docnum), float(scores[lacking[url]][docnum]))
+                candidates[url].add(docnum, top.stored_fields(docnum), float(scores[lacking[url]][docnum]))
 
     def _words_matched(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[str, int]:
         """How many query words each candidate has (all of a word's tokens, in
@@ -610,7 +642,7 @@ class SearchEngine:
         changed = False
         for candidate in head:
             _, sections = bodies.get(candidate.url, ("", []))
-            if any(len(section) > 1 and self.tokens(section[1]) == wanted for section in sections):
+            if any(len(section) > 1 and self._analyses_to(section[1], wanted) for section in sections):
                 candidate.features = dataclasses.replace(candidate.features, exact_heading=True)
                 candidate.final = ranking.score(candidate.features)
                 changed = True
@@ -642,9 +674,24 @@ class SearchEngine:
         for text in (head, title) if head != title else (title,):
             # Analysing every candidate's title is the cost: most are far
             # longer than the query, and cannot be it.
-            if len(text.split()) <= 2 * len(query_tokens) + 1 and self.tokens(text) == query_tokens:
+            if len(text.split()) <= 2 * len(query_tokens) + 1 and self._analyses_to(text, query_tokens):
                 return True
         return False
+
+    def _analyses_to(self, text: str, wanted: list[str]) -> bool:
+        """Whether ``text``'s :meth:`tokens` are ``wanted``: a word at a
+        time where the analyzer allows, from each word's tokens kept, and no
+        further than the first word that differs (a title is rarely the
+        query, and most differ at their first word)."""
+        if not word_by_word(self.analyzer, text):
+            return self.tokens(text) == wanted
+        at = 0
+        for word in text.split():
+            tokens = self.tokens(word)
+            if tokens != wanted[at : at + len(tokens)]:
+                return False
+            at += len(tokens)
+        return at == len(wanted)
 
     def _sequence(self, words: list[str]) -> list[str]:
         """The query's tokens one per position (a code name's parts, not its whole)."""
@@ -658,7 +705,10 @@ class SearchEngine:
 
         Positions are read from the index for the ``_PROXIMITY_DEPTH`` best
         candidates by text score only: a phrase search over the whole index
-        would cost as much as the query itself.
+        would cost as much as the query itself; and in a field only for those
+        that hold every word in it, when the arrays of :mod:`search.topdocs`
+        kept from scoring the query say which (most candidates lack some
+        word in a title or in anchor text).
         """
         sequence = self._sequence(words)
         if len(sequence) < 2:
@@ -668,7 +718,14 @@ class SearchEngine:
         docnums = sorted(owner)
         counts: dict[str, dict[str, tuple[int, int]]] = {candidate.url: {} for candidate in best}
         reader = searcher.reader()
+        top = self.corpus.top_docs()
         for name in ranking.PROXIMITY_FIELDS:
+            kept = [top.kept_matches(name, token) for token in sequence]
+            targets = docnums
+            if all(matches is not None for matches in kept):
+                targets = [docnum for docnum in docnums if all(matches[docnum] for matches in kept)]
+                if not targets:
+                    continue
             matchers = []
             for token in sequence:
                 try:
@@ -678,7 +735,7 @@ class SearchEngine:
                     break
             if not matchers:
                 continue
-            for docnum in docnums:
+            for docnum in targets:
                 positions = []
                 for matcher in matchers:
                     if matcher.is_active():
@@ -893,6 +950,11 @@ def _day(epoch: Any) -> str:
 def _primary_tag(term: str) -> bool:
     """A language term that is a primary subtag (``zh``, not ``zh-cn``)."""
     return term.isalpha() and 2 <= len(term) <= 3
+
+
+# Each facet: its name, the field it counts, and which of the field's terms count.
+_FACETS = (("site", fields.HOST, None), ("lang", fields.LANG, _primary_tag),
+           ("type", fields.TYPE, None), ("access", fields.ACCESS, None))
 
 
 def _scoring_leaves(query: Query) -> list[Query]:

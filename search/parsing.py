@@ -37,6 +37,7 @@ holds all of its words' parts.
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 from whoosh.fields import TEXT
@@ -105,6 +106,16 @@ class _WordForms(Plugin):
         text_fields = [name for name in schema.names() if isinstance(schema[name], TEXT)]
         analyzer = schema[text_fields[0]].analyzer
         self._analyzer = lambda word: [token.text for token in analyzer(word)]
+        # Whether the thread's last parse met a word this level rewrites (not a plain word).
+        self._last = threading.local()
+
+    @property
+    def rewrote(self) -> bool:
+        return getattr(self._last, "rewrote", False)
+
+    @rewrote.setter
+    def rewrote(self, value: bool) -> None:
+        self._last.rewrote = value
 
     def filters(self, parser: Any) -> list[tuple[Any, int]]:
         return [(self._rewrite, 105), (self._unphrase, 111)]
@@ -150,6 +161,7 @@ class _WordForms(Plugin):
         kind, parts, finer = word_forms(node.text)
         if kind == "plain":
             return node
+        self.rewrote = True
         whole = joined("-".join(parts)) if kind == "hyphen" else None
         if self.level == STRICT:
             if kind == "code":
@@ -207,6 +219,8 @@ class QueryParser:
     def __init__(self, schema: Any, fieldboosts: dict[str, float]) -> None:
         names = list(fieldboosts)
         self._parsers: dict[str, MultifieldParser] = {}
+        self._forms: dict[str, _WordForms] = {}
+        self._last = threading.local()  # .plain: the thread's text last parsed strictly, if of plain words only
         for level in LEVELS:
             group = OrGroup if level == ANY else syntax.AndGroup
             parser = MultifieldParser(names, schema, fieldboosts=fieldboosts, group=group)
@@ -216,11 +230,25 @@ class QueryParser:
             for plugin in (WildcardPlugin, RangePlugin, EveryPlugin):
                 parser.remove_plugin_class(plugin)
             parser.add_plugin(PlusMinusPlugin(_PLUS, _MINUS))
-            parser.add_plugin(_WordForms(schema, level))
+            self._forms[level] = _WordForms(schema, level)
+            parser.add_plugin(self._forms[level])
             self._parsers[level] = parser
 
     def parse(self, text: str, level: str = STRICT) -> Query:
-        return unions(self._parsers[level].parse(text))
+        forms = self._forms[level]
+        forms.rewrote = False
+        query = unions(self._parsers[level].parse(text))
+        if level == STRICT:
+            self._last.plain = "" if forms.rewrote else text
+        return query
+
+    def same_at_parts(self, text: str) -> bool:
+        """Whether ``text`` at the ``parts`` level is the query it was at
+        ``strict``, as told by its strict parse, the last one (the levels
+        differ only in how they rewrite hyphenated words and code names):
+        a query of plain words need not be parsed again to find out.
+        """
+        return bool(text) and text == getattr(self._last, "plain", "")
 
 
 class UnionOr(Or):  # type: ignore[misc]

@@ -50,6 +50,16 @@ def trim(text: str, width: int = WIDTH) -> str:
     'a **match** ...'
     """
     text = " ".join(text.split())
+    if not text or max(text) < _FIRST_WIDE:  # one column each: no need to look at every character
+        index = _narrow_cut(text, width)
+        if index is None:
+            return text
+        cut = text[:index]
+        if " " in cut:
+            cut = cut.rsplit(" ", 1)[0]
+        if cut.count("**") % 2:
+            cut += "**"
+        return cut.rstrip() + " ..."
     used = 0
     for index, char in enumerate(text):
         used += _columns(char) if char != "*" else 0
@@ -63,9 +73,47 @@ def trim(text: str, width: int = WIDTH) -> str:
     return text
 
 
+# No character before this one is wide (east Asian width W or F).
+_FIRST_WIDE = "\u1100"
+
+
+def _narrow_cut(text: str, width: int) -> int | None:
+    """Where ``trim`` cuts text of narrow characters: at its ``width + 1``-th
+    character that is not a mark's ``*`` (they take no room); None if it fits.
+
+    >>> _narrow_cut("a **bc** d", 3), _narrow_cut("abc", 3)
+    (5, None)
+    """
+    counted = start = 0
+    while True:
+        star = text.find("*", start)
+        end = len(text) if star < 0 else star
+        if counted + end - start > width:
+            return start + width - counted
+        counted += end - start
+        if star < 0:
+            return None
+        start = star + 1
+
+
 _LATIN_STEM = re.compile(r"[a-z]+\Z")
 _SCAN = 100_000  # characters of a page looked at
 _SPACES = re.compile(r"\s\s|[^\S ]")
+# The whitespace of ASCII text other than the space (str.split's and \s's).
+_ASCII_SPACES = ("  ", "\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def _single_spaced(text: str) -> bool:
+    """Whether ``text``'s words are apart by one space each, nothing else
+    (a search for each ASCII whitespace runs far faster than an expression
+    over every character).
+
+    >>> _single_spaced("a b"), _single_spaced("a  b"), _single_spaced("a\\nb"), _single_spaced("é\\u3000b")
+    (True, False, False, False)
+    """
+    if text.isascii():
+        return not any(space in text for space in _ASCII_SPACES)
+    return not _SPACES.search(text)
 _MAX_MATCHES = 200
 
 
@@ -145,7 +193,7 @@ def passage(text: str, pattern: WordPattern | None, width: int = WIDTH) -> str:
     '... **green** **tea** g'
     """
     text = text[:_SCAN]
-    if _SPACES.search(text):  # extracted text is single-spaced already; other text may not be
+    if not _single_spaced(text):  # extracted text is single-spaced already; other text may not be
         text = " ".join(text.split())
     # A window is judged on the part sure to be shown (a lead and "... "
     # take the rest of the width).
@@ -196,7 +244,7 @@ def sentence(text: str, pattern: WordPattern | None, width: int = WIDTH) -> str:
     if pattern is None:
         return ""
     text = text[:_SCAN]
-    if _SPACES.search(text):
+    if not _single_spaced(text):
         text = " ".join(text.split())
     ends = [match.end() for match in _SENTENCE_END.finditer(text)]
     words: dict[int, set[int]] = {}

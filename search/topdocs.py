@@ -36,6 +36,10 @@ __all__ = ["TopDocs", "Hit", "Hits", "supports"]
 
 # Term leaves kept scored (two arrays of the index's size each).
 _KEPT_TERMS = 64
+# Documents whose stored fields (about a kB each), and URLs whose other
+# documents, are kept: a query reads those of a hundred or two candidates,
+# and common words bring the same pages back query after query.
+_KEPT_DOCUMENTS = 20_000
 # Field length of each length byte Whoosh stores (byte 0: no length).
 _LENGTHS = np.array([0.0] + [float(byte_to_length(b)) for b in range(1, 256)])
 
@@ -55,17 +59,18 @@ def supports(query: Query) -> bool:
 class Hit:
     """One matching document: its number, score and stored fields."""
 
-    __slots__ = ("docnum", "score", "_searcher", "_fields")
+    __slots__ = ("docnum", "score", "_top", "_fields")
 
-    def __init__(self, searcher: Any, docnum: int, score: float) -> None:
+    def __init__(self, top: TopDocs, docnum: int, score: float) -> None:
         self.docnum = docnum
         self.score = score
-        self._searcher = searcher
+        self._top = top
         self._fields: dict[str, Any] | None = None
 
     def fields(self) -> dict[str, Any]:
+        """The document's stored fields (shared: read them, never change them)."""
         if self._fields is None:
-            self._fields = self._searcher.stored_fields(self.docnum)
+            self._fields = self._top.stored_fields(self.docnum)
         return self._fields
 
     def __getitem__(self, name: str) -> Any:
@@ -120,6 +125,13 @@ class TopDocs:
         self._live: np.ndarray | None = None
         self._terms: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._labels: dict[tuple[str, Any], tuple[list[str], np.ndarray]] = {}
+        self._stored: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        self._documents: OrderedDict[tuple[str, bool], list[int]] = OrderedDict()
+
+    def stored_fields(self, docnum: int) -> dict[str, Any]:
+        """A document's stored fields, as the searcher reads them (the last
+        ``_KEPT_DOCUMENTS`` kept: read them, never change them in place)."""
+        return _kept(self._stored, docnum, lambda: self.searcher.stored_fields(docnum), _KEPT_DOCUMENTS)
 
     # --- what the index holds, as arrays ------------------------------------------
 
@@ -171,15 +183,7 @@ class TopDocs:
 
     def _term(self, query: Term) -> tuple[np.ndarray, np.ndarray]:
         """A term's unboosted scores and matches (the last few kept)."""
-        key = (query.fieldname, query.text)
-        found = self._terms.get(key)
-        if found is None:
-            found = self._terms[key] = self._score_term(query)
-            if len(self._terms) > _KEPT_TERMS:
-                self._terms.popitem(last=False)
-        else:
-            self._terms.move_to_end(key)
-        return found
+        return _kept(self._terms, (query.fieldname, query.text), lambda: self._score_term(query), _KEPT_TERMS)
 
     def _score_term(self, query: Term) -> tuple[np.ndarray, np.ndarray]:
         scores = np.zeros(self.size)
@@ -196,7 +200,9 @@ class TopDocs:
         weighting = self.searcher.weighting
         parameters = getattr(weighting, "parameters", None)
         for sub, reader, offset in self.segments:
-            if not reader.doc_count_all():
+            # A segment without the field (anchor documents have only anchor
+            # text of the text fields) need not look the term up.
+            if not reader.doc_count_all() or fieldname not in reader.indexed_field_names():
                 continue
             try:
                 info = reader._terms.term_info(fieldname, text)
@@ -239,6 +245,12 @@ class TopDocs:
             found = self._labels[key] = (values, codes)
         return found
 
+    def kept_matches(self, fieldname: str, text: str) -> np.ndarray | None:
+        """True for every document with the term, if its arrays are kept
+        (a query scored it lately); None if they are not."""
+        found = self._terms.get((fieldname, text))
+        return None if found is None else found[1]
+
     def term_matches(self, fieldname: str, value: Any) -> np.ndarray:
         """True for every document with the term (deleted ones included)."""
         return self._term(Term(fieldname, value))[1]
@@ -262,23 +274,32 @@ class TopDocs:
 
     def other_documents(self, urls: Iterable[tuple[str, bool]]) -> dict[str, list[int]]:
         """For each ``(url, anchor)``: the URL's live anchor documents
-        (``anchor`` true) or pages (false)."""
-        live = self.live()
+        (``anchor`` true) or pages (false); the last ``_KEPT_DOCUMENTS``
+        URLs' kept (read them, never change them in place)."""
         found: dict[str, list[int]] = {}
         for url, anchor in urls:
-            text = url.encode("utf-8")
-            for _, reader, offset in self.segments:
-                if (offset >= self.anchors_from) != anchor or not reader.doc_count_all():
-                    continue
-                try:
-                    info = reader._terms.term_info(self.url_field, text)
-                except TermNotFound:
-                    continue
-                if info.is_inlined():
-                    ids = [offset + d for d in info.inlined_postings()[0]]
-                else:
-                    ids = [offset + d for d in reader.postings(self.url_field, text).all_ids()]
-                found.setdefault(url, []).extend(d for d in ids if live[d])
+            docs = _kept(self._documents, (url, anchor), lambda: self._other_documents(url, anchor),
+                         _KEPT_DOCUMENTS)
+            if docs:
+                found[url] = docs
+        return found
+
+    def _other_documents(self, url: str, anchor: bool) -> list[int]:
+        live = self.live()
+        found: list[int] = []
+        text = url.encode("utf-8")
+        for _, reader, offset in self.segments:
+            if (offset >= self.anchors_from) != anchor or not reader.doc_count_all():
+                continue
+            try:
+                info = reader._terms.term_info(self.url_field, text)
+            except TermNotFound:
+                continue
+            if info.is_inlined():
+                ids = [offset + d for d in info.inlined_postings()[0]]
+            else:
+                ids = [offset + d for d in reader.postings(self.url_field, text).all_ids()]
+            found.extend(d for d in ids if live[d])
         return found
 
     def search(self, query: Query, limit: int, filter: Query | None = None,
@@ -297,8 +318,26 @@ class TopDocs:
             docnums = docnums[scores[docnums] >= cut]
         order = np.lexsort((docnums, -scores[docnums]))[:limit]
         best = docnums[order]
-        hits = [Hit(self.searcher, int(d), float(scores[d])) for d in best]
+        hits = [Hit(self, int(d), float(scores[d])) for d in best]
         return Hits(hits, matched)
+
+
+def _kept(cache: OrderedDict[Any, Any], key: Any, make: Any, most: int) -> Any:
+    """``cache[key]``, made by ``make()`` if it is not there; the ``most``
+    used last are kept.
+
+    >>> cache = OrderedDict()
+    >>> [_kept(cache, k, lambda: k * 10, 2) for k in (1, 2, 1, 3)], list(cache)
+    ([10, 20, 10, 30], [1, 3])
+    """
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = make()
+        if len(cache) > most:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
+    return found
 
 
 def _terms_of(query: Query) -> Iterator[Term]:
