@@ -122,8 +122,12 @@ class Corpus:
         return self._searcher
 
     def top_docs(self) -> TopDocs:
-        """Array scoring over the current searcher (:mod:`search.topdocs`)."""
-        searcher = self.searcher()
+        """Array scoring (:mod:`search.topdocs`) over the searcher the last
+        :meth:`searcher` call gave. A search asks for that once, at its
+        start: all its arrays then come from one commit, however often the
+        indexer commits meanwhile (a searcher reopened mid-search gave
+        arrays of two sizes, and closed the one the search was reading)."""
+        searcher = self._searcher if self._searcher is not None else self.searcher()
         if self._top_docs is None or self._top_docs.searcher is not searcher:
             self._top_docs = TopDocs(searcher, fields.URL, fields.ANCHOR, self._anchors_from)
         return self._top_docs

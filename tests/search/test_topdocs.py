@@ -116,3 +116,20 @@ def test_whooshs_score_bound_holds_for_every_field(engine: SearchEngine) -> None
                     matcher.next()
                     checked += 1
     assert checked > 1000
+
+
+def test_one_search_reads_one_commit_while_the_indexer_commits(engine: SearchEngine) -> None:
+    """The indexer commits between two steps of a search (the relaxed
+    levels, the facets): the arrays still come from the searcher the search
+    began with, which stays open; the next search sees the new page."""
+    searcher = engine.corpus.searcher()  # what a search takes at its start
+    before = engine.corpus.top_docs()
+    with IndexBuilder(engine.data_dir) as builder:
+        builder.add([page("http://c.test/new", "lighthouse keeper's log", "lighthouse keeper storm")])
+        builder.commit()
+    during = engine.corpus.top_docs()
+    assert during is before and during.searcher is searcher
+    assert during.search(Term(fields.BODY, "lighthouse"), 500).mask.size == before.size
+    assert not searcher.reader().is_closed
+    found = engine.search("lighthouse keeper log")
+    assert "http://c.test/new" in [result.url for result in found.results]
