@@ -54,7 +54,13 @@ def indexer(redis_url: str, data: Path, *args: str) -> subprocess.Popen[str]:
 def finish(*processes: subprocess.Popen[str], timeout: float = 240) -> list[str]:
     logs = []
     for process in processes:
-        _, log = process.communicate(timeout=timeout)
+        try:
+            _, log = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            for each in processes:
+                each.kill()
+            _, log = process.communicate()  # its log says where it stood
+            raise AssertionError(f"still running after {timeout} s: {log[-6000:]}") from None
         assert process.returncode == 0, log[-3000:]
         logs.append(log)
     return logs
