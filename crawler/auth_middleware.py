@@ -62,7 +62,7 @@ from crawler.limits import decode
 from crawler.logins import (
     Challenge, basic_authorization, digest_authorization, digest_challenge, logged_in, login_form,
 )
-from crawler.middlewares import site_of
+from crawler.urls import site_of
 
 if TYPE_CHECKING:
     from scrapy import Spider

@@ -39,7 +39,7 @@ from crawler._async import REDIS_DOWN
 from crawler.extractors import extractor_for, media
 from crawler.extractors.sniff import media_type_of
 from crawler.frontier import Frontier, encode_request
-from crawler.middlewares import site_of
+from crawler.urls import site_of
 
 try:
     from compression import zstd  # Python 3.14

@@ -55,10 +55,10 @@ from crawler.alerts import Alert, AlertRules
 from crawler.console import nothing_new, redacted, start_block
 from crawler.frontier import Frontier
 from crawler.halt import RobotsWait
-from crawler.middlewares import site_of
 from crawler.report import Tally, is_error, progress_line, report, sites_waiting, table
 from crawler.robots import Outcome, outcome
 from crawler.robots_middleware import ForbiddenByRobots, RobotsMiddleware
+from crawler.urls import site_of
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crawler.middlewares import site_of
+from crawler.urls import site_of
 
 __all__ = ["RevisitBounds", "next_interval", "conditional_headers"]
 

@@ -47,12 +47,11 @@ from crawler.extract import Page
 from crawler.extract_pool import ExtractPool
 from crawler.frontier import Frontier
 from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, PURGED, LinkFilter
-from crawler.middlewares import site_of
 from crawler.pages import Fetched, PageLogic
 from crawler.revisit import RevisitBounds, conditional_headers
 from crawler.scope import Scope
 from crawler.traps import Blacklist, Chains, PatternBudget
-from crawler.urls import TrapRules, UrlPolicy
+from crawler.urls import TrapRules, UrlPolicy, site_of
 from indexer.store import PageStore
 
 logger = logging.getLogger(__name__)
