@@ -26,8 +26,8 @@ from twisted.internet.threads import deferToThread
 
 from crawler._async import REDIS_DOWN, sleep
 from crawler.cores import free_cores
-from crawler.embedded import die_with_parent
 from crawler.frontier import Frontier
+from crawler.processes import die_with_parent
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
