@@ -21,12 +21,11 @@ opens the graph only for the stored scores, and starts faster without them.
 
 from __future__ import annotations
 
-import json
-
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from crawler.personalization import parse_personalization
 from indexer._sqlite import connect, rows_in
 
 if TYPE_CHECKING:
@@ -64,25 +63,6 @@ def personalization_weights(urls: Iterable[str], weights: Mapping[str, float]) -
     """
     rules = sorted(weights.items(), key=lambda rule: -len(rule[0]))
     return [next((float(weight) for prefix, weight in rules if url.startswith(prefix)), 1.0) for url in urls]
-
-
-def parse_personalization(text: str) -> dict[str, float]:
-    """``{"https://docs.example.org/": 3, ...}`` from JSON, or ValueError saying what is wrong.
-
-    >>> parse_personalization('{"https://a.test/": 3}')
-    {'https://a.test/': 3.0}
-    """
-    try:
-        found = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"PageRank personalization is not JSON: {exc}") from None
-    if not isinstance(found, dict) or not all(
-        isinstance(key, str) and key.startswith(("http://", "https://")) and isinstance(value, (int, float))
-        and not isinstance(value, bool) and value >= 0 for key, value in found.items()
-    ):
-        raise ValueError('PageRank personalization must map sites or URL prefixes to weights of 0 or more, '
-                         'as {"https://docs.example.org/": 3}')
-    return {key: float(value) for key, value in found.items()}
 
 
 # Page store key: the PageRank personalization finalize uses, as JSON.
