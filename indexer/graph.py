@@ -34,11 +34,8 @@ if TYPE_CHECKING:
 
     from indexer.linkmatrix import LinkMatrix
 
-__all__ = ["LinkGraph", "pagerank", "DAMPING"]
+__all__ = ["LinkGraph", "pagerank"]
 
-# The paper's damping factor: the random surfer follows a link 85% of the
-# time and jumps to a random page otherwise.
-DAMPING = 0.85
 MATRIX_FILE = "links.npz"
 # Links read from SQLite at a time when they are turned into arrays.
 _CHUNK = 1 << 18
@@ -79,10 +76,11 @@ def stored_personalization(store: Any) -> dict[str, float]:
 def pagerank(
     edges: Iterable[tuple[str, str]],
     nodes: Iterable[str] = (),
-    damping: float = DAMPING,
+    damping: float | None = None,
     personalization: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
-    """PageRank of every node, summing to 1 (the paper's PR divided by N).
+    """PageRank of every node, summing to 1 (the paper's PR divided by N);
+    ``damping`` None: the paper's (:data:`indexer.linkmatrix.DAMPING`).
 
     Self-links are ignored and repeated links count once; a page without
     out-links spreads its rank evenly (NetworkX's handling of dangling
@@ -95,7 +93,7 @@ def pagerank(
     """
     import numpy as np
 
-    from indexer.linkmatrix import LinkMatrix
+    from indexer.linkmatrix import DAMPING, LinkMatrix
 
     ids: dict[str, int] = {}
     for node in nodes:
@@ -106,7 +104,8 @@ def pagerank(
     links = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     matrix = LinkMatrix.from_edges(links[:, 0], links[:, 1], nodes=np.arange(len(ids)))
     weights = None if personalization is None else personalization_weights(ids, personalization)
-    return dict(zip(ids, matrix.pagerank(damping, personalization=weights).tolist()))
+    scores = matrix.pagerank(DAMPING if damping is None else damping, personalization=weights)
+    return dict(zip(ids, scores.tolist()))
 
 
 class LinkGraph:
