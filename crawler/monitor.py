@@ -42,7 +42,7 @@ import socket
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
 
 import redis
@@ -54,7 +54,6 @@ from crawler._async import REDIS_DOWN
 from crawler.alerts import Alert, AlertRules
 from crawler.console import nothing_new, redacted, start_block
 from crawler.frontier import Frontier
-from crawler.halt import RobotsWait
 from crawler.report import Tally, is_error, progress_line, report, sites_waiting, table
 from crawler.robots import Outcome, outcome
 from crawler.robots_middleware import ForbiddenByRobots, RobotsMiddleware
@@ -68,11 +67,18 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["CrawlMonitor", "request_kind", "FINISHED_KEY", "last_finish"]
+__all__ = ["CrawlMonitor", "RobotsWait", "request_kind", "FINISHED_KEY", "last_finish"]
 
 #: When the last node of a crawl to stop stopped, and why (JSON), for ``python -m crawler status``.
 FINISHED_KEY = "{name}:stats:finished"
 _WAITING_ASKED = 20  # sites waiting for robots.txt whose retry time a progress line asks Redis for
+
+
+class RobotsWait(NamedTuple):
+    """A site whose robots.txt this run could not fetch: how often it tried, the last answer."""
+
+    tries: int
+    answer: str
 
 
 def request_kind(meta: dict[str, Any]) -> str:
