@@ -130,7 +130,10 @@ class CrawlMonitor:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> CrawlMonitor:
-        existing = getattr(crawler, "_lantern_monitor", None)
+        try:
+            existing = crawler.get_extension(cls)
+        except RuntimeError:  # the extensions are being built: this is the first
+            existing = None
         if existing is not None:  # the extension and the middleware are one object
             return existing
         settings = crawler.settings
@@ -142,7 +145,6 @@ class CrawlMonitor:
         )
         monitor = cls(crawler, rules, settings.getfloat("MONITOR_INTERVAL", 10.0),
                       settings.get("DATA_DIR") or "data")
-        crawler._lantern_monitor = monitor  # type: ignore[attr-defined]
         crawler.signals.connect(monitor._opened, signal=signals.spider_opened)
         crawler.signals.connect(monitor._engine_started, signal=signals.engine_started)
         crawler.signals.connect(monitor._closed, signal=signals.spider_closed)

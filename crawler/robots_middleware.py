@@ -302,7 +302,7 @@ class RobotsMiddleware:
             rules = RobotsRules.disallow_all()
         else:
             rules = RobotsRules.allow_all()
-        politeness = PolitenessMiddleware.for_crawler(self.crawler)
+        politeness = self.crawler.get_downloader_middleware(PolitenessMiddleware)
         if politeness is not None:
             politeness.set_crawl_delay(site, rules.crawl_delay)
         return _Known(rules, until)
