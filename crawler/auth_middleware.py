@@ -57,8 +57,8 @@ from scrapy.http.cookies import CookieJar
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet import defer
 
+from crawler.codings import decode
 from crawler.credentials import Credential, Credentials, load, readable_by_others
-from crawler.limits import decode
 from crawler.logins import (
     Challenge, basic_authorization, digest_authorization, digest_challenge, logged_in, login_form,
 )
