@@ -386,6 +386,24 @@ class Leases:
             args += [lease, site, depth]
         return int(self._return(keys=keys, args=args))
 
+    def reclaim(self) -> int:
+        """Requests leased to this node that it never received: back to the
+        front of their sites' queues.
+
+        A lease script's reply can be lost after Redis ran it (Redis stopped
+        or the connection cut mid-reply; a client retrying the call leases a
+        second batch). The node then holds leases it knows nothing of, and,
+        being alive, nobody reaps them: the crawl would wait for them for
+        ever. Called when the node is idle (nothing taken, nothing in flight).
+        """
+        count = self.partitions.count
+        given = 0
+        for part in self.parts:
+            orphans = [entry for entry in self._leases_of(part, self.node)
+                       if entry[0] * count + part.partition not in self._held]
+            given += self._give(part, self.node, orphans, reap=False)
+        return given
+
     def done_command(self, pipe: Any, ids: Iterable[int]) -> None:
         """Add the release of finished leases to ``pipe`` (after what they
         produced; a pipeline of one server); :meth:`forget` them once it has run."""

@@ -452,10 +452,15 @@ class Scheduler(_RedisScheduler):
         """Stay while other nodes may still find work; close once all is quiet."""
         try:
             self._flush()  # release this node's own finished leases first
+            lost = self.leases.reclaim()
             busy = len(self.frontier) > 0 or self.leases.held() > 0
         except REDIS_DOWN as exc:
             self._redis_down(exc)
             raise DontCloseSpider from None
+        if lost:
+            self._inc("frontier/leases_reclaimed", lost)
+            logger.warning("%d requests leased to this node never reached it (a reply lost when Redis "
+                           "went away): back in their sites' queues", lost)
         now = time.monotonic()
         if busy:
             self._idle_since = None
