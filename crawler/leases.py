@@ -38,6 +38,7 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
+from crawler import settings as defaults
 from crawler.partitions import Partitions
 from crawler.turns import LUA, depths_key, list_key, parse_lease, site_key
 
@@ -253,7 +254,7 @@ class Leases:
         name: str,
         queue_key: str,
         node: str | None = None,
-        lease_seconds: float = 30.0,
+        lease_seconds: float = defaults.FRONTIER_LEASE_SECONDS,
         delay: float = 0.0,
         jitter: float = 0.0,
         per_site: int = 1,
