@@ -104,9 +104,9 @@ class ArchiveMiddleware:
         settings = crawler.settings
         if not settings.getbool("ARCHIVE_ENABLED"):
             raise NotConfigured("ARCHIVE_ENABLED is off")
-        directory = Path(settings.get("DATA_DIR") or "data") / "archive"
+        directory = Path(settings.get("DATA_DIR")) / "archive"
         writer = ArchiveWriter(directory, settings.getint("ARCHIVE_MAX_BYTES"),
-                               software=settings.get("CRAWLER_PRODUCT") or "Lantern",
+                               software=settings.get("CRAWLER_PRODUCT"),
                                settings=page_settings(settings))
         middleware = cls(writer, crawler.stats)
         crawler.signals.connect(middleware.close, signal=signals.spider_closed)

@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from crawler import settings as defaults
 from crawler.extractors.doctype import MEDIA_EXTENSIONS, extension
 from crawler.scope import Scope
 from crawler.traps import Blacklist, PatternBudget
@@ -47,7 +48,7 @@ class LinkFilter:
         traps: TrapRules,
         blacklist: Blacklist,
         budget: PatternBudget,
-        remember: int = 2_000_000,
+        remember: int = defaults.FRONTIER_LOCAL_SEEN_MAX,
         purged: Blacklist | None = None,
     ) -> None:
         self.scope = scope
@@ -68,13 +69,13 @@ class LinkFilter:
         blacklist = (
             Blacklist.from_file(listing, hosts, patterns) if listing else Blacklist(hosts, patterns)
         )
-        purged = Path(settings.get("DATA_DIR") or "data") / PURGED_FILE
+        purged = Path(settings.get("DATA_DIR")) / PURGED_FILE
         return cls(
             scope,
             TrapRules.from_settings(settings),
             blacklist,
-            PatternBudget(settings.getint("TRAPS_MAX_PAGES_PER_PATTERN", 5000)),
-            settings.getint("FRONTIER_LOCAL_SEEN_MAX", 2_000_000),
+            PatternBudget(settings.getint("TRAPS_MAX_PAGES_PER_PATTERN")),
+            settings.getint("FRONTIER_LOCAL_SEEN_MAX"),
             Blacklist.from_file(purged) if purged.exists() else None,
         )
 
