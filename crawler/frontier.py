@@ -367,7 +367,6 @@ def decode_request(data: bytes, spider: Spider | None = None) -> Request:
     )
 
 
-
 #: Each crawler's frontier (:meth:`Frontier.for_crawler`), for as long as the crawler lives.
 _FRONTIERS: weakref.WeakKeyDictionary[Crawler, Frontier] = weakref.WeakKeyDictionary()
 
