@@ -59,7 +59,7 @@ import redis
 from scrapy import Request, signals
 
 from crawler import settings as defaults
-from crawler.connection import client_for, cluster_url, is_cluster
+from crawler.connection import client_for, cluster_url, is_cluster, redis_params, with_db
 from crawler.embedded import EmbeddedRedis
 from crawler.fingerprints import simhash_blocks
 from crawler.leases import Leases
@@ -260,23 +260,28 @@ _KEPT_HEADERS = ("If-None-Match", "If-Modified-Since")
 
 
 def connect(settings: BaseSettings) -> tuple[Any, str, EmbeddedRedis | None]:
-    """A client for ``REDIS_URL`` (or the cluster of ``REDIS_CLUSTER_NODES``),
-    or for a freshly started embedded server.
+    """A client for ``REDIS_URL`` (or the cluster of ``REDIS_CLUSTER_NODES``)
+    with ``REDIS_PARAMS``, or for a freshly started embedded server.
 
-    Also returns the URL, and the embedded server the caller now owns (and
-    must stop), or None for a shared server.
+    Also returns the URL other programs reach the same data with, and the
+    embedded server the caller now owns (and must stop), or None for a
+    shared server.
     """
     url = settings.get("REDIS_URL")
     if not url and settings.get("REDIS_CLUSTER_NODES"):
         url = cluster_url(settings.get("REDIS_CLUSTER_NODES"))
     server = None
-    if not url:
+    params: dict[str, Any] = {}
+    if url:
+        params = redis_params(settings)
+        url = with_db(url, params)
+    else:
         server = EmbeddedRedis(settings.get("DATA_DIR"))
         url = server.start()
     try:
-        client = client_for(url)
+        client = client_for(url, **params)
         client.ping()
-    except (redis.ConnectionError, redis.exceptions.RedisClusterException) as exc:
+    except (redis.ConnectionError, redis.exceptions.RedisClusterException, TypeError) as exc:
         if server is not None:
             server.stop()
         raise RuntimeError(f"cannot reach Redis at {url}: {exc}") from exc
