@@ -36,6 +36,7 @@ import json
 import logging
 from typing import Any
 
+import redis
 from scrapy import FormRequest
 from scrapy_redis import defaults
 
@@ -94,6 +95,7 @@ class StartUrls:
         self.kind = kind
         self.batch = max(1, batch)
         self.encoding = encoding
+        self._wrong_type_said = False
 
     @classmethod
     def from_settings(cls, settings: Any, client: Any, name: str) -> StartUrls:
@@ -109,12 +111,20 @@ class StartUrls:
         return cls(client, key % {"name": name}, kind, batch, settings.get("REDIS_ENCODING") or defaults.REDIS_ENCODING)
 
     def pop(self) -> list[bytes]:
-        """Up to a batch of entries, taken off the key (one command)."""
-        if self.kind == "set":
-            return list(self.client.spop(self.key, self.batch) or [])
-        if self.kind == "zset":
-            return [member for member, _ in self.client.zpopmax(self.key, self.batch)]
-        return list(self.client.lpop(self.key, self.batch) or [])
+        """Up to a batch of entries, taken off the key (one command); none,
+        said once, while the key is of another type than the settings say."""
+        try:
+            if self.kind == "set":
+                return list(self.client.spop(self.key, self.batch) or [])
+            if self.kind == "zset":
+                return [member for member, _ in self.client.zpopmax(self.key, self.batch)]
+            return list(self.client.lpop(self.key, self.batch) or [])
+        except redis.ResponseError as exc:
+            if not self._wrong_type_said:
+                self._wrong_type_said = True
+                logger.error("Cannot read start URLs from %s as a %s (%s): REDIS_START_URLS_AS_SET and "
+                             "REDIS_START_URLS_AS_ZSET say which type it is", self.key, self.kind, exc)
+            return []
 
     def waiting(self) -> int:
         """Entries not read yet."""

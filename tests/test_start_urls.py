@@ -19,6 +19,7 @@ from scrapy.settings import Settings
 
 from crawler.connection import client_for
 from crawler.frontier import connect
+from crawler.start_urls import StartUrls
 from tests.commands import crawl
 from tests.redis_server import RedisClusterServers, RedisServer
 from tests.test_multinode import _pages_site, finish, node, wait_for
@@ -86,6 +87,24 @@ def test_a_node_without_seeds_reads_a_set_in_the_database_redis_params_names(sha
     assert {"/", "/b1", "/b2"} <= set(_pages(site)), log.read_text()[-3000:]
     assert redis.Redis.from_url(f"{url}/3").llen("web:items") >= 3
     assert redis.Redis.from_url(f"{url}/0").dbsize() == 0
+
+
+def test_entries_are_read_a_batch_at_a_time_in_scrapy_redis_order(shared: RedisServer,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    client = redis.Redis.from_url(shared.url)
+    client.lpush("web:start_urls", *(f"http://a.test/{n}" for n in range(5)), "ftp://a.test/", "{broken")
+    client.zadd("ranked", {"http://a.test/low": 1, "http://a.test/high": 9})
+    reading = StartUrls(client, "web:start_urls", batch=4)
+    first, more = reading.read()  # lpush puts the last pushed first, as scrapy-redis reads them
+    assert [url for url, _ in first] == ["ftp://a.test/", "http://a.test/4", "http://a.test/3"] and more
+    assert [url for url, _ in reading.read()[0]] == ["http://a.test/2", "http://a.test/1", "http://a.test/0"]
+    assert reading.read() == ([], False) and "Dropped an entry of web:start_urls" in caplog.text
+    assert [url for url, _ in StartUrls(client, "ranked", "zset").read()[0]] == ["http://a.test/high",
+                                                                                "http://a.test/low"]
+    client.sadd("web:start_urls", "http://a.test/in-a-set")
+    assert reading.read() == ([], False) and reading.read() == ([], False)  # a list was expected: said once
+    assert caplog.text.count("Cannot read start URLs from web:start_urls as a list") == 1
+    assert StartUrls(client, "web:start_urls", "set").read() == ([("http://a.test/in-a-set", {})], False)
 
 
 def test_redis_params_reach_the_client(shared: RedisServer) -> None:
