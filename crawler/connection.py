@@ -80,7 +80,7 @@ def redis_params(settings: Any) -> dict[str, Any]:
     ValueError: REDIS_PARAMS: decode_responses cannot be used: the frontier reads replies as bytes
     """
     params = dict(settings.getdict("REDIS_PARAMS"))
-    if params.get("decode_responses") or settings.getbool("REDIS_DECODE_RESPONSES"):
+    if params.get("decode_responses"):
         raise ValueError("REDIS_PARAMS: decode_responses cannot be used: the frontier reads replies as bytes")
     return params
 

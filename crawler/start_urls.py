@@ -10,8 +10,8 @@ list read from the left, a set (``REDIS_START_URLS_AS_SET``) or a sorted set
 highest score first (``REDIS_START_URLS_AS_ZSET``); each entry a URL, or a
 JSON object with ``url`` and optionally ``meta``, ``method`` and form fields
 (which a GET request carries in its query, as scrapy-redis' ``FormRequest``
-does). Read ``REDIS_START_URLS_BATCH_SIZE`` at a time (scrapy-redis 0.9 reads
-``CONCURRENT_REQUESTS``: the default here too) with one command each
+does), in UTF-8. Read ``REDIS_START_URLS_BATCH_SIZE`` at a time (scrapy-redis
+0.9 reads ``CONCURRENT_REQUESTS``: the default here too) with one command each
 (``LPOP``, ``SPOP``, ``ZPOPMAX`` with a count): every entry goes to exactly
 one node. scrapy-redis' own list read, ``LRANGE`` then ``LTRIM``, is atomic
 only inside ``MULTI``, which a Redis Cluster client does not send: two nodes
@@ -38,14 +38,15 @@ from typing import Any
 
 import redis
 from scrapy import FormRequest
-from scrapy_redis import defaults
+
+from crawler import settings as defaults
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["StartUrls", "start_url"]
 
 
-def start_url(data: bytes | str, encoding: str = defaults.REDIS_ENCODING) -> tuple[str, dict[str, Any]]:
+def start_url(data: bytes | str) -> tuple[str, dict[str, Any]]:
     """The URL of one entry of the start-URL key, and its ``meta`` (ValueError: none).
 
     >>> start_url(b" https://a.test/docs/ ")
@@ -63,7 +64,7 @@ def start_url(data: bytes | str, encoding: str = defaults.REDIS_ENCODING) -> tup
     ...
     ValueError: a JSON object without "url"
     """
-    text = data.decode(encoding) if isinstance(data, bytes) else data
+    text = data.decode() if isinstance(data, bytes) else data
     text = text.strip()
     if not text.startswith("{"):
         return text, {}
@@ -88,27 +89,23 @@ def start_url(data: bytes | str, encoding: str = defaults.REDIS_ENCODING) -> tup
 class StartUrls:
     """The start-URL key of one spider, read a batch at a time."""
 
-    def __init__(self, client: Any, key: str, kind: str = "list", batch: int = defaults.REDIS_CONCURRENT_REQUESTS,
-                 encoding: str = defaults.REDIS_ENCODING) -> None:
+    def __init__(self, client: Any, key: str, kind: str = "list", batch: int = defaults.CONCURRENT_REQUESTS) -> None:
         self.client = client
         self.key = key
         self.kind = kind
         self.batch = max(1, batch)
-        self.encoding = encoding
         self._wrong_type_said = False
 
     @classmethod
     def from_settings(cls, settings: Any, client: Any, name: str) -> StartUrls:
-        key = settings.get("REDIS_START_URLS_KEY") or defaults.START_URLS_KEY
-        if settings.getbool("REDIS_START_URLS_AS_SET", defaults.START_URLS_AS_SET):
+        if settings.getbool("REDIS_START_URLS_AS_SET"):
             kind = "set"
-        elif settings.getbool("REDIS_START_URLS_AS_ZSET", defaults.START_URLS_AS_ZSET):
+        elif settings.getbool("REDIS_START_URLS_AS_ZSET"):
             kind = "zset"
         else:
             kind = "list"
-        batch = settings.getint("REDIS_START_URLS_BATCH_SIZE") or settings.getint(
-            "CONCURRENT_REQUESTS", defaults.REDIS_CONCURRENT_REQUESTS)
-        return cls(client, key % {"name": name}, kind, batch, settings.get("REDIS_ENCODING") or defaults.REDIS_ENCODING)
+        batch = settings.getint("REDIS_START_URLS_BATCH_SIZE") or settings.getint("CONCURRENT_REQUESTS")
+        return cls(client, settings.get("REDIS_START_URLS_KEY") % {"name": name}, kind, batch)
 
     def pop(self) -> list[bytes]:
         """Up to a batch of entries, taken off the key (one command); none,
@@ -138,7 +135,7 @@ class StartUrls:
         found = []
         for data in batch:
             try:
-                found.append(start_url(data, self.encoding))
+                found.append(start_url(data))
             except (ValueError, UnicodeDecodeError) as exc:
                 logger.warning("Dropped an entry of %s (%s): %r", self.key, exc, data[:200])
         return found, len(batch) >= self.batch

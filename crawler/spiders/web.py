@@ -45,6 +45,7 @@ from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
+from crawler import settings as defaults
 from crawler._async import REDIS_DOWN
 from crawler.boilerplate import BoilerplateDetector
 from crawler.connection import redis_params
@@ -236,7 +237,7 @@ class WebSpider(Spider):
         self._extract_processes = 0
         self._pushed: StartUrls | None = None
         self._look: Any = None
-        self._look_every = 5.0
+        self._look_every = defaults.FRONTIER_HEARTBEAT
         self._pushed_meta_logged = False
 
     @classmethod
@@ -260,7 +261,7 @@ class WebSpider(Spider):
         crawler.signals.connect(spider._opened, signal=signals.spider_opened)
         crawler.signals.connect(spider._closed, signal=signals.spider_closed)
         crawler.signals.connect(spider._idle, signal=signals.spider_idle)
-        spider._look_every = settings.getfloat("FRONTIER_HEARTBEAT", 5.0)
+        spider._look_every = settings.getfloat("FRONTIER_HEARTBEAT")
         return spider
 
     def _closed(self, spider: Spider) -> None:
