@@ -6,19 +6,30 @@ reaches a Redis Cluster through any of its nodes (the client learns the
 others and which slots each serves). The URL travels as it was given, to the
 indexer beside the crawl for instance, so every program of a crawl reaches
 the same Redis the same way.
+
+A crawl node's client of a shared server also takes ``REDIS_PARAMS``, the
+client arguments as scrapy-redis reads them (``{"socket_timeout": 10,
+"db": 2}``; ``redis_cls`` a class or its dotted path), through
+scrapy-redis' own factory. They go over Lantern's defaults, not
+scrapy-redis': its ``retry_on_timeout`` would send a command again after a
+timeout, and a frontier script that ran but whose answer was lost must not
+run twice. A ``db`` the URL does not name itself goes into the URL the other
+programs are given (:func:`with_db`); credentials belong in the URL.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import parse_qs, unquote, urlsplit
 
-import redis
 from redis.cluster import ClusterNode, RedisCluster
+from scrapy.utils.misc import load_object
+from scrapy_redis.connection import get_redis
 
 from crawler.partitions import Partitions
 
-__all__ = ["client_for", "cluster_url", "is_cluster", "partitions_of", "CLUSTER_SCHEME"]
+__all__ = ["client_for", "cluster_url", "is_cluster", "partitions_of", "redis_params", "with_db", "CLUSTER_SCHEME"]
 
 CLUSTER_SCHEME = "redis+cluster://"
 
@@ -56,18 +67,63 @@ def _cluster_nodes(url: str) -> tuple[list[tuple[str, int]], dict[str, str]]:
     return nodes, credentials
 
 
-def client_for(url: str, timeout: float = 30) -> Any:
-    """A client for ``url``: ``redis.Redis``, or ``RedisCluster`` for ``redis+cluster://``.
+def redis_params(settings: Any) -> dict[str, Any]:
+    """``REDIS_PARAMS`` (a dict, or its JSON from ``-s``); ValueError for what
+    the crawl cannot run with: replies decoded to text (the frontier reads bytes).
+
+    >>> from scrapy.settings import Settings
+    >>> redis_params(Settings({"REDIS_PARAMS": '{"socket_timeout": 5, "db": 2}'}))
+    {'socket_timeout': 5, 'db': 2}
+    >>> redis_params(Settings({"REDIS_PARAMS": {"decode_responses": True}}))
+    Traceback (most recent call last):
+    ...
+    ValueError: REDIS_PARAMS: decode_responses cannot be used: the frontier reads replies as bytes
+    """
+    params = dict(settings.getdict("REDIS_PARAMS"))
+    if params.get("decode_responses"):
+        raise ValueError("REDIS_PARAMS: decode_responses cannot be used: the frontier reads replies as bytes")
+    return params
+
+
+def with_db(url: str, params: Mapping[str, Any]) -> str:
+    """``url`` naming the database ``params`` give, when it names none itself
+    (the client reads a ``db`` in the URL first, as redis-py does).
+
+    >>> with_db("redis://r:6379", {"db": 3, "socket_timeout": 5})
+    'redis://r:6379/3'
+    >>> with_db("redis://r:6379/0", {"db": 3}), with_db("redis://r:6379?db=1", {"db": 3})
+    ('redis://r:6379/0', 'redis://r:6379?db=1')
+    >>> with_db("unix:///run/redis.sock", {"db": 3}), with_db("redis://r:6379", {})
+    ('unix:///run/redis.sock?db=3', 'redis://r:6379')
+    """
+    db = params.get("db")
+    if db is None or url.startswith(CLUSTER_SCHEME):
+        return url
+    parts = urlsplit(url)
+    if "db" in parse_qs(parts.query) or parts.path.strip("/") and parts.scheme != "unix":
+        return url
+    if parts.scheme == "unix":
+        return f"{url}{'&' if parts.query else '?'}db={int(db)}"
+    return parts._replace(path=f"/{int(db)}").geturl()
+
+
+def client_for(url: str, timeout: float = 30, **params: Any) -> Any:
+    """A client for ``url``: ``redis.Redis``, or ``RedisCluster`` for
+    ``redis+cluster://``; ``params`` (``REDIS_PARAMS``) go to its constructor.
 
     A client of one server connects at its first command; a cluster client
     asks its nodes for the slot map at once (``RedisClusterException`` when
     none answers).
     """
+    options: dict[str, Any] = {"socket_timeout": timeout, "socket_connect_timeout": 10, **params}
+    if isinstance(options.get("redis_cls"), str):
+        options["redis_cls"] = load_object(options["redis_cls"])
     if url.startswith(CLUSTER_SCHEME):
         nodes, credentials = _cluster_nodes(url)
+        options.pop("redis_cls", None)
         return RedisCluster(startup_nodes=[ClusterNode(host, port) for host, port in nodes],
-                            socket_timeout=timeout, socket_connect_timeout=10, **credentials)
-    return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=10)
+                            **{**options, **credentials})
+    return get_redis(url=url, **options)
 
 
 def is_cluster(client: Any) -> bool:

@@ -1,17 +1,8 @@
 """The crawl frontier in Redis: queue, URL dedup, content dedup, scope.
 
-Every key starts with the spider name (``web:``), as in scrapy-redis:
-
-==========================  ==================================================
-``web:requests:...``        the requests, in one queue per site (:mod:`crawler.turns`)
-``web:dupefilter``          set of 16-byte URL fingerprints ever queued
-``web:content``             hash: MD5 of a page's text -> first URL with it
-``web:simhash:blocks``      hash: a bit block of a SimHash -> the SimHashes with it
-``web:simhash:urls``        hash: SimHash of a page's text -> first URL with it
-``web:scope``               set of host names in scope (the seeds' hosts)
-``web:items``               list of extracted pages for the indexer (JSON)
-``web:purged``              set of blacklist lines of purged URLs (``python -m indexer purge``)
-==========================  ==================================================
+Every key starts with the spider name (``web:``), as in scrapy-redis; each
+key, its type, who writes and reads it, is in one table: ARCHITECTURE.md,
+"Redis keys" (a test keeps it complete).
 
 Breadth first within each site (lowest depth first, first in first out
 within a depth), and across sites only among those whose turn has come
@@ -22,24 +13,22 @@ script per batch, so two nodes that find the same link at once queue it once
 pickle: whoever can write the queue must not be able to run code on every
 node.
 
-On a Redis Cluster (``REDIS_URL=redis+cluster://...``) the keys above that
-belong to the queue, the seen set, the budgets and the items are split in
-partitions (:mod:`crawler.partitions`): ``web:requests:{p3}:...``,
-``web:dupefilter:{p3}:...``, ``web:items:{p3}``; a site's requests, its
-URLs' fingerprints and its pages live in its partition, so the script that
-dedups and queues a batch touches one slot per partition. Counts are summed
-over the partitions when read. The content fingerprints stay together (one
-slot), since a copy is found across sites.
+On a Redis Cluster (``REDIS_URL=redis+cluster://...``) the queue, the seen
+set, the budgets and the items are split in partitions
+(:mod:`crawler.partitions`), each key with its partition's hash tag; a
+site's requests, its URLs' fingerprints and its pages live in its
+partition, so the script that dedups and queues a batch touches one slot
+per partition. Counts are summed over the partitions when read. The content
+fingerprints stay together (one slot), since a copy is found across sites.
 
-A frontier written before per-site queues kept one list per depth
-(``web:requests:<depth>``, indexed by ``web:requests``): those keys are now
-the inbox, and a node that finds requests there moves them to their sites'
-queues (at start, and every ``FRONTIER_HEARTBEAT`` seconds: requests that
-robots.txt held back come back that way).
+A frontier written before per-site queues kept one list per depth: those
+lists are now the inbox, and a node that finds requests there moves them to
+their sites' queues (at start, and every ``FRONTIER_HEARTBEAT`` seconds:
+requests that robots.txt held back come back that way).
 
-From scrapy-redis this module keeps the key scheme, the settings
-(``SCHEDULER_PERSIST``, ``SCHEDULER_QUEUE_KEY``, ``SCHEDULER_DUPEFILTER_KEY``)
-and the scheduler's shape; it replaces the parts measured unsound (ARCHITECTURE.md):
+From scrapy-redis this module keeps the key scheme and the settings
+(``SCHEDULER_PERSIST``, ``SCHEDULER_QUEUE_KEY``, ``SCHEDULER_DUPEFILTER_KEY``,
+``REDIS_URL``, ``REDIS_PARAMS``); it replaces the parts measured unsound (ARCHITECTURE.md):
 per-link round trips (a process-local seen-set answers repeated links, and
 pushes are batched), pickle, a SHA1 fingerprint of its own, the priority
 queue's lexicographic order within a priority, and deletion of the shared
@@ -60,7 +49,7 @@ import redis
 from scrapy import Request, signals
 
 from crawler import settings as defaults
-from crawler.connection import client_for, cluster_url, is_cluster
+from crawler.connection import client_for, cluster_url, is_cluster, redis_params, with_db
 from crawler.embedded import EmbeddedRedis
 from crawler.fingerprints import simhash_blocks
 from crawler.leases import Leases
@@ -261,23 +250,28 @@ _KEPT_HEADERS = ("If-None-Match", "If-Modified-Since")
 
 
 def connect(settings: BaseSettings) -> tuple[Any, str, EmbeddedRedis | None]:
-    """A client for ``REDIS_URL`` (or the cluster of ``REDIS_CLUSTER_NODES``),
-    or for a freshly started embedded server.
+    """A client for ``REDIS_URL`` (or the cluster of ``REDIS_CLUSTER_NODES``)
+    with ``REDIS_PARAMS``, or for a freshly started embedded server.
 
-    Also returns the URL, and the embedded server the caller now owns (and
-    must stop), or None for a shared server.
+    Also returns the URL other programs reach the same data with, and the
+    embedded server the caller now owns (and must stop), or None for a
+    shared server.
     """
     url = settings.get("REDIS_URL")
     if not url and settings.get("REDIS_CLUSTER_NODES"):
         url = cluster_url(settings.get("REDIS_CLUSTER_NODES"))
     server = None
-    if not url:
+    params: dict[str, Any] = {}
+    if url:
+        params = redis_params(settings)
+        url = with_db(url, params)
+    else:
         server = EmbeddedRedis(settings.get("DATA_DIR"))
         url = server.start()
     try:
-        client = client_for(url)
+        client = client_for(url, **params)
         client.ping()
-    except (redis.ConnectionError, redis.exceptions.RedisClusterException) as exc:
+    except (redis.ConnectionError, redis.exceptions.RedisClusterException, TypeError) as exc:
         if server is not None:
             server.stop()
         raise RuntimeError(f"cannot reach Redis at {url}: {exc}") from exc
@@ -406,10 +400,9 @@ class Frontier:
                       for n in self.partitions]
         # The content fingerprints: one slot (in the first partition's), since
         # a page's copy may be on any site.
-        content = self.partitions.key(f"{name}:content", 0) if self.partitions.tagged else f"{name}:content"
-        self.content_key = content
-        self.simhash_urls_key = content.replace(":content", ":simhash:urls", 1)
-        self.simhash_blocks_key = content.replace(":content", ":simhash:blocks", 1)
+        self.content_key = self.partitions.key(f"{name}:content", 0)
+        self.simhash_urls_key = self.partitions.key(f"{name}:simhash:urls", 0)
+        self.simhash_blocks_key = self.partitions.key(f"{name}:simhash:blocks", 0)
         self.scope_key = f"{name}:scope"
         self.site_budget = site_budget
         self.near_distance = near_distance

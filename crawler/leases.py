@@ -20,6 +20,8 @@ queues, put there by whichever node notices first. So after ``kill -9`` of
 any node, at any moment, every URL is still fetched; only the killed node's
 requests in flight are fetched twice.
 
+Every key, with what it holds: ARCHITECTURE.md, "Redis keys".
+
 Every change is one Lua script, given the keys it touches: taking a batch
 and leasing it, finishing leases, giving requests back and reaping a dead
 node's leases are atomic, whatever the other nodes do meanwhile. Taking is

@@ -24,6 +24,14 @@ lease (others may yet find links), and closes once both have been empty for
 When Redis is unreachable (restarting, a network cut) the node pauses: the
 links it found stay in its buffer, it takes nothing, says so once, and tries
 again with backoff; nothing is dropped.
+
+This is a scheduler of Scrapy's interface, not a subclass of scrapy-redis'
+``Scheduler``: that one's queue classes, dupefilter, pickle serializer and
+``SCHEDULER_IDLE_BEFORE_CLOSE`` would all be replaced, so nothing of it would
+run. What is kept of scrapy-redis is its conventions: the settings
+``SCHEDULER_PERSIST``, ``SCHEDULER_FLUSH_ON_START``, ``SCHEDULER_QUEUE_KEY``
+and ``SCHEDULER_DUPEFILTER_KEY``, and the key names (README.md, "Coming from
+scrapy-redis").
 """
 
 from __future__ import annotations
@@ -36,9 +44,9 @@ from collections import Counter, deque
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
+from scrapy.core.scheduler import BaseScheduler
 from scrapy.exceptions import DontCloseSpider
 from scrapy.utils.asyncio import call_later
-from scrapy_redis.scheduler import Scheduler as _RedisScheduler
 
 from crawler import settings as defaults
 from crawler._async import REDIS_DOWN
@@ -56,7 +64,7 @@ __all__ = ["Scheduler"]
 _MAX_BACKOFF = 30.0
 
 
-class Scheduler(_RedisScheduler):
+class Scheduler(BaseScheduler):
     """A Redis twin of Scrapy's scheduler; see the module docstring."""
 
     def __init__(
@@ -76,14 +84,10 @@ class Scheduler(_RedisScheduler):
         jitter: float = 0.0,
         per_site: int = 1,
     ) -> None:
-        super().__init__(
-            server=frontier.client,
-            persist=persist,
-            flush_on_start=flush_on_start,
-            queue_key=frontier.queue_key,
-            dupefilter_key=frontier.seen_key,
-        )
         self.frontier = frontier
+        self.crawler: Any = None  # set by from_crawler; None outside a crawl
+        self.persist = persist
+        self.flush_on_start = flush_on_start
         self.stats = stats
         self.policy = policy or UrlPolicy()
         self.pop_batch = max(1, pop_batch)

@@ -35,6 +35,20 @@ DATA_DIR = "data"
 # "HOST:PORT,HOST:PORT") for a Redis Cluster, when one server is not enough.
 REDIS_URL = None
 REDIS_CLUSTER_NODES = None
+# Arguments of a shared server's client, as scrapy-redis takes them
+# ({"socket_timeout": 10, "db": 2}; crawler/connection.py). A db the URL
+# does not name goes into the URL the indexer beside the crawl is given.
+REDIS_PARAMS = {}
+# Start URLs anyone pushes into Redis while the crawl runs, read by every
+# node as scrapy-redis' spiders read them (crawler/start_urls.py): a list
+# (`redis-cli lpush web:start_urls URL`), a set, or a sorted set; each a URL
+# or {"url": ..., "meta": ...}; REDIS_START_URLS_BATCH_SIZE per command
+# (None: CONCURRENT_REQUESTS). Each is a seed: canonicalized, in scope,
+# deduplicated, fetched as robots.txt allows.
+REDIS_START_URLS_KEY = "%(name)s:start_urls"
+REDIS_START_URLS_AS_SET = False
+REDIS_START_URLS_AS_ZSET = False
+REDIS_START_URLS_BATCH_SIZE = None
 
 # --- Identity (ARCHITECTURE.md, item 8) -------------------------------------------
 

@@ -6,33 +6,19 @@ only from sites whose turn has come, and one big or slow site can never fill
 the crawl's request slots. Every node shares them; the turns are decided in
 Redis, by the script that leases (:mod:`crawler.leases`).
 
-With ``Q`` the queue key (``web:requests``):
-
-==============================  ===============================================
-``Q:{<site>}:<depth>``          FIFO list of the site's requests at that depth (JSON)
-``Q:{<site>}:depths``           sorted set of the depths the site has queued
-``Q:{<site>}``                  hash: ``next`` (ms, its next turn), ``flight``
-                                (requests leased and not done), ``delay`` (ms,
-                                its own when longer than the crawl's), ``blocked``
-``Q:heads``                     hash: site -> the lowest depth it has queued
-                                (exactly the sites with queued requests)
-``Q:waiting``                   sorted set: site -> ms of its next turn
-``Q:ready``                     sorted set of the sites whose turn has come,
-                                lower depths first, then the longest waiting
-``Q:served``                    sorted set: site -> ms it was last leased from
-``Q:count``                     requests queued in all sites
-``Q``, ``Q:<depth>``            the inbox: requests queued by depth alone (an
-                                earlier frontier's layout, requests robots.txt
-                                parked); nodes move them to their sites
-==============================  ===============================================
-
-``Q`` is the queue key of one partition of the frontier
-(:mod:`crawler.partitions`): ``web:requests`` on one server, and on a Redis
+Under ``Q``, the queue key of one partition of the frontier
+(:mod:`crawler.partitions`: ``web:requests`` on one server, and on a Redis
 Cluster ``web:requests:{p3}``, whose hash tag then names the slot of every
-key here. Scripts are given every key they touch (the seen set's buckets
-aside, named by :mod:`crawler.seen`, in the same slot), which is why a lease
-is taken in two steps: which sites are ready, then the lease of those
-sites' requests, which checks again that each turn is still there.
+key here), each site has a list per depth, the set of its depths and its
+turn state (``Q:{<site>}:<depth>``, :func:`list_key` and its neighbours);
+the partition has its index of sites with work, their next turns, the
+sites whose turn has come, when each was last served, the count, and the
+inbox of requests queued by depth alone. Each key, with what it holds:
+ARCHITECTURE.md, "Redis keys". Scripts are given every key they touch (the
+seen set's buckets aside, named by :mod:`crawler.seen`, in the same slot),
+which is why a lease is taken in two steps: which sites are ready, then the
+lease of those sites' requests, which checks again that each turn is still
+there.
 
 A site's state moves between ``waiting`` (queued work, turn to come),
 ``ready`` (turn come) and neither (no work, or as many requests in flight

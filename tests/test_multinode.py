@@ -174,7 +174,10 @@ def test_a_node_without_seeds_started_first_waits_for_the_others_work(shared: Re
     other has queued any. It waits for work (exit 0) and gets some."""
     log = tmp_path / "helper.log"
     with serve() as web:
-        helper = node(shared.url, tmp_path / "b", [], "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0", f"LOG_FILE={log}")
+        # It waits FRONTIER_IDLE_GRACE for work: longer than the other node
+        # takes to start and queue its seeds on a loaded machine (seconds).
+        helper = node(shared.url, tmp_path / "b", [], "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0", f"LOG_FILE={log}",
+                      "FRONTIER_IDLE_GRACE=12")
         wait_for(lambda: helper.poll() is not None or (log.exists() and "other nodes' work" in log.read_text()))
         seeded = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0")
         finish(helper, seeded)

@@ -10,6 +10,11 @@ is decided by :class:`crawler.pages.PageLogic` (which a rebuild from the
 archive runs too); the frontier (queue, dedup) is the scheduler's. What the
 spider adds is the crawl: a request for each new in-scope link.
 
+Seeds also come through Redis, pushed by anyone while the crawl runs, as
+scrapy-redis' spiders read them (``redis-cli lpush web:start_urls URL``:
+:mod:`crawler.start_urls`): each node looks every ``FRONTIER_HEARTBEAT``
+seconds and whenever it is out of work, and treats what it reads as seeds.
+
 With ``-a recrawl=1`` it also revisits the known pages that are due (``all``:
 every known page), read from the index's page store in ``DATA_DIR``: each
 request sends back the validators of the last fetch (``If-None-Match``,
@@ -37,12 +42,15 @@ from scrapy.exceptions import CloseSpider, UsageError
 from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils._compression import _DecompressionMaxSizeExceeded
+from scrapy.utils.asyncio import call_later
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
+from crawler import settings as defaults
 from crawler._async import REDIS_DOWN
 from crawler.boilerplate import BoilerplateDetector
+from crawler.connection import redis_params
 from crawler.cores import cores
 from crawler.credentials import load as load_credentials
 from crawler.extract import Page
@@ -52,6 +60,7 @@ from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, 
 from crawler.pages import Fetched, PageLogic
 from crawler.revisit import RevisitBounds, conditional_headers, due_pages
 from crawler.scope import Scope
+from crawler.start_urls import StartUrls
 from crawler.traps import Blacklist, Chains, PatternBudget
 from crawler.urls import TrapRules, UrlPolicy, site_of
 
@@ -59,6 +68,7 @@ logger = logging.getLogger(__name__)
 
 _SCOPE_REFRESH = 30.0
 _PURGED_REFRESH = 30.0
+_PUSHED_PER_LOOK = 1000  # start URLs read from Redis at one look, at most (the rest at the next, at once)
 _RECRAWL = {"": None, "0": None, "1": "due", "due": "due", "all": "all"}
 _MAX_SITEMAPS = 50
 _MAX_SITEMAP_URLS = 50_000  # the sitemaps protocol's own limit per file
@@ -87,17 +97,35 @@ def read_seeds(seeds: str | None, seeds_file: str | None, policy: UrlPolicy) -> 
     urls: list[str] = []
     for url in filter(None, raw):
         try:
-            canonical = policy.canonicalize(url)
+            canonical = seed_url(url, policy)
         except ValueError as exc:
-            raise UsageError(f"bad seed URL {url!r}: {exc}") from None
-        if "@" in urlsplit(canonical).netloc:
-            raise UsageError("a seed URL holds credentials: a site owner's credentials go in the file "
-                             "CRAWLER_CREDENTIALS_FILE names, never on the command line")
-        if not canonical.startswith(("http://", "https://")):
-            raise UsageError(f"bad seed URL {url!r}: only http and https can be crawled")
+            raise UsageError(str(exc)) from None
         if canonical not in urls:
             urls.append(canonical)
     return urls
+
+
+def seed_url(url: str, policy: UrlPolicy) -> str:
+    """A seed's canonical URL (from the command line, or pushed into Redis:
+    :mod:`crawler.start_urls`); ValueError saying why it cannot be one.
+
+    >>> seed_url("HTTP://Docs.Example.org:80/a/../b", UrlPolicy())
+    'http://docs.example.org/b'
+    >>> seed_url("ftp://example.org/", UrlPolicy())
+    Traceback (most recent call last):
+    ...
+    ValueError: bad seed URL 'ftp://example.org/': only http and https can be crawled
+    """
+    try:
+        canonical = policy.canonicalize(url)
+    except ValueError as exc:
+        raise ValueError(f"bad seed URL {url!r}: {exc}") from None
+    if "@" in urlsplit(canonical).netloc:
+        raise ValueError("a seed URL holds credentials: a site owner's credentials go in the file "
+                         "CRAWLER_CREDENTIALS_FILE names, never on the command line")
+    if not canonical.startswith(("http://", "https://")):
+        raise ValueError(f"bad seed URL {url!r}: only http and https can be crawled")
+    return canonical
 
 
 def _looks_like_xml(body: bytes) -> bool:
@@ -145,10 +173,17 @@ def check_arguments(
     if unknown:
         raise UsageError(f"unknown spider argument(s): {', '.join(unknown)}; "
                          "the web spider takes seeds, seeds_file, scope and recrawl")
+    for name in ("REDIS_HOST", "REDIS_PORT"):
+        if settings.get(name):
+            # scrapy-redis' settings: read as they are not, they would leave a
+            # node crawling alone on its embedded server.
+            raise UsageError(f"{name} is not read: a shared Redis is named by REDIS_URL "
+                             "(redis://HOST:PORT/DB); without it the crawl runs on its own embedded server")
     try:
         Scope(scope)
         RevisitBounds.from_settings(settings)
         load_credentials(settings.get("CRAWLER_CREDENTIALS_FILE"))
+        redis_params(settings)
     except ValueError as exc:  # CredentialsError too: one line, never a value of the file
         raise UsageError(str(exc)) from None
     revisiting = recrawl_mode(recrawl)
@@ -200,6 +235,10 @@ class WebSpider(Spider):
         self._purged_read = 0.0
         self.extractor: ExtractPool | None = None
         self._extract_processes = 0
+        self._pushed: StartUrls | None = None
+        self._look: Any = None
+        self._look_every = defaults.FRONTIER_HEARTBEAT
+        self._pushed_meta_logged = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> WebSpider:
@@ -221,9 +260,14 @@ class WebSpider(Spider):
         spider._extract_processes = extract_processes(settings)
         crawler.signals.connect(spider._opened, signal=signals.spider_opened)
         crawler.signals.connect(spider._closed, signal=signals.spider_closed)
+        crawler.signals.connect(spider._idle, signal=signals.spider_idle)
+        spider._look_every = settings.getfloat("FRONTIER_HEARTBEAT")
         return spider
 
     def _closed(self, spider: Spider) -> None:
+        if self._look is not None:
+            self._look.cancel()
+            self._look = None
         if self.extractor is not None:
             self.extractor.close()
 
@@ -240,19 +284,24 @@ class WebSpider(Spider):
         self.scope.add(self.frontier.scope())
         self._scope_read = time.monotonic()
         self._refresh_purged(force=True)
-        queued = len(self.frontier)
-        if not self.seeds and not queued and not self.recrawl and not self._others_at_work():
-            if self.frontier.embedded is None:
-                # A shared frontier: a node started beside the first one may
-                # look before that one has queued its seeds. It waits for
-                # work as long as an idle node does (FRONTIER_IDLE_GRACE).
-                logger.info("No seeds and nothing queued yet: this node waits for the other nodes' work")
-                return
+        self._pushed = pushed = StartUrls.from_settings(self.crawler.settings, self.frontier.client, self.name)
+        nothing = (not self.seeds and not len(self.frontier) and not self.recrawl and not pushed.waiting()
+                   and not self._others_at_work())
+        if nothing and self.frontier.embedded is not None:
             logger.error(
                 "Nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE), "
                 "or resume a crawl that still has queued requests"
             )
             raise CloseSpider(NOTHING_TO_CRAWL)  # the crawl command exits with status 1
+        self._look = call_later(self._look_every, self._look_for_pushed)
+        if self.frontier.embedded is None:
+            logger.info("Reading start URLs pushed to %s (a %s, %d at a time)", pushed.key, pushed.kind, pushed.batch)
+        if nothing:
+            # A shared frontier: a node started beside the first one may
+            # look before that one has queued its seeds. It waits for
+            # work as long as an idle node does (FRONTIER_IDLE_GRACE).
+            logger.info("No seeds and nothing queued yet: this node waits for the other nodes' work "
+                        "and for start URLs")
 
     def _others_at_work(self) -> bool:
         """Whether other nodes of a shared crawl hold requests (they may yet find links)."""
@@ -266,9 +315,66 @@ class WebSpider(Spider):
                 self._refuse(url, PURGED)
                 continue
             yield Request(url, meta={"seed": True}, errback=self.failed)
+        for request in self.next_requests():  # pushed before this node started
+            yield request
         if self.recrawl:
             for request in self._revisits():
                 yield request
+
+    def next_requests(self, limit: int = _PUSHED_PER_LOOK) -> list[Request]:
+        """Requests for the start URLs pushed into Redis since the last look
+        (scrapy-redis' name for it), at most about ``limit``: seeds, as those
+        of the command line; a URL that cannot be one is logged and dropped."""
+        assert self._pushed is not None
+        stats = self.crawler.stats
+        requests: list[Request] = []
+        hosts: list[str] = []
+        while len(requests) < limit:
+            entries, more = self._pushed.read()
+            for raw, meta in entries:
+                stats.inc_value("start_urls/read")
+                try:
+                    url = seed_url(raw, self.policy)
+                except ValueError as exc:
+                    stats.inc_value("start_urls/refused")
+                    logger.warning("Refused a start URL of %s: %s", self._pushed.key, exc)
+                    continue
+                if meta and not self._pushed_meta_logged:
+                    self._pushed_meta_logged = True
+                    logger.info("The meta of start URLs is not used (crawler/start_urls.py); first: %s", meta)
+                if self.links.purged.reason(url):
+                    self._refuse(url, PURGED)
+                    continue
+                hosts.append(urlsplit(url).hostname or "")
+                requests.append(Request(url, meta={"seed": True}, errback=self.failed))
+            if not more:
+                break
+        if hosts:
+            assert self.frontier is not None
+            self.frontier.add_scope(hosts)
+            self.scope.add(hosts)
+            logger.info("Read %d start URL(s) from %s", len(requests), self._pushed.key)
+        return requests
+
+    def _feed_pushed(self) -> bool:
+        """Queue the start URLs pushed since the last look; whether more may wait."""
+        try:
+            requests = self.next_requests()
+        except REDIS_DOWN:
+            return False  # the next look tries again
+        for request in requests:
+            self.crawler.engine.crawl(request)
+        return len(requests) >= _PUSHED_PER_LOOK
+
+    def _look_for_pushed(self) -> None:
+        more = self._feed_pushed()
+        self._look = call_later(0 if more else self._look_every, self._look_for_pushed)
+
+    def _idle(self, spider: Spider) -> None:
+        """Out of work: start URLs pushed since the last look keep the node
+        open (the engine finds them queued), as in scrapy-redis."""
+        if self._pushed is not None:
+            self._feed_pushed()
 
     def _revisits(self) -> Iterator[Request]:
         """Conditional requests for the known pages due by now (or all of them).

@@ -1,0 +1,141 @@
+"""Start URLs pushed into Redis by anyone, read by every node as scrapy-redis reads them.
+
+    redis-cli lpush web:start_urls https://docs.example.org/
+    redis-cli lpush web:start_urls '{"url": "https://docs.example.org/", "meta": {"job": 7}}'
+    redis-cli sadd web:start_urls https://docs.example.org/     (REDIS_START_URLS_AS_SET = True)
+
+The key, its type and the data are scrapy-redis 0.9's (``RedisMixin``):
+``REDIS_START_URLS_KEY`` (``%(name)s:start_urls``, so ``web:start_urls``), a
+list read from the left, a set (``REDIS_START_URLS_AS_SET``) or a sorted set
+highest score first (``REDIS_START_URLS_AS_ZSET``); each entry a URL, or a
+JSON object with ``url`` and optionally ``meta``, ``method`` and form fields
+(which a GET request carries in its query, as scrapy-redis' ``FormRequest``
+does), in UTF-8. Read ``REDIS_START_URLS_BATCH_SIZE`` at a time (scrapy-redis
+0.9 reads ``CONCURRENT_REQUESTS``: the default here too) with one command each
+(``LPOP``, ``SPOP``, ``ZPOPMAX`` with a count): every entry goes to exactly
+one node. scrapy-redis' own list read, ``LRANGE`` then ``LTRIM``, is atomic
+only inside ``MULTI``, which a Redis Cluster client does not send: two nodes
+reading at once there would drop a batch unread. The key is one key: on a
+cluster it lives on one slot and is read with plain commands; the URLs read
+then go to their sites' partitions as any link does.
+
+What differs, on purpose: a start URL is a seed (:mod:`crawler.spiders.web`
+decides the rest): canonicalized, its host added to the crawl's scope,
+deduplicated against every URL the crawl has queued (scrapy-redis sends it
+with ``dont_filter``), refused when purged, fetched only as robots.txt allows.
+``meta`` is read and left unused: in scrapy-redis it carries a user's data to
+his own callbacks, which this spider does not have, and Scrapy's own keys in
+it (``dont_obey_robotstxt``, ``dont_filter``, ``proxy``) would let whoever
+can write to Redis switch off robots.txt or dedup. The frontier queues GET
+requests only (JSON, never pickles): another ``method`` is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import redis
+from scrapy import FormRequest
+
+from crawler import settings as defaults
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["StartUrls", "start_url"]
+
+
+def start_url(data: bytes | str) -> tuple[str, dict[str, Any]]:
+    """The URL of one entry of the start-URL key, and its ``meta`` (ValueError: none).
+
+    >>> start_url(b" https://a.test/docs/ ")
+    ('https://a.test/docs/', {})
+    >>> start_url(b'{"url": "https://a.test/", "meta": {"job": 7}}')
+    ('https://a.test/', {'job': 7})
+    >>> start_url('{"url": "https://a.test/find", "q": "redis", "page": "2"}')[0]
+    'https://a.test/find?q=redis&page=2'
+    >>> start_url('{"url": "https://a.test/form", "method": "POST", "q": "x"}')
+    Traceback (most recent call last):
+    ...
+    ValueError: a POST request: the crawl queues GET requests only
+    >>> start_url('{"meta": {}}')
+    Traceback (most recent call last):
+    ...
+    ValueError: a JSON object without "url"
+    """
+    text = data.decode() if isinstance(data, bytes) else data
+    text = text.strip()
+    if not text.startswith("{"):
+        return text, {}
+    try:
+        fields = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc}") from None
+    if not isinstance(fields, dict) or not isinstance(fields.get("url"), str):
+        raise ValueError('a JSON object without "url"')
+    url = fields.pop("url").strip()
+    method = str(fields.pop("method", "GET")).upper()
+    meta = fields.pop("meta", None) or {}
+    if method != "GET":
+        raise ValueError(f"a {method} request: the crawl queues GET requests only")
+    if not isinstance(meta, dict):
+        raise ValueError('"meta" is not a JSON object')
+    if fields:  # form fields: scrapy-redis sends them as a FormRequest's, in a GET's query
+        url = FormRequest(url, method="GET", formdata={key: str(value) for key, value in fields.items()}).url
+    return url, meta
+
+
+class StartUrls:
+    """The start-URL key of one spider, read a batch at a time."""
+
+    def __init__(self, client: Any, key: str, kind: str = "list", batch: int = defaults.CONCURRENT_REQUESTS) -> None:
+        self.client = client
+        self.key = key
+        self.kind = kind
+        self.batch = max(1, batch)
+        self._wrong_type_said = False
+
+    @classmethod
+    def from_settings(cls, settings: Any, client: Any, name: str) -> StartUrls:
+        if settings.getbool("REDIS_START_URLS_AS_SET"):
+            kind = "set"
+        elif settings.getbool("REDIS_START_URLS_AS_ZSET"):
+            kind = "zset"
+        else:
+            kind = "list"
+        batch = settings.getint("REDIS_START_URLS_BATCH_SIZE") or settings.getint("CONCURRENT_REQUESTS")
+        return cls(client, settings.get("REDIS_START_URLS_KEY") % {"name": name}, kind, batch)
+
+    def pop(self) -> list[bytes]:
+        """Up to a batch of entries, taken off the key (one command); none,
+        said once, while the key is of another type than the settings say."""
+        try:
+            if self.kind == "set":
+                return list(self.client.spop(self.key, self.batch) or [])
+            if self.kind == "zset":
+                return [member for member, _ in self.client.zpopmax(self.key, self.batch)]
+            return list(self.client.lpop(self.key, self.batch) or [])
+        except redis.ResponseError as exc:
+            if not self._wrong_type_said:
+                self._wrong_type_said = True
+                logger.error("Cannot read start URLs from %s as a %s (%s): REDIS_START_URLS_AS_SET and "
+                             "REDIS_START_URLS_AS_ZSET say which type it is", self.key, self.kind, exc)
+            return []
+
+    def waiting(self) -> int:
+        """Entries not read yet."""
+        count = {"set": self.client.scard, "zset": self.client.zcard, "list": self.client.llen}[self.kind]
+        return int(count(self.key))
+
+    def read(self) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
+        """The URLs of a batch with their meta, and whether the batch was full
+        (more may wait); an unreadable entry is logged and dropped."""
+        batch = self.pop()
+        found = []
+        for data in batch:
+            try:
+                found.append(start_url(data))
+            except (ValueError, UnicodeDecodeError) as exc:
+                logger.warning("Dropped an entry of %s (%s): %r", self.key, exc, data[:200])
+        return found, len(batch) >= self.batch
