@@ -66,7 +66,8 @@ def client_for(url: str, timeout: float = 30) -> Any:
     if url.startswith(CLUSTER_SCHEME):
         nodes, credentials = _cluster_nodes(url)
         return RedisCluster(startup_nodes=[ClusterNode(host, port) for host, port in nodes],
-                            socket_timeout=timeout, socket_connect_timeout=10, **credentials)
+                            socket_timeout=timeout, socket_connect_timeout=10,
+                            username=credentials.get("username"), password=credentials.get("password"))
     return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=10)
 
 

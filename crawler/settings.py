@@ -216,7 +216,7 @@ DOWNLOADER_MIDDLEWARES = {
     # a timeout is retried once and later, not RETRY_TIMES times at once.
     "crawler.limits.TimeoutRetry": 560,
 }
-SPIDER_MIDDLEWARES = {}
+SPIDER_MIDDLEWARES: dict[str, int | None] = {}
 ITEM_PIPELINES = {
     "crawler.pipelines.ItemQueuePipeline": 300,
 }
