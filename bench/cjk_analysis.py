@@ -48,7 +48,8 @@ def build(source: Path, target: Path, mode: str) -> float:
 
 def evaluate(data: Path, queries: Path) -> dict:
     done = subprocess.run(
-        [sys.executable, "-m", "search.eval", "--data", str(data), str(queries), "--sites", json.dumps(SITES), "--json"],
+        [sys.executable, "-m", "search.eval", "--data", str(data), str(queries), "--sites", json.dumps(SITES),
+         "--json"],
         cwd=ROOT, capture_output=True, text=True, check=True,
     )
     return json.loads(done.stdout)
@@ -75,7 +76,8 @@ def main() -> None:
     if not (source / "pages.sqlite").exists():
         raise SystemExit(f"no crawl in {source}: run `make demo` first")
     print(f"Chinese analysis on {source}: MRR@10 / Success@1 per query set, index size, CLI time")
-    print(f"  {'mode':8s} {'zh MRR':>8s} {'zh S@1':>7s} {'en MRR':>8s} {'index MB':>9s} {'CLI zh s':>9s} {'build s':>8s}")
+    print(f"  {'mode':8s} {'zh MRR':>8s} {'zh S@1':>7s} {'en MRR':>8s} {'index MB':>9s} {'CLI zh s':>9s} "
+          f"{'build s':>8s}")
     with tempfile.TemporaryDirectory(prefix="bench-cjk-") as scratch:
         for mode in CJK_MODES:
             target = Path(scratch) / mode

@@ -239,9 +239,10 @@ def compare(n: int, networkx: bool) -> list[str]:
     nx_run = measure("networkx", directory, n) if networkx else None
     scores = {name.stem.removeprefix("scores-"): np.load(name) for name in directory.glob("scores-*.npy")}
     mine, converged = scores[f"ours-{TOLERANCE:g}"], scores[f"ours-{CONVERGED:g}"]
+    top_in_degree = np.bincount(np.load(directory / "edges.npy")[1]).max()
     rows = [
         f"PageRank at {n:,} pages, {finalize['links']:,} distinct links "
-        f"({finalize['links'] / n:.1f} a page; top in-degree {np.bincount(np.load(directory / 'edges.npy')[1]).max():,})",
+        f"({finalize['links'] / n:.1f} a page; top in-degree {top_in_degree:,})",
         f"  {'figure':46s} {'seconds':>9s} {'peak MiB':>9s}",
     ]
 

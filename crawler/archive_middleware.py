@@ -47,7 +47,7 @@ _BACKLOG = 64
 
 
 def _pairs(headers: Headers, secret: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     for raw, values in headers.items():
         name = raw.decode("latin-1")
         hidden = name.lower() in secret

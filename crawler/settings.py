@@ -38,7 +38,7 @@ REDIS_CLUSTER_NODES = None
 # Arguments of a shared server's client, as scrapy-redis takes them
 # ({"socket_timeout": 10, "db": 2}; crawler/connection.py). A db the URL
 # does not name goes into the URL the indexer beside the crawl is given.
-REDIS_PARAMS = {}
+REDIS_PARAMS: dict[str, object] = {}
 # Start URLs anyone pushes into Redis while the crawl runs, read by every
 # node as scrapy-redis' spiders read them (crawler/start_urls.py): a list
 # (`redis-cli lpush web:start_urls URL`), a set, or a sorted set; each a URL
@@ -238,7 +238,7 @@ DOWNLOADER_MIDDLEWARES = {
     # a timeout is retried once and later, not RETRY_TIMES times at once.
     "crawler.limits.TimeoutRetry": 560,
 }
-SPIDER_MIDDLEWARES = {}
+SPIDER_MIDDLEWARES: dict[str, int | None] = {}
 ITEM_PIPELINES = {
     "crawler.pipelines.ItemQueuePipeline": 300,
 }

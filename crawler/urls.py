@@ -38,7 +38,7 @@ import ipaddress
 import re
 from collections import Counter
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, cast
 from urllib.parse import unquote
 
 import idna
@@ -59,7 +59,7 @@ __all__ = [
 class SettingsLike(Protocol):
     """What ``from_settings`` needs: Scrapy's ``Settings`` or a plain dict."""
 
-    def get(self, name: str, default: Any = None) -> Any: ...
+    def get(self, name: str, default: Any, /) -> Any: ...
 
 
 # --- Splitting and resolving (RFC 3986 appendix B and section 5.2) ----------
@@ -379,7 +379,7 @@ class UrlPolicy:
         """
         return cls(
             **{
-                f.name: _setting_bool(settings, cls._SETTINGS[f.name], f.default)
+                f.name: _setting_bool(settings, cls._SETTINGS[f.name], cast(bool, f.default))  # each has one
                 for f in fields(cls)
             }
         )
@@ -579,17 +579,17 @@ def _calendar_years(path: str, query: str, params: list[tuple[str, str, str]]) -
         segments = path.split("/")
         for i in range(2, len(segments)):
             segment = segments[i]
-            if segment[:1] in ("1", "2") and (match := _COMPACT_DATE.match(segment)) and any(
+            if segment[:1] in ("1", "2") and (compact := _COMPACT_DATE.match(segment)) and any(
                 _CALENDAR_SEGMENT.fullmatch(before) for before in segments[1:i]
             ):
-                years.append(int(match.group(1)))
+                years.append(int(compact.group(1)))
     if params:
         names: set[str] | None = None
         for name, _, value in params:
             name = name.lower()
             if value[:1] in ("1", "2"):
-                if _DATE_PARAM.search(name) and (match := _COMPACT_DATE.match(value)):
-                    years.append(int(match.group(1)))
+                if _DATE_PARAM.search(name) and (compact := _COMPACT_DATE.match(value)):
+                    years.append(int(compact.group(1)))
                 elif name in _YEAR_PARAMS and _YEAR_VALUE.fullmatch(value):
                     if names is None:
                         names = {other.lower() for other, _, _ in params}
@@ -667,7 +667,7 @@ class TrapRules:
         """
         return cls(
             **{
-                f.name: _setting_int(settings, cls._SETTINGS[f.name], f.default)
+                f.name: _setting_int(settings, cls._SETTINGS[f.name], cast(int, f.default))  # each has one
                 for f in fields(cls)
             }
         )

@@ -25,7 +25,7 @@ import json
 
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from indexer._sqlite import connect, rows_in
 
@@ -149,13 +149,14 @@ class LinkGraph:
         if node is None:
             row = self.db.execute("SELECT id FROM nodes WHERE url = ?", (url,)).fetchone()
             if row is None:
-                node = self.db.execute("INSERT INTO nodes (url) VALUES (?)", (url,)).lastrowid
+                # The cursor of an INSERT always has the new row's id.
+                node = cast(int, self.db.execute("INSERT INTO nodes (url) VALUES (?)", (url,)).lastrowid)
             else:
                 node = row[0]
             if len(self._ids) > 500_000:
                 self._ids.clear()
             self._ids[url] = node
-        return int(node)  # type: ignore[arg-type]
+        return int(node)
 
     def set_links(self, src: str, links: Iterable[tuple[str, str]]) -> None:
         """Replace the out-links of ``src`` with ``(target, anchor text)`` pairs."""

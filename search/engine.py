@@ -721,9 +721,10 @@ class SearchEngine:
         top = self.corpus.top_docs()
         for name in ranking.PROXIMITY_FIELDS:
             kept = [top.kept_matches(name, token) for token in sequence]
+            known = [matches for matches in kept if matches is not None]
             targets = docnums
-            if all(matches is not None for matches in kept):
-                targets = [docnum for docnum in docnums if all(matches[docnum] for matches in kept)]
+            if len(known) == len(kept):
+                targets = [docnum for docnum in docnums if all(matches[docnum] for matches in known)]
                 if not targets:
                     continue
             matchers = []

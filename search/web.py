@@ -198,7 +198,7 @@ class LiveEngine:
             if self._about is None:
                 try:
                     self._about = stats.collect(self.data_dir)
-                except (IndexMissing, OSError, *CORRUPTION) as exc:
+                except (IndexMissing, OSError) + CORRUPTION as exc:
                     logger.warning("Cannot read what the index holds: %s", exc)
                     return None
             return self._about

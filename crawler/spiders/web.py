@@ -28,9 +28,9 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import lxml.etree
@@ -460,8 +460,9 @@ class WebSpider(Spider):
 
     def failed(self, failure: Failure) -> Iterator[dict[str, Any]]:
         """404/410: the URL must not live on as an anchor-only result."""
-        if failure.check(HttpError):
-            response = failure.value.response
+        error = failure.value
+        if isinstance(error, HttpError):
+            response = error.response
             item = self.pages.gone(response.url, response.status)
             if item is not None:
                 yield item
@@ -575,7 +576,8 @@ def fetched(response: Response) -> Fetched:
     return Fetched(
         url=response.url,
         status=response.status,
-        headers=response.headers.to_unicode_dict(),
+        # Names and values are str (Scrapy types them loosely), looked up whatever their case.
+        headers=cast("Mapping[str, str]", response.headers.to_unicode_dict()),
         body=response.body,
         robots_tags=[value.decode("latin-1") for value in response.headers.getlist(b"X-Robots-Tag")],
         depth=response.meta.get("depth", 0),

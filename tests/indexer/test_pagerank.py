@@ -42,7 +42,7 @@ def assert_same(ours: dict[str, float], theirs: dict[str, float]) -> None:
     assert max((abs(ours[node] - theirs[node]) for node in ours), default=0.0) <= 1e-9
 
 
-@pytest.mark.parametrize("pages, seed", [(50, 1), (2_000, 2), (20_000, 3)])
+@pytest.mark.parametrize("pages, seed", [(50, 1), (2_000, 2), pytest.param(20_000, 3, marks=pytest.mark.slow)])
 def test_scores_equal_networkx_on_random_webs(pages: int, seed: int) -> None:
     edges, nodes = random_web(pages, seed)
     assert_same(pagerank(edges, nodes), reference(edges, nodes))
@@ -90,6 +90,7 @@ def test_the_top_pages_are_in_their_final_order() -> None:
     assert np.abs(ours - settled).max() < 1e-11
 
 
+@pytest.mark.slow
 def test_networkx_default_tolerance_is_not_what_we_stop_at() -> None:
     # NetworkX stops when the change is below N * 1e-6: with 5,000 pages it
     # stops far sooner, and its scores are further from the fixed point.
