@@ -64,10 +64,12 @@ import enum
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timezone
 from email.utils import parsedate_to_datetime
+
+from crawler.urls import UNRESERVED, percent_normalizer
 
 __all__ = [
     "MAX_ROBOTS_BYTES",
@@ -328,47 +330,21 @@ def _group_name(value: str) -> str | None:
 
 # --- Paths and patterns (RFC 9309 2.2.2 and 2.2.3) ------------------------------------
 
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 # In a query ":", "/", "?" and "@" delimit nothing, so their escapes are
 # decoded there (RFC 9309's example: "/foo/bar?baz=https://foo.bar" matches
 # "/foo/bar?baz=https%3A%2F%2Ffoo.bar").  In the path they are never decoded:
 # "/a%2Fb" is one segment, "/a/b" two.
-_QUERY_DECODED = _UNRESERVED | frozenset(":/?@")
+_QUERY_DECODED = UNRESERVED | frozenset(":/?@")
 # What stands for itself on both sides: unreserved, sub-delims except "*" and
 # "$" (special in patterns, so a URL's literal ones are compared escaped:
 # "%2A" in a rule matches "*" in a URL, RFC 9309 2.2.3), ":", "@", "/", and
 # "[" "]" which browsers send raw.  Everything else is escaped as UTF-8.
 _RAW = r"A-Za-z0-9\-._~!&'()+,;=:@/\[\]"
 
-
-def _normalizer(raw: str, decoded: frozenset[str]) -> Callable[[str], str]:
-    """A function that normalizes one component: escapes of ``decoded``
-    characters decoded, other escapes upper-cased, characters outside ``raw``
-    escaped as UTF-8, a bare ``%`` escaped.  Text already normal (most
-    URLs) costs one regex search."""
-    dirty = re.compile(f"[^{raw}]").search
-    tokens = re.compile(f"%[0-9A-Fa-f]{{2}}|%|[^{raw}%]+").sub
-
-    def rewrite(match: re.Match[str]) -> str:
-        token = match.group()
-        if token[0] == "%":
-            if len(token) == 1:  # a bare "%" can only mean itself
-                return "%25"
-            char = chr(int(token[1:], 16))
-            return char if char in decoded else token.upper()
-        # surrogatepass: a lone surrogate still gets a stable (if invalid) escape
-        return "".join(["%%%02X" % byte for byte in token.encode("utf-8", "surrogatepass")])
-
-    def normalize(text: str) -> str:
-        return text if dirty(text) is None else tokens(rewrite, text)
-
-    return normalize
-
-
-_URL_PATH = _normalizer(_RAW, _UNRESERVED)
-_URL_QUERY = _normalizer(_RAW + "?", _QUERY_DECODED)
-_PATTERN_PATH = _normalizer(_RAW + "*", _UNRESERVED)
-_PATTERN_QUERY = _normalizer(_RAW + "?*", _QUERY_DECODED)
+_URL_PATH = percent_normalizer(_RAW)
+_URL_QUERY = percent_normalizer(_RAW + "?", _QUERY_DECODED)
+_PATTERN_PATH = percent_normalizer(_RAW + "*")
+_PATTERN_QUERY = percent_normalizer(_RAW + "?*", _QUERY_DECODED)
 
 # The scheme and authority of an absolute or scheme-relative URL.
 _AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//[^/?#]*")
