@@ -66,9 +66,8 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import timezone
-from email.utils import parsedate_to_datetime
 
+from crawler.httpdate import parse_http_date
 from crawler.urls import UNRESERVED, percent_normalizer
 
 __all__ = [
@@ -864,10 +863,10 @@ def _freshness(fields: Mapping[str, str], now: float) -> float | None:
             seconds = _delta_seconds(directives[name])
             return 0.0 if seconds is None else seconds - age
     if "expires" in fields:
-        expires = _http_date(fields["expires"])
+        expires = parse_http_date(fields["expires"])
         if expires is None:
             return 0.0
-        date = _http_date(fields.get("date", ""))
+        date = parse_http_date(fields.get("date", ""))
         return expires - now if date is None else expires - date - age
     return None
 
@@ -875,18 +874,6 @@ def _freshness(fields: Mapping[str, str], now: float) -> float | None:
 def _delta_seconds(value: str) -> int | None:
     value = value.strip()
     return int(value) if value.isascii() and value.isdigit() else None
-
-
-def _http_date(value: str) -> float | None:
-    """Seconds since the epoch of an HTTP date (any of RFC 9110's three
-    formats), or None."""
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if when.tzinfo is None:  # asctime and "-0000" carry no zone: they are GMT
-        when = when.replace(tzinfo=timezone.utc)
-    return when.timestamp()
 
 
 # --- Per page: robots META tags and X-Robots-Tag (ARCHITECTURE.md, item 18) ---------------
