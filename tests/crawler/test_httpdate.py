@@ -39,17 +39,20 @@ def new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         time.tzset()
 
 
+@pytest.mark.usefixtures("new_york")
 @pytest.mark.parametrize("text", FORMS.values(), ids=FORMS.keys())
-def test_every_form_of_http_date_is_utc_in_any_local_zone(new_york: None, text: str) -> None:
+def test_every_form_of_http_date_is_utc_in_any_local_zone(text: str) -> None:
     assert parse_http_date(text) == WHEN
 
 
+@pytest.mark.usefixtures("new_york")
 @pytest.mark.parametrize("text", FORMS.values(), ids=FORMS.keys())
-def test_a_retry_after_date_is_waited_for_to_the_second_in_any_local_zone(new_york: None, text: str) -> None:
+def test_a_retry_after_date_is_waited_for_to_the_second_in_any_local_zone(text: str) -> None:
     assert retry_after_seconds(text.encode("latin-1"), now=WHEN - 30) == 30.0
 
 
-def test_robots_txt_expires_at_its_asctime_date_in_any_local_zone(new_york: None) -> None:
+@pytest.mark.usefixtures("new_york")
+def test_robots_txt_expires_at_its_asctime_date_in_any_local_zone() -> None:
     expires = time.asctime(time.gmtime(WHEN + 7200))
     assert expiry_seconds({"Expires": expires, "Date": formatdate(WHEN, usegmt=True)}, now=WHEN) == 7200.0
     assert expiry_seconds({"Expires": expires}, now=WHEN) == 7200.0
