@@ -41,8 +41,9 @@ import redis
 
 from crawler.connection import client_for, partitions_of
 from crawler.disk import FULL_DISK_STATUS, disk_full
-from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
-from indexer.builder import PURGED_FILE, IndexBuilder, IndexBusy
+from crawler.datadir import index_dir, purged_path
+from crawler.embedded import DataDirBusy, EmbeddedRedis, has_saved_state, socket_url
+from indexer.builder import IndexBuilder, IndexBusy
 from indexer.progress import Progress
 from indexer.purge import purge, purge_rule
 from indexer.queue import ItemQueue, QueueBusy
@@ -107,7 +108,7 @@ def _connect(data_dir: Path, url: str | None) -> Iterator[redis.Redis | None]:
         client.ping()
     except (redis.ConnectionError, OSError):
         client.close()
-        if not (data_dir / "redis" / "appendonly.aof").exists():
+        if not has_saved_state(data_dir):
             yield None
             return
         with EmbeddedRedis(data_dir) as server:
@@ -347,7 +348,7 @@ def _purge(data_dir: Path, args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
-    if not (data_dir / "index").is_dir():
+    if not index_dir(data_dir).is_dir():
         print(f"indexer: {data_dir} has no index to purge", file=sys.stderr)
         return 2
     try:
@@ -367,7 +368,7 @@ def _purge(data_dir: Path, args: argparse.Namespace) -> int:
         return 1
     lines = [line for (_, line, _), urls in zip(rules, matched.values()) if urls]
     where = _publish(data_dir, args.redis, args.queue.rsplit(":", 1)[0] + ":purged", lines)
-    print(f"Blacklisted in {data_dir / PURGED_FILE}{where}: they will not be fetched again.")
+    print(f"Blacklisted in {purged_path(data_dir)}{where}: they will not be fetched again.")
     return 0
 
 
@@ -382,7 +383,7 @@ def _publish(data_dir: Path, url: str | None, key: str, lines: list[str]) -> str
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError) as exc:
         if url:
             print(f"indexer: cannot tell the crawl at {url} ({exc}); its nodes read "
-                  f"{data_dir / PURGED_FILE} only when they start", file=sys.stderr)
+                  f"{purged_path(data_dir)} only when they start", file=sys.stderr)
         return ""
     finally:
         if client is not None:

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from crawler.datadir import archive_dir
 from indexer import stats
 from indexer.layout import CORRUPTION, IndexMissing
 from indexer.stats import IndexStats
@@ -625,7 +626,7 @@ class SearchServer(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         self.engine = engine
         self.log_requests = log_requests
-        self.archive = ArchiveIndex(engine.data_dir / "archive")
+        self.archive = ArchiveIndex(archive_dir(engine.data_dir))
         self._workers = threading.BoundedSemaphore(self.WORKERS)
         super().__init__(address, SearchHandler, bind_and_activate=listener is None)
         if listener is not None:
