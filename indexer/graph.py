@@ -205,14 +205,6 @@ class LinkGraph:
     def __len__(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM links").fetchone()[0])
 
-    def set_pagerank(self, scores: Mapping[str, float]) -> None:
-        """Replace the stored PageRank with ``scores`` by URL."""
-        self.db.execute("DELETE FROM pagerank")
-        self.db.executemany(
-            "INSERT INTO pagerank (id, score) VALUES (?, ?)",
-            ((self._id(url), score) for url, score in scores.items()),
-        )
-
     def set_ranks(self, nodes: np.ndarray, scores: np.ndarray) -> None:
         """Replace the stored PageRank with ``scores[i]`` for node id ``nodes[i]``."""
         self.db.execute("DELETE FROM pagerank")
