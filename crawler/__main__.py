@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import redis
 
+from crawler import settings as defaults
 from crawler.version import VERSION
 
 from crawler.datadir import graph_dir, index_dir, pages_files
@@ -160,7 +161,7 @@ def reset(frontier: Frontier, data_dir: str, everything: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m crawler", description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="data", help="data directory (default: data)")
+    parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
     parser.add_argument("--redis", help="Redis URL of a shared frontier (default: the embedded one)")
     parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True)

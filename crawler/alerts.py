@@ -29,6 +29,8 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
+from crawler import settings as defaults
+
 __all__ = ["Alert", "AlertRules", "SUSTAINED", "starved"]
 
 # Windows of page fetches in a row that one site must dominate. Breadth
@@ -81,11 +83,11 @@ class AlertRules:
 
     def __init__(
         self,
-        window: int = 100,
-        error_rate: float = 0.2,
-        site_share: float = 0.8,
+        window: int = defaults.MONITOR_WINDOW,
+        error_rate: float = defaults.MONITOR_ERROR_RATE,
+        site_share: float = defaults.MONITOR_SITE_SHARE,
         min_samples: int = 10,
-        served_share: float = 0.5,
+        served_share: float = defaults.MONITOR_SITES_SERVED,
     ) -> None:
         self.window = max(1, window)
         self.error_rate = error_rate

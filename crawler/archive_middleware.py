@@ -104,9 +104,9 @@ class ArchiveMiddleware:
         settings = crawler.settings
         if not settings.getbool("ARCHIVE_ENABLED"):
             raise NotConfigured("ARCHIVE_ENABLED is off")
-        directory = archive_dir(settings.get("DATA_DIR") or "data")
+        directory = archive_dir(settings.get("DATA_DIR"))
         writer = ArchiveWriter(directory, settings.getint("ARCHIVE_MAX_BYTES"),
-                               software=settings.get("CRAWLER_PRODUCT") or "Lantern",
+                               software=settings.get("CRAWLER_PRODUCT"),
                                settings=page_settings(settings))
         middleware = cls(writer, crawler.stats)
         crawler.signals.connect(middleware.close, signal=signals.spider_closed)

@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 import redis
 from scrapy import Request, signals
 
+from crawler import settings as defaults
 from crawler.connection import client_for, cluster_url, is_cluster
 from crawler.embedded import EmbeddedRedis
 from crawler.fingerprints import simhash_blocks
@@ -270,7 +271,7 @@ def connect(settings: BaseSettings) -> tuple[Any, str, EmbeddedRedis | None]:
         url = cluster_url(settings.get("REDIS_CLUSTER_NODES"))
     server = None
     if not url:
-        server = EmbeddedRedis(settings.get("DATA_DIR") or "data")
+        server = EmbeddedRedis(settings.get("DATA_DIR"))
         url = server.start()
     try:
         client = client_for(url)
@@ -377,14 +378,14 @@ class Frontier:
         self,
         client: Any,
         name: str = "web",
-        queue_key: str = "%(spider)s:requests",
-        seen_key: str = "%(spider)s:dupefilter",
-        items_key: str = "%(spider)s:items",
+        queue_key: str = defaults.SCHEDULER_QUEUE_KEY,
+        seen_key: str = defaults.SCHEDULER_DUPEFILTER_KEY,
+        items_key: str = defaults.REDIS_ITEMS_KEY,
         embedded: EmbeddedRedis | None = None,
         url: str = "",
         seen: SeenSet | None = None,
-        site_budget: int = 0,
-        near_distance: int = 3,
+        site_budget: int = defaults.TRAPS_MAX_PAGES_PER_SITE,
+        near_distance: int = defaults.TRAPS_NEAR_DUPLICATE_BITS,
         partitions: int | None = None,
     ) -> None:
         self.client = client
@@ -461,7 +462,7 @@ class Frontier:
             seen = seen_set(
                 recorded["mode"],
                 int(recorded.get("capacity", 0) or 1),
-                float(recorded.get("error_rate", 0.001)),
+                float(recorded.get("error_rate", defaults.FRONTIER_BLOOM_ERROR_RATE)),
             )
         return seen
 
@@ -486,18 +487,18 @@ class Frontier:
             frontier = cls(
                 client,
                 name=name,
-                queue_key=settings.get("SCHEDULER_QUEUE_KEY", "%(spider)s:requests"),
-                seen_key=settings.get("SCHEDULER_DUPEFILTER_KEY", "%(spider)s:dupefilter"),
-                items_key=settings.get("REDIS_ITEMS_KEY", "%(spider)s:items"),
+                queue_key=settings.get("SCHEDULER_QUEUE_KEY"),
+                seen_key=settings.get("SCHEDULER_DUPEFILTER_KEY"),
+                items_key=settings.get("REDIS_ITEMS_KEY"),
                 embedded=server,
                 url=url,
                 seen=seen_set(
-                    settings.get("FRONTIER_DEDUP", "exact"),
-                    settings.getint("FRONTIER_BLOOM_CAPACITY", 100_000_000),
-                    settings.getfloat("FRONTIER_BLOOM_ERROR_RATE", 0.001),
+                    settings.get("FRONTIER_DEDUP"),
+                    settings.getint("FRONTIER_BLOOM_CAPACITY"),
+                    settings.getfloat("FRONTIER_BLOOM_ERROR_RATE"),
                 ),
-                site_budget=settings.getint("TRAPS_MAX_PAGES_PER_SITE", 0),
-                near_distance=settings.getint("TRAPS_NEAR_DUPLICATE_BITS", 3),
+                site_budget=settings.getint("TRAPS_MAX_PAGES_PER_SITE"),
+                near_distance=settings.getint("TRAPS_NEAR_DUPLICATE_BITS"),
                 partitions=settings.getint("FRONTIER_PARTITIONS") or None,
             )
             if server is not None:

@@ -120,7 +120,7 @@ class Halt:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Halt:
         settings = crawler.settings
-        halt = cls(crawler, str(Path(settings.get("DATA_DIR") or "data").resolve()), settings.get("REDIS_URL"))
+        halt = cls(crawler, str(Path(settings.get("DATA_DIR")).resolve()), settings.get("REDIS_URL"))
         crawler.signals.connect(halt._opened, signal=signals.spider_opened)
         crawler.signals.connect(halt._idle, signal=signals.spider_idle)
         crawler.signals.connect(halt._closed, signal=signals.spider_closed)

@@ -38,6 +38,7 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
+from crawler import settings as defaults
 from crawler.partitions import Partitions
 from crawler.turns import LUA, depths_key, list_key, parse_lease, site_key
 
@@ -253,7 +254,7 @@ class Leases:
         name: str,
         queue_key: str,
         node: str | None = None,
-        lease_seconds: float = 30.0,
+        lease_seconds: float = defaults.FRONTIER_LEASE_SECONDS,
         delay: float = 0.0,
         jitter: float = 0.0,
         per_site: int = 1,
@@ -381,6 +382,24 @@ class Leases:
                 keys += [f"{part.queue}:{depth}", part.queue, part.queue]
             args += [lease, site, depth]
         return int(self._return(keys=keys, args=args))
+
+    def reclaim(self) -> int:
+        """Requests leased to this node that it never received: back to the
+        front of their sites' queues.
+
+        A lease script's reply can be lost after Redis ran it (Redis stopped
+        or the connection cut mid-reply; a client retrying the call leases a
+        second batch). The node then holds leases it knows nothing of, and,
+        being alive, nobody reaps them: the crawl would wait for them for
+        ever. Called when the node is idle (nothing taken, nothing in flight).
+        """
+        count = self.partitions.count
+        given = 0
+        for part in self.parts:
+            orphans = [entry for entry in self._leases_of(part, self.node)
+                       if entry[0] * count + part.partition not in self._held]
+            given += self._give(part, self.node, orphans, reap=False)
+        return given
 
     def done_command(self, pipe: Any, ids: Iterable[int]) -> None:
         """Add the release of finished leases to ``pipe`` (after what they

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from crawler import settings as defaults
 from crawler.datadir import purged_path
 from crawler.extractors.doctype import MEDIA_EXTENSIONS, extension
 from crawler.scope import Scope
@@ -44,7 +45,7 @@ class LinkFilter:
         traps: TrapRules,
         blacklist: Blacklist,
         budget: PatternBudget,
-        remember: int = 2_000_000,
+        remember: int = defaults.FRONTIER_LOCAL_SEEN_MAX,
         purged: Blacklist | None = None,
     ) -> None:
         self.scope = scope
@@ -66,13 +67,13 @@ class LinkFilter:
             Blacklist.from_file(listing, hosts, patterns) if listing else Blacklist(hosts, patterns)
         )
         # Written by `python -m indexer purge`, in the blacklist file's syntax.
-        purged = purged_path(settings.get("DATA_DIR") or "data")
+        purged = purged_path(settings.get("DATA_DIR"))
         return cls(
             scope,
             TrapRules.from_settings(settings),
             blacklist,
-            PatternBudget(settings.getint("TRAPS_MAX_PAGES_PER_PATTERN", 5000)),
-            settings.getint("FRONTIER_LOCAL_SEEN_MAX", 2_000_000),
+            PatternBudget(settings.getint("TRAPS_MAX_PAGES_PER_PATTERN")),
+            settings.getint("FRONTIER_LOCAL_SEEN_MAX"),
             Blacklist.from_file(purged) if purged.exists() else None,
         )
 

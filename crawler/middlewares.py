@@ -63,10 +63,10 @@ class IdentityMiddleware:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> IdentityMiddleware:
         settings = crawler.settings
-        product = settings.get("CRAWLER_PRODUCT", "LanternBot/0.1")
-        info = settings.get("CRAWLER_INFO_URL", "")
+        product = settings.get("CRAWLER_PRODUCT")
+        info = settings.get("CRAWLER_INFO_URL")
         user_agent = f"{product} (+{info})" if info else product
-        return cls(user_agent, settings.get("CRAWLER_CONTACT", ""))
+        return cls(user_agent, settings.get("CRAWLER_CONTACT"))
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         request.headers[b"User-Agent"] = self.user_agent

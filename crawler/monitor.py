@@ -130,13 +130,12 @@ class CrawlMonitor:
             return existing
         settings = crawler.settings
         rules = AlertRules(
-            window=settings.getint("MONITOR_WINDOW", 100),
-            error_rate=settings.getfloat("MONITOR_ERROR_RATE", 0.2),
-            site_share=settings.getfloat("MONITOR_SITE_SHARE", 0.8),
+            window=settings.getint("MONITOR_WINDOW"),
+            error_rate=settings.getfloat("MONITOR_ERROR_RATE"),
+            site_share=settings.getfloat("MONITOR_SITE_SHARE"),
             served_share=settings.getfloat("MONITOR_SITES_SERVED"),
         )
-        monitor = cls(crawler, rules, settings.getfloat("MONITOR_INTERVAL", 10.0),
-                      settings.get("DATA_DIR") or "data")
+        monitor = cls(crawler, rules, settings.getfloat("MONITOR_INTERVAL"), settings.get("DATA_DIR"))
         crawler._lantern_monitor = monitor  # type: ignore[attr-defined]
         crawler.signals.connect(monitor._opened, signal=signals.spider_opened)
         crawler.signals.connect(monitor._engine_started, signal=signals.engine_started)
@@ -277,7 +276,7 @@ class CrawlMonitor:
         spider = self.crawler.spider
         settings = self.crawler.settings
         frontier = Frontier.for_crawler(self.crawler)
-        data_dir = str(Path(settings.get("DATA_DIR") or "data").resolve())
+        data_dir = str(Path(settings.get("DATA_DIR")).resolve())
         seeds = list(getattr(spider, "seeds", []))
         try:
             hosts = frontier.scope() | {urlsplit(url).hostname or "" for url in seeds}
@@ -365,5 +364,5 @@ class CrawlMonitor:
         except (REDIS_DOWN, redis.RedisError):
             return
         settings = self.crawler.settings
-        logger.warning("%s", nothing_new(len(getattr(spider, "seeds", [])), seen, settings.get("DATA_DIR") or "data",
+        logger.warning("%s", nothing_new(len(getattr(spider, "seeds", [])), seen, settings.get("DATA_DIR"),
                                          settings.get("REDIS_URL")))

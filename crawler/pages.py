@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
-import crawler.settings as crawl_defaults
+from crawler import settings as defaults
 from crawler.archive import Fetch, decode_body, joined_headers
 from crawler.boilerplate import BoilerplateDetector
 from crawler.extractors.html import lead
@@ -34,6 +34,7 @@ from crawler.extractors.page import Link
 from crawler.fingerprints import content_fingerprint, fingerprints, hamming, simhash, simhash_blocks
 from crawler.linkfilter import LinkFilter
 from crawler.middlewares import site_of
+from crawler.project import project_settings
 from crawler.revisit import RevisitBounds
 from crawler.robots import page_directives
 from crawler.scope import Scope
@@ -44,7 +45,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "Fetched", "LocalPageMemory", "Outcome", "PAGE_SETTINGS", "PageLogic", "PageMemory",
-    "body_size", "page_settings", "replay", "says_not_found",
+    "body_size", "page_settings", "recorded_page_settings", "replay", "says_not_found",
 ]
 
 _SOFT404_BITS = 8  # a page this close to the site's "not found" answer is one
@@ -156,6 +157,16 @@ def page_settings(settings: Any) -> dict[str, Any]:
     return values
 
 
+def recorded_page_settings(recorded: Mapping[str, Any]) -> dict[str, Any]:
+    """The :func:`page_settings` a crawl recorded, completed with today's
+    (``crawler/settings.py``) for those it did not record: an archive
+    written before a setting existed was read with the default of its day,
+    of which today's is the best guess."""
+    values = page_settings(project_settings())
+    values.update((name, value) for name, value in recorded.items() if value is not None)
+    return values
+
+
 class PageMemory(Protocol):
     """What the page logic remembers across pages (the frontier's methods)."""
 
@@ -174,7 +185,7 @@ class LocalPageMemory:
     """A :class:`PageMemory` in this process, answering as the frontier's
     Redis scripts do (same first URL, same near-duplicate rule)."""
 
-    def __init__(self, near_distance: int = 3) -> None:
+    def __init__(self, near_distance: int) -> None:
         self.near_distance = near_distance
         self._contents: dict[bytes, str] = {}
         self._blocks: dict[str, list[int]] = {}
@@ -253,16 +264,16 @@ class PageLogic:
         boilerplate: BoilerplateDetector | None = None,
         revisit: RevisitBounds | None = None,
         body_limit: int = 0,
-        max_links: int | None = None,
-        max_offsite_links: int | None = None,
+        max_links: int = defaults.LINKS_MAX_PER_PAGE,
+        max_offsite_links: int = defaults.LINKS_MAX_OFFSITE_PER_PAGE,
     ) -> None:
-        self.revisit = revisit or RevisitBounds(86400, 3600, 30 * 86400)
+        self.revisit = revisit or RevisitBounds(defaults.RECRAWL_INTERVAL, defaults.RECRAWL_MIN_INTERVAL,
+                                                defaults.RECRAWL_MAX_INTERVAL, defaults.RECRAWL_SITE_INTERVALS)
         #: Links kept from one page (LINKS_MAX_PER_PAGE; 0: all), and of them
         #: to other sites (LINKS_MAX_OFFSITE_PER_PAGE): a page of 300,000
         #: links would otherwise queue, store and index them all.
-        self.max_links = crawl_defaults.LINKS_MAX_PER_PAGE if max_links is None else max_links
-        self.max_offsite_links = (crawl_defaults.LINKS_MAX_OFFSITE_PER_PAGE if max_offsite_links is None
-                                  else max_offsite_links)
+        self.max_links = max_links
+        self.max_offsite_links = max_offsite_links
         #: What an archived compressed body inflates to at most when it is
         #: replayed (the crawl's DOWNLOAD_MAXSIZE; 0: no limit). The crawl's
         #: own responses come decoded (crawler.limits.Decompression).
@@ -278,35 +289,26 @@ class PageLogic:
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any], memory: PageMemory | None = None,
                       count: Callable[..., Any] | None = None) -> PageLogic:
-        """From :func:`page_settings` values (a rebuild's logic: no scope, no budget)."""
+        """From :func:`page_settings` values (a rebuild's logic: no scope, no
+        budget); today's defaults for those missing (:func:`recorded_page_settings`)."""
+        settings = recorded_page_settings(settings)
         links = LinkFilter(
             Scope("any"), TrapRules.from_settings(settings),
-            Blacklist(settings.get("TRAPS_BLACKLIST_HOSTS") or (),
-                      settings.get("TRAPS_BLACKLIST_URLS") or ()),
+            Blacklist(settings["TRAPS_BLACKLIST_HOSTS"], settings["TRAPS_BLACKLIST_URLS"]),
             PatternBudget(0),
         )
-        near = settings.get("TRAPS_NEAR_DUPLICATE_BITS")
-        agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT") or "LanternBot"
-        def number(name: str, default: float) -> float:
-            value = settings.get(name)
-            return default if value is None else float(value)
-
+        agent = settings["ROBOTSTXT_USER_AGENT"] or settings["CRAWLER_PRODUCT"]
         revisit = RevisitBounds(
-            number("RECRAWL_INTERVAL", 86400), number("RECRAWL_MIN_INTERVAL", 3600),
-            number("RECRAWL_MAX_INTERVAL", 30 * 86400), settings.get("RECRAWL_SITE_INTERVALS") or {},
+            float(settings["RECRAWL_INTERVAL"]), float(settings["RECRAWL_MIN_INTERVAL"]),
+            float(settings["RECRAWL_MAX_INTERVAL"]), settings["RECRAWL_SITE_INTERVALS"],
         )
-        # An archive written before DOWNLOAD_MAXSIZE was recorded was cut at
-        # the default of its day; today's is the best guess.
-        maxsize = settings.get("DOWNLOAD_MAXSIZE")
-        max_links = settings.get("LINKS_MAX_PER_PAGE")
-        max_offsite = settings.get("LINKS_MAX_OFFSITE_PER_PAGE")
         return cls(
             UrlPolicy.from_settings(settings), links, agent,
-            memory if memory is not None else LocalPageMemory(3 if near is None else int(near)),
+            memory if memory is not None else LocalPageMemory(int(settings["TRAPS_NEAR_DUPLICATE_BITS"])),
             count or (lambda key, value=1: None), revisit=revisit,
-            body_limit=int(crawl_defaults.DOWNLOAD_MAXSIZE if maxsize is None else maxsize),
-            max_links=None if max_links is None else int(max_links),
-            max_offsite_links=None if max_offsite is None else int(max_offsite),
+            body_limit=int(settings["DOWNLOAD_MAXSIZE"]),
+            max_links=int(settings["LINKS_MAX_PER_PAGE"]),
+            max_offsite_links=int(settings["LINKS_MAX_OFFSITE_PER_PAGE"]),
         )
 
     def extraction(self, fetched: Fetched) -> tuple[str, Extraction | None]:

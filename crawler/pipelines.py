@@ -190,10 +190,10 @@ class ItemQueuePipeline:
         indexer = None
         if inline:
             indexer = IndexerProcess(
-                str(Path(settings.get("DATA_DIR") or "data").resolve()),
+                str(Path(settings.get("DATA_DIR")).resolve()),
                 frontier.url,
                 frontier.items_key,
-                settings.getint("INDEX_NICENESS", 10),
+                settings.getint("INDEX_NICENESS"),
                 _index_processes(settings),
                 _personalization(settings.get("PAGERANK_PERSONALIZATION")),
             )

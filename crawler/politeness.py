@@ -57,10 +57,10 @@ class PolitenessMiddleware:
         self,
         crawler: Crawler,
         delay: float,
-        crawl_delay_max: float = 30.0,
-        retry_after_max: float = 3600.0,
-        slowdown: float = 1.0,
-        max_delay: float = 60.0,
+        crawl_delay_max: float,
+        retry_after_max: float,
+        slowdown: float,
+        max_delay: float,
         frontier: Frontier | None = None,
         shared: bool = False,
     ) -> None:
@@ -87,10 +87,10 @@ class PolitenessMiddleware:
         middleware = cls(
             crawler,
             settings.getfloat("DOWNLOAD_DELAY"),
-            settings.getfloat("ROBOTS_CRAWL_DELAY_MAX", 30.0),
-            settings.getfloat("POLITENESS_RETRY_AFTER_MAX", 3600.0),
-            settings.getfloat("POLITENESS_SLOWDOWN", 1.0),
-            settings.getfloat("POLITENESS_MAX_DELAY", 60.0),
+            settings.getfloat("ROBOTS_CRAWL_DELAY_MAX"),
+            settings.getfloat("POLITENESS_RETRY_AFTER_MAX"),
+            settings.getfloat("POLITENESS_SLOWDOWN"),
+            settings.getfloat("POLITENESS_MAX_DELAY"),
             Frontier.for_crawler(crawler),
             shared=bool(settings.get("REDIS_URL")),  # other nodes may send to the same sites
         )

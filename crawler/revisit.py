@@ -67,9 +67,9 @@ class RevisitBounds:
     @classmethod
     def from_settings(cls, settings: Any) -> RevisitBounds:
         return cls(
-            settings.getfloat("RECRAWL_INTERVAL", 86400),
-            settings.getfloat("RECRAWL_MIN_INTERVAL", 3600),
-            settings.getfloat("RECRAWL_MAX_INTERVAL", 30 * 86400),
+            settings.getfloat("RECRAWL_INTERVAL"),
+            settings.getfloat("RECRAWL_MIN_INTERVAL"),
+            settings.getfloat("RECRAWL_MAX_INTERVAL"),
             settings.getdict("RECRAWL_SITE_INTERVALS"),
         )
 

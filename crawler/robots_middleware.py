@@ -160,10 +160,10 @@ class RobotsMiddleware:
         crawler: Crawler,
         shared: SharedRobots,
         agent: str,
-        policy_4xx: str = "disallow",
-        max_age: float = 86400.0,
-        retry_delay: float = 30.0,
-        retry_times: int = 4,
+        policy_4xx: str,
+        max_age: float,
+        retry_delay: float,
+        retry_times: int,
     ) -> None:
         self.crawler = crawler
         self.shared = shared
@@ -185,17 +185,17 @@ class RobotsMiddleware:
         settings = crawler.settings
         if not settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured("ROBOTSTXT_OBEY is off")
-        policy = settings.get("ROBOTS_4XX_POLICY", "disallow")
+        policy = settings.get("ROBOTS_4XX_POLICY")
         if policy not in ("disallow", "allow"):
             raise NotConfigured(f"ROBOTS_4XX_POLICY must be 'disallow' or 'allow', not {policy!r}")
         middleware = cls(
             crawler,
             SharedRobots(Frontier.for_crawler(crawler)),
-            settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT", "LanternBot"),
+            settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT"),
             policy,
-            min(settings.getfloat("ROBOTS_CACHE_SECONDS", 86400.0), 86400.0),
-            settings.getfloat("ROBOTS_RETRY_DELAY", 30.0),
-            settings.getint("ROBOTS_RETRY_TIMES", 4),
+            min(settings.getfloat("ROBOTS_CACHE_SECONDS"), 86400.0),
+            settings.getfloat("ROBOTS_RETRY_DELAY"),
+            settings.getint("ROBOTS_RETRY_TIMES"),
         )
         crawler.signals.connect(middleware._idle, signal=signals.spider_idle)
         crawler.signals.connect(middleware._closed, signal=signals.spider_closed)

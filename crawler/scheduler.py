@@ -40,6 +40,7 @@ from scrapy.exceptions import DontCloseSpider
 from scrapy.utils.asyncio import call_later
 from scrapy_redis.scheduler import Scheduler as _RedisScheduler
 
+from crawler import settings as defaults
 from crawler._async import REDIS_DOWN
 from crawler.frontier import OVER_BUDGET, QUEUED, SEEN, Frontier, decode_request, encode_request
 from crawler.middlewares import site_of
@@ -62,14 +63,14 @@ class Scheduler(_RedisScheduler):
     def __init__(
         self,
         frontier: Frontier,
-        persist: bool = True,
-        flush_on_start: bool = False,
-        pop_batch: int = 8,
-        local_seen_max: int = 2_000_000,
+        persist: bool = defaults.SCHEDULER_PERSIST,
+        flush_on_start: bool = defaults.SCHEDULER_FLUSH_ON_START,
+        pop_batch: int = defaults.FRONTIER_POP_BATCH,
+        local_seen_max: int = defaults.FRONTIER_LOCAL_SEEN_MAX,
         stats: Any = None,
         policy: UrlPolicy | None = None,
-        lease_seconds: float = 30.0,
-        heartbeat: float = 5.0,
+        lease_seconds: float = defaults.FRONTIER_LEASE_SECONDS,
+        heartbeat: float = defaults.FRONTIER_HEARTBEAT,
         idle_grace: float = 0.0,
         items_max: int = 0,
         delay: float = 0.0,
@@ -117,17 +118,17 @@ class Scheduler(_RedisScheduler):
         grace = settings.get("FRONTIER_IDLE_GRACE")
         scheduler = cls(
             frontier,
-            persist=settings.getbool("SCHEDULER_PERSIST", True),
+            persist=settings.getbool("SCHEDULER_PERSIST"),
             flush_on_start=settings.getbool("SCHEDULER_FLUSH_ON_START"),
-            pop_batch=settings.getint("FRONTIER_POP_BATCH", 8),
-            local_seen_max=settings.getint("FRONTIER_LOCAL_SEEN_MAX", 2_000_000),
+            pop_batch=settings.getint("FRONTIER_POP_BATCH"),
+            local_seen_max=settings.getint("FRONTIER_LOCAL_SEEN_MAX"),
             stats=crawler.stats,
             policy=UrlPolicy.from_settings(settings),
-            lease_seconds=settings.getfloat("FRONTIER_LEASE_SECONDS", 30.0),
-            heartbeat=settings.getfloat("FRONTIER_HEARTBEAT", 5.0),
+            lease_seconds=settings.getfloat("FRONTIER_LEASE_SECONDS"),
+            heartbeat=settings.getfloat("FRONTIER_HEARTBEAT"),
             # Alone on its private Redis, a node has nobody to wait for.
             idle_grace=float(grace) if grace is not None else (0.0 if frontier.embedded else 10.0),
-            items_max=settings.getint("INDEX_QUEUE_MAX", 0),
+            items_max=settings.getint("INDEX_QUEUE_MAX"),
             delay=settings.getfloat("DOWNLOAD_DELAY"),
             jitter=settings.getfloat("POLITENESS_JITTER"),
             per_site=settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"),
@@ -452,10 +453,15 @@ class Scheduler(_RedisScheduler):
         """Stay while other nodes may still find work; close once all is quiet."""
         try:
             self._flush()  # release this node's own finished leases first
+            lost = self.leases.reclaim()
             busy = len(self.frontier) > 0 or self.leases.held() > 0
         except REDIS_DOWN as exc:
             self._redis_down(exc)
             raise DontCloseSpider from None
+        if lost:
+            self._inc("frontier/leases_reclaimed", lost)
+            logger.warning("%d requests leased to this node never reached it (a reply lost when Redis "
+                           "went away): back in their sites' queues", lost)
         now = time.monotonic()
         if busy:
             self._idle_since = None

@@ -27,6 +27,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from crawler import settings as defaults
+
 __all__ = ["ExactSeen", "BloomSeen", "SeenSet", "seen_set"]
 
 _EXACT_BUCKET_BITS = 16
@@ -69,8 +71,8 @@ class BloomSeen:
     (10, 28, 1.83)
     """
 
-    capacity: int = 100_000_000
-    error_rate: float = 0.001
+    capacity: int = defaults.FRONTIER_BLOOM_CAPACITY
+    error_rate: float = defaults.FRONTIER_BLOOM_ERROR_RATE
 
     mode = "bloom"
     lua_test_and_set = """(function()
@@ -129,7 +131,8 @@ class BloomSeen:
 SeenSet = ExactSeen | BloomSeen
 
 
-def seen_set(mode: str, capacity: int = 100_000_000, error_rate: float = 0.001) -> SeenSet:
+def seen_set(mode: str, capacity: int = defaults.FRONTIER_BLOOM_CAPACITY,
+             error_rate: float = defaults.FRONTIER_BLOOM_ERROR_RATE) -> SeenSet:
     """The encoding for ``FRONTIER_DEDUP``.
 
     >>> seen_set("exact").mode, seen_set("bloom", 1000).mode

@@ -6,6 +6,11 @@ has one; the project's own settings are grouped by prefix (``CRAWLER_*``,
 ``FRONTIER_*``, ``CANONICAL_*``, ``TRAPS_*``, ``INDEX_*``). The defaults are
 polite values for the public web; local tests and benchmarks override the
 politeness ones with ``-s``.
+
+Each default lives here only: the code reads settings without a fallback of
+its own (outside ``scrapy crawl``, from :mod:`crawler.project` or this
+module), and the README's table states the same values
+(tests/test_settings_table.py checks both).
 """
 
 from crawler.version import VERSION as _VERSION
@@ -76,6 +81,9 @@ SCHEDULER = "crawler.scheduler.Scheduler"
 # Shared state is never deleted when a node stops; `python -m crawler reset`
 # clears a crawl on purpose.
 SCHEDULER_PERSIST = True
+# True: a node forgets the crawl's queue and seen URLs when it starts (on a
+# shared frontier, every node's); the index stays.
+SCHEDULER_FLUSH_ON_START = False
 SCHEDULER_QUEUE_KEY = "%(spider)s:requests"
 SCHEDULER_DUPEFILTER_KEY = "%(spider)s:dupefilter"
 REDIS_ITEMS_KEY = "%(spider)s:items"

@@ -44,6 +44,8 @@ from urllib.parse import unquote
 
 import idna
 
+from crawler import settings as defaults
+
 __all__ = [
     "UNRESERVED",
     "TrapRules",
@@ -365,11 +367,11 @@ class UrlPolicy:
     'https://example.com/'
     """
 
-    strip_session_ids: bool = True
-    strip_tracking: bool = True
-    sort_query: bool = True
-    drop_www: bool = False
-    drop_index: bool = False
+    strip_session_ids: bool = defaults.CANONICAL_STRIP_SESSION_IDS
+    strip_tracking: bool = defaults.CANONICAL_STRIP_TRACKING
+    sort_query: bool = defaults.CANONICAL_SORT_QUERY
+    drop_www: bool = defaults.CANONICAL_DROP_WWW
+    drop_index: bool = defaults.CANONICAL_DROP_INDEX
 
     _SETTINGS: ClassVar[dict[str, str]] = {
         "strip_session_ids": "CANONICAL_STRIP_SESSION_IDS",
@@ -649,13 +651,13 @@ class TrapRules:
     True
     """
 
-    max_url_length: int = 1024
-    max_repeats: int = 3
-    max_period: int = 5
-    max_segments: int = 20
-    calendar_years_ahead: int = 3
-    calendar_years_back: int = 0
-    max_param_repeats: int = 5
+    max_url_length: int = defaults.TRAPS_MAX_URL_LENGTH
+    max_repeats: int = defaults.TRAPS_MAX_REPEATS
+    max_period: int = defaults.TRAPS_MAX_PERIOD
+    max_segments: int = defaults.TRAPS_MAX_SEGMENTS
+    calendar_years_ahead: int = defaults.TRAPS_CALENDAR_YEARS_AHEAD
+    calendar_years_back: int = defaults.TRAPS_CALENDAR_YEARS_BACK
+    max_param_repeats: int = defaults.TRAPS_MAX_PARAM_REPEATS
 
     _SETTINGS: ClassVar[dict[str, str]] = {
         "max_url_length": "TRAPS_MAX_URL_LENGTH",

@@ -37,6 +37,7 @@ from functools import wraps
 
 import redis
 
+from crawler import settings as defaults
 from crawler.connection import client_for
 from crawler.disk import FULL_DISK_STATUS, disk_full
 from crawler.datadir import index_dir, purged_path
@@ -88,7 +89,7 @@ def _connect(data_dir: Path, url: str | None) -> Iterator[redis.Redis | None]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m indexer", description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="data", help="data directory (default: data)")
+    parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
     parser.add_argument("--redis", help="Redis URL of the crawl (default: the embedded server of --data)")
     parser.add_argument("--queue", default="web:items", help="item queue key (default: web:items)")
     parser.add_argument("--follow", action="store_true", help="keep draining until stopped")

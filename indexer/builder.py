@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from crawler import settings as defaults
 from crawler.datadir import graph_dir, pages_path, purged_path
 from crawler.extractors.doctype import document_type
 from crawler.revisit import next_interval
@@ -52,8 +53,9 @@ __all__ = ["IndexBuilder", "IndexBusy", "FinalizeReport", "host_of", "anchor_tex
 # with diminishing returns (and a stable document, as counts grow).
 _MAX_ANCHOR_REPEATS = 4
 _MAX_ANCHOR_TEXTS = 200
-# The crawl's bounds when an item carries none (crawler/settings.py RECRAWL_*).
-_DEFAULT_REVISIT = (86400.0, 3600.0, 30 * 86400.0)
+# The crawl's bounds when an item carries none.
+_DEFAULT_REVISIT = (float(defaults.RECRAWL_INTERVAL), float(defaults.RECRAWL_MIN_INTERVAL),
+                    float(defaults.RECRAWL_MAX_INTERVAL))
 
 
 @dataclass

@@ -29,11 +29,10 @@ from typing import Any
 
 from whoosh.filedb.filestore import FileStorage
 
-import crawler.settings as crawl_defaults
 from crawler.archive import ArchiveReader
 from crawler.cores import free_cores
 from crawler.datadir import INDEXER_PARTS, archive_dir, index_dir, rebuild_dir, rebuild_old_dir
-from crawler.pages import LocalPageMemory, PageLogic, page_settings, replay
+from crawler.pages import LocalPageMemory, PageLogic, recorded_page_settings, replay
 from indexer.builder import FinalizeReport, IndexBuilder
 from indexer.layout import IndexBusy, Layout
 from indexer.progress import Progress
@@ -59,20 +58,6 @@ class RebuildReport:
     items: Counter[str]
     final: FinalizeReport
     seconds: float
-
-
-class _Settings(dict):  # type: ignore[type-arg]
-    """A crawl's page settings, read as Scrapy's ``Settings`` would be."""
-
-    def getlist(self, name: str) -> list[Any]:
-        return list(self.get(name) or ())
-
-
-def _defaults() -> dict[str, Any]:
-    """The crawl's default page settings (for archives that do not carry theirs)."""
-    return page_settings(_Settings(
-        (name, getattr(crawl_defaults, name)) for name in dir(crawl_defaults) if name.isupper()
-    ))
 
 
 def _timestamp(date: str) -> float | None:
@@ -120,10 +105,9 @@ def rebuild(
                 if logic is None:
                     # Each crawl process learnt boilerplate on its own; the
                     # content seen and the sites' soft 404s were shared.
-                    settings = reader.settings.get(writer) or _defaults()
+                    settings = recorded_page_settings(reader.settings.get(writer) or {})
                     if memory is None:
-                        near = settings.get("TRAPS_NEAR_DUPLICATE_BITS")
-                        memory = LocalPageMemory(3 if near is None else int(near))
+                        memory = LocalPageMemory(int(settings["TRAPS_NEAR_DUPLICATE_BITS"]))
                     logic = logics[writer] = PageLogic.from_settings(settings, memory)
                 for item in replay(logic, fetch):
                     if item["type"] == "page":

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from crawler import settings as defaults
 from crawler.urls import canonicalize
 from search.engine import SearchEngine, SearchError
 
@@ -343,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Measure MRR, Success@k and latency of known-item queries.",
     )
     parser.add_argument("queries", help="JSON Lines file: {\"query\": ..., \"url\": ...} per line")
-    parser.add_argument("--data", default="data", help="data directory (default: data)")
+    parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
     parser.add_argument("-n", "--n", type=int, default=10, help="results looked at per query (default: 10)")
     parser.add_argument("--sites", help='base URLs for {name} placeholders: JSON object or a file holding one')
     parser.add_argument("--json", action="store_true", help="print the metrics as one JSON object")

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from crawler import settings as defaults
 from crawler.datadir import archive_dir
 from indexer import stats
 from indexer.layout import CORRUPTION, IndexMissing
@@ -510,8 +511,6 @@ class SearchHandler(BaseHTTPRequestHandler):
 
     def _cached(self, query: str) -> tuple[Any, ...]:
         """A crawled page's archived copy (:mod:`search.cached`), sandboxed."""
-        from crawler import settings as defaults
-
         url = parse_qs(query).get("url", [""])[0]
         stored = self.server.engine.stored(url) if url else None
         if stored is None:
@@ -690,7 +689,7 @@ def make_server(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m search.web", description="Serve a search page and a JSON API.")
-    parser.add_argument("--data", default="data", help="data directory (default: data)")
+    parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free one (default: 8080)")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
@@ -699,10 +698,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no line per request on stderr")
     parser.add_argument("--anchor-only", choices=("rank", "last", "hide"), default=None,
                         help="pages known only by links to them: rank (among crawled pages when several "
-                             "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, rank)")
+                             "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, "
+                             f"{defaults.SEARCH_ANCHOR_ONLY})")
     parser.add_argument("--members-snippet", choices=MEMBERS_SNIPPETS, default=None,
                         help="the snippet of a page crawled with a site owner's credentials: short (one "
-                             "sentence holding the query's words) or none (default: SEARCH_MEMBERS_SNIPPET, short)")
+                             "sentence holding the query's words) or none (default: SEARCH_MEMBERS_SNIPPET, "
+                             f"{defaults.SEARCH_MEMBERS_SNIPPET})")
     args = parser.parse_args(argv)
     workers = args.workers if args.workers is not None else _default_workers()
     if workers < 1:
@@ -733,7 +734,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _default_workers() -> int:
     """SEARCH_WEB_WORKERS, or one process per core this one may use."""
-    from crawler import settings as defaults
     from crawler.cores import free_cores
 
     configured = defaults.SEARCH_WEB_WORKERS

@@ -221,7 +221,7 @@ def test_a_crawl_waits_for_a_slow_indexer_instead_of_filling_redis(shared: Redis
     data = tmp_path / "index-data"
     with serve() as web:
         log = tmp_path / "node.log"
-        crawling = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0", "INDEX_QUEUE_MAX=20",
+        crawling = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0", "INDEX_QUEUE_MAX=100",
                         f"LOG_FILE={log}")
         wait_for(lambda: log.exists() and "wait for the indexer" in log.read_text())  # it paused
         # What it had asked for before pausing is answered and parsed: the
@@ -241,7 +241,7 @@ def test_a_crawl_waits_for_a_slow_indexer_instead_of_filling_redis(shared: Redis
         assert client.llen("web:items") == waiting, "the item queue grew while paused"
         # Past the limit by what was in flight when it paused (downloads, pages
         # being parsed, a taken batch): a few dozen, however long the pause.
-        assert waiting <= 20 + 100
+        assert waiting <= 100 + 100
         follower = indexer(shared.url, data, "--follow")  # drains it: the crawl resumes
         finish(crawling, follower)
     assert "fetching resumes" in log.read_text()

@@ -154,7 +154,7 @@ def check_arguments(
         raise UsageError(str(exc)) from None
     revisiting = recrawl_mode(recrawl)
     urls = read_seeds(seeds, seeds_file, UrlPolicy.from_settings(settings))
-    frontier = redis_dir(settings.get("DATA_DIR") or "data")
+    frontier = redis_dir(settings.get("DATA_DIR"))
     if not urls and not revisiting and not settings.get("REDIS_URL") and not frontier.exists():
         # Nothing queued either: no crawl ever ran here (with REDIS_URL, or a
         # data directory that has one, the spider finds out when it opens).
@@ -177,8 +177,10 @@ class WebSpider(Spider):
         self._seeds_arg = seeds
         self._seeds_file = seeds_file
         self.recrawl = recrawl_mode(recrawl)
-        self.revisit_bounds = RevisitBounds(86400, 3600, 30 * 86400)
-        self.data_dir = Path("data")
+        # Set from the crawl's settings (from_crawler).
+        self.revisit_bounds: RevisitBounds
+        self.data_dir: Path
+        self.agent: str
         try:
             self.scope = Scope(scope)
         except ValueError as exc:
@@ -190,7 +192,6 @@ class WebSpider(Spider):
         # it is parsed: the frontier's queue keeps only the meta keys it
         # knows, and "chain" is not yet one of them.
         self._chain_of: dict[str, int] = {}
-        self.agent = "LanternBot"
         self.boilerplate = BoilerplateDetector()
         self.pages: PageLogic
         self.seeds: list[str] = []
@@ -206,7 +207,7 @@ class WebSpider(Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         settings = crawler.settings
         spider.policy = UrlPolicy.from_settings(settings)
-        spider.agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT", "LanternBot")
+        spider.agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT")
         try:
             spider.links = LinkFilter.from_settings(settings, spider.scope)
         except (OSError, ValueError) as exc:
@@ -217,7 +218,7 @@ class WebSpider(Spider):
             spider.revisit_bounds = RevisitBounds.from_settings(settings)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        spider.data_dir = Path(settings.get("DATA_DIR") or "data")
+        spider.data_dir = Path(settings.get("DATA_DIR"))
         spider._extract_processes = extract_processes(settings)
         crawler.signals.connect(spider._opened, signal=signals.spider_opened)
         crawler.signals.connect(spider._closed, signal=signals.spider_closed)

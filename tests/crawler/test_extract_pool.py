@@ -6,10 +6,9 @@ import asyncio
 import os
 import signal
 
-from scrapy.settings import Settings
-
 from crawler.extract import extract
 from crawler.extract_pool import ExtractPool
+from crawler.project import project_settings
 from crawler.spiders.web import extract_processes
 from crawler.urls import UrlPolicy
 
@@ -56,8 +55,8 @@ def test_a_dead_worker_leaves_extraction_to_the_crawl() -> None:
 def test_a_worker_by_default_only_where_a_core_is_free() -> None:
     two_cores = (os.cpu_count() or 1) >= 2
     # Alone on the embedded Redis, the crawl runs the indexer, which takes the second core.
-    assert extract_processes(Settings({})) == 0
-    assert extract_processes(Settings({"REDIS_URL": "redis://127.0.0.1:6379/0"})) == int(two_cores)
-    assert extract_processes(Settings({"INDEX_WITH_CRAWL": False})) == int(two_cores)
-    assert extract_processes(Settings({"REDIS_URL": "redis://x/0", "INDEX_WITH_CRAWL": True})) == 0
-    assert extract_processes(Settings({"CRAWLER_EXTRACT_PROCESSES": 2})) == 2
+    assert extract_processes(project_settings()) == 0
+    assert extract_processes(project_settings({"REDIS_URL": "redis://127.0.0.1:6379/0"})) == int(two_cores)
+    assert extract_processes(project_settings({"INDEX_WITH_CRAWL": False})) == int(two_cores)
+    assert extract_processes(project_settings({"REDIS_URL": "redis://x/0", "INDEX_WITH_CRAWL": True})) == 0
+    assert extract_processes(project_settings({"CRAWLER_EXTRACT_PROCESSES": 2})) == 2

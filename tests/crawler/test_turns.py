@@ -129,6 +129,23 @@ def test_a_dead_nodes_leases_go_back_to_the_front_of_their_sites(redis_client: r
     assert len(frontier) == 0 and "dead" not in alive.nodes()
 
 
+def test_requests_leased_to_a_node_that_never_received_them_go_back_when_it_is_idle(
+    redis_client: redis.Redis,
+) -> None:
+    frontier = Frontier(redis_client)
+    frontier.push([_entry(f"http://{host}.test/0", 1) for host in "abc"])
+    node = _node(frontier, "node", delay=0.0)
+    kept = node.take(1)
+    # The lease script ran for this node, but its reply never came back (Redis
+    # went away mid-reply): in Redis the requests are the node's, the node has none.
+    assert len(_node(frontier, "node", delay=0.0).take(8)) == 2
+    assert len(frontier) == 0 and node.held() == 3
+    assert node.reclaim() == 2  # not the one it holds
+    assert sorted(_urls(node.take(8))) == sorted({"http://a.test/0", "http://b.test/0", "http://c.test/0"}
+                                                  - set(_urls(kept)))
+    assert node.reclaim() == 0
+
+
 def _old_layout(client: redis.Redis) -> None:
     """A frontier as written before per-site queues: lists by depth, and the
     lease of a node that was killed."""
