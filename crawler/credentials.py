@@ -168,9 +168,6 @@ class Credentials:
                 return entry
         return None
 
-    def by_key(self, key: str) -> Credential | None:
-        return next((entry for entry in self.entries if entry.key == key), None)
-
     def __len__(self) -> int:
         return len(self.entries)
 

