@@ -1,12 +1,14 @@
 # `make demo`, `make test` and `make bench` each create .venv and install
-# requirements.txt first, so one command works on a fresh machine.
+# requirements.txt first, so one command works on a fresh machine; `make check`
+# also installs requirements-dev.txt.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test bench clean
+.PHONY: demo test check bench clean
 
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,12 +16,24 @@ $(STAMP): requirements.txt
 	@$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
 	@touch $(STAMP)
 
+$(DEV_STAMP): $(STAMP) requirements-dev.txt
+	@echo "Installing the developer tools into $(VENV) (first run only)..."
+	@$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $(DEV_STAMP)
+
 demo: $(STAMP)
 	@$(BIN)/python -m tests.demo
 
 test: $(STAMP)
 	@$(BIN)/python -m tests.system
 	$(BIN)/python -m pytest
+
+# The fast loop: lint, types, and the tests that start no process and are not
+# slow on their own (pytest.ini's markers). `make test` runs every test.
+check: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -m "not system and not slow"
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

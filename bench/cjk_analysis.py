@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from crawler.datadir import graph_dir, index_dir, pages_path
 from indexer.analysis import CJK_MODES
 from indexer.builder import IndexBuilder
 from indexer.store import PageStore
@@ -34,7 +35,7 @@ SITES = {name: f"http://127.0.0.1:{port}" for name, port in
 
 def build(source: Path, target: Path, mode: str) -> float:
     started = time.monotonic()
-    with PageStore(source / "pages.sqlite", readonly=True) as store, IndexBuilder(target, cjk=mode) as builder:
+    with PageStore(pages_path(source), readonly=True) as store, IndexBuilder(target, cjk=mode) as builder:
         batch = []
         for page in store.pages():
             batch.append({**page, "type": "page", "links": page.get("links") or []})
@@ -48,7 +49,8 @@ def build(source: Path, target: Path, mode: str) -> float:
 
 def evaluate(data: Path, queries: Path) -> dict:
     done = subprocess.run(
-        [sys.executable, "-m", "search.eval", "--data", str(data), str(queries), "--sites", json.dumps(SITES), "--json"],
+        [sys.executable, "-m", "search.eval", "--data", str(data), str(queries), "--sites", json.dumps(SITES),
+         "--json"],
         cwd=ROOT, capture_output=True, text=True, check=True,
     )
     return json.loads(done.stdout)
@@ -65,21 +67,22 @@ def cli_seconds(data: Path, query: str) -> float:
 
 
 def size(path: Path) -> int:
-    return sum(f.stat().st_size for f in (path / "index").iterdir())
+    return sum(f.stat().st_size for f in index_dir(path).iterdir())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="data/demo", help="a crawl of the demo web (make demo)")
     source = Path(parser.parse_args().data)
-    if not (source / "pages.sqlite").exists():
+    if not pages_path(source).exists():
         raise SystemExit(f"no crawl in {source}: run `make demo` first")
     print(f"Chinese analysis on {source}: MRR@10 / Success@1 per query set, index size, CLI time")
-    print(f"  {'mode':8s} {'zh MRR':>8s} {'zh S@1':>7s} {'en MRR':>8s} {'index MB':>9s} {'CLI zh s':>9s} {'build s':>8s}")
+    print(f"  {'mode':8s} {'zh MRR':>8s} {'zh S@1':>7s} {'en MRR':>8s} {'index MB':>9s} {'CLI zh s':>9s} "
+          f"{'build s':>8s}")
     with tempfile.TemporaryDirectory(prefix="bench-cjk-") as scratch:
         for mode in CJK_MODES:
             target = Path(scratch) / mode
-            shutil.copytree(source / "graph", target / "graph")
+            shutil.copytree(graph_dir(source), graph_dir(target))
             seconds = build(source, target, mode)
             zh = evaluate(target, QUERIES / "demo_zh.jsonl")
             en = evaluate(target, QUERIES / "demo_en.jsonl")

@@ -45,6 +45,7 @@ from bench import index
 from bench.dedup_memory import bare_redis
 from bench.fetch import fetch_rate
 from bench.sites import Site
+from crawler.datadir import pages_path
 from indexer.store import PageStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -200,7 +201,7 @@ def compare(site: Site, runs: int = 3) -> list[str]:
     try:
         counted = ours(site, keep=data, monitor=True)
         row("Redis commands/page, sent", counted.redis_sent_per_page)
-        with PageStore(data / "pages.sqlite", readonly=True) as store:
+        with PageStore(pages_path(data), readonly=True) as store:
             urls = sorted(store.urls())
         limit = statistics.median(fetch_rate(urls) for _ in range(runs))
         rows.append(f"  {'fetch-only limit, pages/s':32s} {median('ours', 'crawl_rate'):10.1f} "

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from crawler.cores import cores
+from crawler.datadir import index_dir, pages_path
 from indexer.builder import IndexBuilder
 from indexer.store import PageStore
 
@@ -38,7 +39,7 @@ _BATCH = 500
 
 
 def _items(data_dir: Path) -> list[dict[str, Any]]:
-    with PageStore(data_dir / "pages.sqlite", readonly=True) as store:
+    with PageStore(pages_path(data_dir), readonly=True) as store:
         return [{"type": "page", **page} for page in store.pages()]
 
 
@@ -87,8 +88,8 @@ def _one(who: str, data_dir: Path, target: Path) -> dict[str, float]:
     """One run in this process (``python -m bench.index --one WHO DATA TARGET``)."""
     items = _items(data_dir)
     found = plain(items, target) if who == "plain" else ours(items, target, int(who.removeprefix("ours")))
-    index_dir = target / "index" if who != "plain" else target
-    return {**found, "documents": len(items), "bytes": _size(index_dir), "peak_mib": _peak_mib()}
+    written = index_dir(target) if who != "plain" else target
+    return {**found, "documents": len(items), "bytes": _size(written), "peak_mib": _peak_mib()}
 
 
 def _run(who: str, data_dir: Path, work: Path) -> dict[str, float]:

@@ -48,6 +48,8 @@ from typing import Any
 
 import numpy as np
 
+from crawler.datadir import graph_dir
+
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "bench" / ".cache"
 SIZES = (10_000, 100_000, 1_000_000)
@@ -80,7 +82,7 @@ def url(page: int) -> str:
 
 def prepared(n: int) -> Path:
     """The cached data directory of the ``n``-page web (built on first use)."""
-    from indexer.graph import LinkGraph
+    from indexer.graph import LINKS_FILE, LinkGraph
 
     directory = CACHE / f"pagerank-{n}"
     if (directory / "ready").exists():
@@ -90,8 +92,8 @@ def prepared(n: int) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     sources, targets = generate(n)
     np.save(directory / "edges.npy", np.stack([sources, targets]).astype(np.int32))
-    (directory / "graph" / "links.sqlite").unlink(missing_ok=True)
-    graph = LinkGraph(directory / "graph")
+    (graph_dir(directory) / LINKS_FILE).unlink(missing_ok=True)
+    graph = LinkGraph(graph_dir(directory))
     # Node k is page k with id k + 1, as the graph numbers nodes from 1.
     graph.db.executemany("INSERT INTO nodes (id, url) VALUES (?, ?)", ((k + 1, url(k)) for k in range(n)))
     graph.db.executemany(
@@ -113,7 +115,7 @@ def _finalize(directory: Path, n: int) -> dict[str, Any]:
 
     pages = {url(k) for k in range(n)}
     started = time.perf_counter()
-    graph = LinkGraph(directory / "graph")
+    graph = LinkGraph(graph_dir(directory))
     matrix = graph.derive_matrix(pages, {}, ())
     graph.close()
     return {"seconds": time.perf_counter() - started, "links": matrix.link_count()}
@@ -124,7 +126,7 @@ def _ours(directory: Path, n: int, tolerance: float = TOLERANCE) -> dict[str, An
     import indexer.linkmatrix  # noqa: F401
 
     started = time.perf_counter()
-    graph = LinkGraph(directory / "graph", readonly=True)
+    graph = LinkGraph(graph_dir(directory), readonly=True)
     matrix = graph.matrix()
     loaded = time.perf_counter()
     scores = matrix.pagerank(tolerance=tolerance)
@@ -227,7 +229,9 @@ def _top(scores: np.ndarray, k: int = TOP) -> np.ndarray:
 
 def compare(n: int, networkx: bool) -> list[str]:
     directory = prepared(n)
-    for stale in [directory / "graph" / "links.npz", *directory.glob("scores-*.npy")]:
+    from indexer.graph import MATRIX_FILE
+
+    for stale in [graph_dir(directory) / MATRIX_FILE, *directory.glob("scores-*.npy")]:
         stale.unlink(missing_ok=True)
     finalize = measure("finalize", directory, n)
     # Alternating rounds, the median of each: the machine's other work
@@ -239,9 +243,10 @@ def compare(n: int, networkx: bool) -> list[str]:
     nx_run = measure("networkx", directory, n) if networkx else None
     scores = {name.stem.removeprefix("scores-"): np.load(name) for name in directory.glob("scores-*.npy")}
     mine, converged = scores[f"ours-{TOLERANCE:g}"], scores[f"ours-{CONVERGED:g}"]
+    top_in_degree = np.bincount(np.load(directory / "edges.npy")[1]).max()
     rows = [
         f"PageRank at {n:,} pages, {finalize['links']:,} distinct links "
-        f"({finalize['links'] / n:.1f} a page; top in-degree {np.bincount(np.load(directory / 'edges.npy')[1]).max():,})",
+        f"({finalize['links'] / n:.1f} a page; top in-degree {top_in_degree:,})",
         f"  {'figure':46s} {'seconds':>9s} {'peak MiB':>9s}",
     ]
 

@@ -62,6 +62,7 @@ from bench.crawl import ROOT, SAME, SCRAPY
 from bench.docsites import DocSite
 from bench.queries import Query, QueryFileError, load, sets
 from bench.queries.make_auto import html_files, reachable
+from crawler.datadir import pages_path
 from crawler.urls import canonicalize
 from indexer.store import PageStore
 from search.engine import SearchEngine, SearchError
@@ -216,7 +217,7 @@ def crawl(site: DocSite, data: Path) -> Crawl:
         _run([*SCRAPY, "crawl", "web", "-a", f"seeds={seeds}", "-s", f"DATA_DIR={data}", *SAME,
               "-s", f"TRAPS_BLACKLIST_URLS={others}"], data / "crawl.log", f"crawling {site.name}")
         seconds = time.monotonic() - started
-    with PageStore(data / "pages.sqlite", readonly=True) as store:
+    with PageStore(pages_path(data), readonly=True) as store:
         pages = len(store)
     if not pages:
         raise BenchError(f"crawling {site.name}: no page was indexed (log: {data / 'crawl.log'})")
@@ -233,7 +234,7 @@ def rebuild(site: DocSite, found: Crawl) -> None:
     _run([sys.executable, "-m", "indexer", "rebuild", "--data", str(found.data)], found.data / "rebuild.log",
          f"rebuilding {site.name}")
     found.rebuild_seconds = time.monotonic() - started
-    with PageStore(found.data / "pages.sqlite", readonly=True) as store:
+    with PageStore(pages_path(found.data), readonly=True) as store:
         found.pages = len(store)
     logger.info("rebuilding %s ... %d pages in %.0f s", site.name, found.pages, found.rebuild_seconds)
 
@@ -243,7 +244,7 @@ def prepared(site: DocSite, data: Path, keep: bool, rebuilt: bool) -> Crawl:
     marker = data / MARKER
     if keep and marker.is_file():
         recorded = json.loads(marker.read_text())
-        with PageStore(data / "pages.sqlite", readonly=True) as store:
+        with PageStore(pages_path(data), readonly=True) as store:
             found = Crawl(data, recorded["base"], len(store), float(recorded["seconds"]), reused=True)
         logger.info("reusing the crawl of %s in %s (%d pages)", site.name, data, found.pages)
         if rebuilt:
@@ -268,7 +269,7 @@ class PlainWhoosh:
                                body=fields.TEXT)
         self.index = index.create_in(str(directory), schema)
         writer = self.index.writer()
-        with PageStore(data / "pages.sqlite", readonly=True) as store:
+        with PageStore(pages_path(data), readonly=True) as store:
             for page in store.pages():
                 writer.add_document(url=page["url"], title=page.get("title") or "", body=page.get("text") or "")
         writer.commit()
@@ -368,7 +369,7 @@ def judge_set(site: str, name: str, queries: Sequence[Query], found: Crawl,
 
 def coverage(site: DocSite, found: Crawl) -> Coverage:
     """The crawl against the files: which pages it indexed, merged, missed."""
-    with PageStore(found.data / "pages.sqlite", readonly=True) as store:
+    with PageStore(pages_path(found.data), readonly=True) as store:
         indexed, aliases, gone = store.urls(), store.aliases(), store.gone()
     files = html_files(site.root)
     linked = set(reachable(site.root, site.seeds))
@@ -393,7 +394,7 @@ def judge_site(result: SiteResult) -> None:
     assert result.crawl is not None
     site, found = result.site, result.crawl
     started = time.monotonic()
-    with PageStore(found.data / "pages.sqlite", readonly=True) as store:
+    with PageStore(pages_path(found.data), readonly=True) as store:
         indexed = store.urls()
     with tempfile.TemporaryDirectory(prefix="bench-plain-") as directory, SearchEngine(found.data) as ours:
         plain = PlainWhoosh(found.data, Path(directory))

@@ -25,6 +25,7 @@ import redis
 from crawler import settings as defaults
 from crawler.version import VERSION
 
+from crawler.datadir import graph_dir, index_dir, pages_files
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from crawler.frontier import QUEUED, Frontier, encode_request
 from crawler.connection import client_for
@@ -147,10 +148,10 @@ def reset(frontier: Frontier, data_dir: str, everything: bool) -> str:
     message = f"Forgot the crawl: {deleted} Redis keys deleted."
     if everything:
         root = Path(data_dir)
-        for name in ("index", "graph"):
-            shutil.rmtree(root / name, ignore_errors=True)
-        for name in ("pages.sqlite", "pages.sqlite-wal", "pages.sqlite-shm"):
-            (root / name).unlink(missing_ok=True)
+        for directory in (index_dir(root), graph_dir(root)):
+            shutil.rmtree(directory, ignore_errors=True)
+        for path in pages_files(root):
+            path.unlink(missing_ok=True)
         message += f" Removed the index, graph and page store in {root}."
     else:
         message += " The index was kept (--all removes it too)."

@@ -59,8 +59,7 @@ from crawler.codings import decode
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "ArchiveReader", "ArchiveWriter", "Fetch", "REDACTED", "ROLES", "decode_body", "file_name_pattern",
-    "joined_headers",
+    "ArchiveReader", "ArchiveWriter", "Fetch", "REDACTED", "ROLES", "decode_body", "joined_headers",
 ]
 
 #: Why a request was made: a page (or anything a link led to), a site's
@@ -76,11 +75,6 @@ _DATE = "%Y-%m-%dT%H:%M:%S.%fZ"
 # python3-doc's pages, level 3 compresses in 0.4 ms a page (6: 0.9 ms) to
 # 14% of the bytes (6: 12%).
 _GZIP_LEVEL = 3
-
-
-def file_name_pattern() -> re.Pattern[str]:
-    """The shape of an archive file's name (``writer`` and ``serial`` groups)."""
-    return _NAME
 
 
 @dataclass
@@ -175,7 +169,6 @@ class ArchiveWriter:
         host = re.sub(r"[^A-Za-z0-9.]+", "_", socket.gethostname()) or "host"
         self.prefix = f"lantern-{started}-{host}-{os.getpid()}"
         self.files: list[Path] = []
-        self.bytes_written = 0
         self._serial = 0
         self._file: BinaryIO | None = None
         self._warc = _Writer(io.BytesIO(), warc_version="1.1")
@@ -238,7 +231,6 @@ class ArchiveWriter:
             self._close_file()  # a half-written record ends this file; the next write opens another
             raise
         written = out.tell() - start
-        self.bytes_written += written
         if out.tell() >= self.max_bytes:
             self._close_file()
         return written

@@ -19,13 +19,13 @@ from __future__ import annotations
 import logging
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from crawler.archive import REDACTED, ArchiveWriter, Fetch
+from crawler.datadir import archive_dir
 from crawler.pages import page_settings
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ _BACKLOG = 64
 
 
 def _pairs(headers: Headers, secret: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     for raw, values in headers.items():
         name = raw.decode("latin-1")
         hidden = name.lower() in secret
@@ -104,7 +104,7 @@ class ArchiveMiddleware:
         settings = crawler.settings
         if not settings.getbool("ARCHIVE_ENABLED"):
             raise NotConfigured("ARCHIVE_ENABLED is off")
-        directory = Path(settings.get("DATA_DIR")) / "archive"
+        directory = archive_dir(settings.get("DATA_DIR"))
         writer = ArchiveWriter(directory, settings.getint("ARCHIVE_MAX_BYTES"),
                                software=settings.get("CRAWLER_PRODUCT"),
                                settings=page_settings(settings))

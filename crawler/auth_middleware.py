@@ -144,8 +144,8 @@ class AuthMiddleware:
     # --- requests ----------------------------------------------------------------------
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        for name in self._headers:
-            request.headers.pop(name, None)
+        for header in self._headers:
+            request.headers.pop(header, None)
         meta = request.meta
         for key in ("members_only", "auth_headers", "auth_session"):
             meta.pop(key, None)

@@ -168,9 +168,6 @@ class Credentials:
                 return entry
         return None
 
-    def by_key(self, key: str) -> Credential | None:
-        return next((entry for entry in self.entries if entry.key == key), None)
-
     def __len__(self) -> int:
         return len(self.entries)
 
@@ -243,15 +240,22 @@ def parse(data: Any, source: str = "credentials") -> Credentials:
     """Credentials from the file's JSON value (see the module docstring).
 
     >>> parse({"http://127.0.0.1:8080": {"basic": {"user": "u", "password": "p"}}}).entries
-    [Credential(key='http://127.0.0.1:8080', site='http://127.0.0.1:8080', prefix='/', method='basic', login_url='', logged_in='', allow_insecure=False)]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [Credential(key='http://127.0.0.1:8080', site='http://127.0.0.1:8080', prefix='/', method='basic',
+                login_url='', logged_in='', allow_insecure=False)]
     >>> parse({"https://u:secret@a.test/": {"basic": {"user": "u", "password": "p"}}})
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    crawler.credentials.CredentialsError: credentials: 'https://a.test/': a key holds no credentials (they go in its entry)
+    crawler.credentials.CredentialsError: credentials: 'https://a.test/':
+        a key holds no credentials (they go in its entry)
     >>> parse({"http://docs.example.org/": {"basic": {"user": "u", "password": "p"}}})
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    crawler.credentials.CredentialsError: credentials: 'http://docs.example.org/': plain http to another machine would show the credentials to anyone on the way: use https, or say "allow_insecure": true
+    crawler.credentials.CredentialsError: credentials: 'http://docs.example.org/':
+        plain http to another machine would show the credentials to anyone on the way:
+        use https, or say "allow_insecure": true
     """
     if not isinstance(data, dict):
         raise CredentialsError(f"{source}: the file must hold one JSON object of sites and their credentials")

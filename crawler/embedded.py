@@ -36,16 +36,19 @@ from typing import Callable
 
 import redis
 
+from crawler.datadir import redis_dir
 from crawler.processes import die_with_parent, wait_for_exit
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["EmbeddedRedis", "DataDirBusy", "socket_url", "redis_server_binary"]
+__all__ = ["EmbeddedRedis", "DataDirBusy", "socket_url", "has_saved_state", "redis_server_binary"]
 
 # A unix socket path longer than this does not fit in sockaddr_un.
 _MAX_SOCKET_PATH = 100
 _START_TIMEOUT = 20.0
 _STOP_TIMEOUT = 30.0
+# Where the server keeps its data ("appendonly yes" below, its default file name).
+_APPEND_ONLY_FILE = "appendonly.aof"
 
 
 class DataDirBusy(RuntimeError):
@@ -81,8 +84,14 @@ def _socket_path(directory: Path) -> Path:
 
 def socket_url(data_dir: str | os.PathLike[str]) -> str:
     """The ``unix://`` URL of the embedded server of ``data_dir``."""
-    directory = Path(data_dir).resolve() / "redis"
+    directory = redis_dir(Path(data_dir).resolve())
     return f"unix://{_socket_path(directory)}?db=0"
+
+
+def has_saved_state(data_dir: str | os.PathLike[str]) -> bool:
+    """Whether the embedded server of ``data_dir`` has ever saved anything (its
+    append-only file is there): a crawl ran here, and may have left work."""
+    return (redis_dir(data_dir) / _APPEND_ONLY_FILE).exists()
 
 
 def _pid_alive(pid: int) -> bool:
@@ -109,7 +118,7 @@ class EmbeddedRedis:
     """
 
     def __init__(self, data_dir: str | os.PathLike[str]) -> None:
-        self.directory = Path(data_dir).resolve() / "redis"
+        self.directory = redis_dir(Path(data_dir).resolve())
         self.socket = _socket_path(self.directory)
         self.url = f"unix://{self.socket}?db=0"
         self._process: subprocess.Popen[bytes] | None = None

@@ -321,7 +321,7 @@ def encode_request(request: Request) -> bytes:
         # Validators belong to the URL they were given for: a redirect's
         # target is fetched whole.
         conditional = {
-            name: request.headers[name].decode("latin-1") for name in _KEPT_HEADERS if name in request.headers
+            name: value.decode("latin-1") for name in _KEPT_HEADERS if (value := request.headers.get(name)) is not None
         }
         if conditional:
             data["h"] = conditional

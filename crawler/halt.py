@@ -148,7 +148,7 @@ class Halt:
 
     def _close(self) -> None:
         engine = self.crawler.engine
-        if engine is not None and engine.spider is not None:
+        if engine is not None and engine.spider is not None and self.reason is not None:
             deferred_from_coro(engine.close_spider_async(reason=self.reason))
 
     # --- a full disk ---------------------------------------------------------------------

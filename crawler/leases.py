@@ -350,10 +350,6 @@ class Leases:
             taken.append((lease, data))
         return taken
 
-    def site_of_lease(self, lease: int) -> str | None:
-        held = self._held.get(lease)
-        return held[0] if held else None
-
     def _by_part(self, ids: Iterable[int]) -> dict[int, list[tuple[int, str, int]]]:
         """This node's held leases among ``ids`` by partition: (id in the
         partition, site, depth), oldest first."""

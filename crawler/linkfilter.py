@@ -12,17 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from crawler import settings as defaults
+from crawler.datadir import purged_path
 from crawler.extractors.doctype import MEDIA_EXTENSIONS, extension
 from crawler.scope import Scope
 from crawler.traps import Blacklist, PatternBudget
 from crawler.urls import TrapRules
 
-__all__ = ["LinkFilter", "FOLLOW", "ALREADY_FOLLOWED", "NOFOLLOW", "OUT_OF_SCOPE", "MEDIA", "PURGED",
-           "PURGED_FILE"]
+__all__ = ["LinkFilter", "FOLLOW", "ALREADY_FOLLOWED", "NOFOLLOW", "OUT_OF_SCOPE", "MEDIA", "PURGED"]
 
 FOLLOW = None
 ALREADY_FOLLOWED = "already_followed"
@@ -30,8 +29,6 @@ NOFOLLOW = "nofollow"
 OUT_OF_SCOPE = "out_of_scope"
 MEDIA = "media"
 PURGED = "purged"
-# Written by `python -m indexer purge` in DATA_DIR, in the blacklist file's syntax.
-PURGED_FILE = "purged.txt"
 
 class LinkFilter:
     """Remembers what it let through; each verdict is ``FOLLOW`` (None) or a reason.
@@ -69,7 +66,8 @@ class LinkFilter:
         blacklist = (
             Blacklist.from_file(listing, hosts, patterns) if listing else Blacklist(hosts, patterns)
         )
-        purged = Path(settings.get("DATA_DIR")) / PURGED_FILE
+        # Written by `python -m indexer purge`, in the blacklist file's syntax.
+        purged = purged_path(settings.get("DATA_DIR"))
         return cls(
             scope,
             TrapRules.from_settings(settings),

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
 
 from crawler.urls import site_of
+
+from crawler.httpdate import parse_http_date
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -16,7 +17,8 @@ __all__ = ["IdentityMiddleware", "SiteSlotMiddleware", "retry_after_seconds"]
 
 
 def retry_after_seconds(value: bytes | str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` value: delta seconds or an HTTP date.
+    """Seconds to wait from a ``Retry-After`` value: delta seconds or an HTTP
+    date (any of its forms, all UTC: :mod:`crawler.httpdate`).
 
     >>> retry_after_seconds(b"120"), retry_after_seconds("soon")
     (120.0, None)
@@ -28,9 +30,8 @@ def retry_after_seconds(value: bytes | str | None, now: float | None = None) -> 
     text = (value.decode("latin-1") if isinstance(value, bytes) else value).strip()
     if text.isdigit():
         return float(text)
-    try:
-        when = parsedate_to_datetime(text).timestamp()
-    except (TypeError, ValueError, IndexError):
+    when = parse_http_date(text)
+    if when is None:
         return None
     return max(0.0, when - (time.time() if now is None else now))
 

@@ -53,6 +53,7 @@ from twisted.internet.error import DNSLookupError
 from crawler._async import REDIS_DOWN
 from crawler.alerts import Alert, AlertRules
 from crawler.console import nothing_new, redacted, start_block
+from crawler.datadir import reports_dir
 from crawler.frontier import Frontier
 from crawler.report import Tally, is_error, progress_line, report, sites_waiting, table
 from crawler.robots import Outcome, outcome
@@ -115,7 +116,7 @@ class CrawlMonitor:
         self.stats = crawler.stats
         self.rules = rules
         self.interval = interval
-        self.reports = Path(data_dir) / "reports"
+        self.reports = reports_dir(data_dir)
         self.node = f"{socket.gethostname()}-{os.getpid()}"
         self.tally = Tally()
         self.alerts: dict[str, list[str]] = {}
@@ -187,7 +188,7 @@ class CrawlMonitor:
         self._alert(alerts)
 
     def _spider_error(self, failure: Failure, response: Response, spider: Spider) -> None:
-        self.tally.spider_failed(response.url, site_of(response.url), failure.type.__name__, time.monotonic())
+        self.tally.spider_failed(response.url, site_of(response.url), type(failure.value).__name__, time.monotonic())
 
     def _alert(self, alerts: list[Alert]) -> None:
         for alert in alerts:
@@ -201,7 +202,9 @@ class CrawlMonitor:
         """When ``site``'s robots.txt is fetched again (wall clock); None when
         not in this run (it was tried ``ROBOTS_RETRY_TIMES`` times, or has an answer)."""
         robots = self.crawler.get_downloader_middleware(RobotsMiddleware)
-        state = robots.shared.get(site) if robots is not None else None
+        if robots is None:
+            return None
+        state = robots.shared.get(site)
         if not state or state.get("outcome") != "retry" or int(state.get("attempts", 1)) > robots.retry_times:
             return None
         return float(state.get("retry_at", 0.0))
@@ -288,7 +291,7 @@ class CrawlMonitor:
         try:
             hosts = frontier.scope() | {urlsplit(url).hostname or "" for url in seeds}
             redis_words = self._redis_words(frontier, data_dir)
-        except (REDIS_DOWN, redis.RedisError):
+        except (*REDIS_DOWN, redis.RedisError):
             hosts, redis_words = {urlsplit(url).hostname or "" for url in seeds}, "unreachable"
         pipeline = self.crawler.get_item_pipeline(ItemQueuePipeline)
         if pipeline is not None and pipeline.indexer is not None:
@@ -355,7 +358,7 @@ class CrawlMonitor:
         record = {"finished": finished, "reason": reason, "pages": self.tally.pages, "node": self.node}
         try:
             self._frontier.client.set(FINISHED_KEY.format(name=self._frontier.name), json.dumps(record))
-        except (REDIS_DOWN, redis.RedisError):
+        except (*REDIS_DOWN, redis.RedisError):
             pass  # status then shows no finish time
 
     def _explain_nothing_new(self, spider: Spider) -> None:
@@ -368,7 +371,7 @@ class CrawlMonitor:
         assert self._frontier is not None
         try:
             seen = self._frontier.seen_count()
-        except (REDIS_DOWN, redis.RedisError):
+        except (*REDIS_DOWN, redis.RedisError):
             return
         settings = self.crawler.settings
         logger.warning("%s", nothing_new(len(getattr(spider, "seeds", [])), seen, settings.get("DATA_DIR"),

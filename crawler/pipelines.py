@@ -26,6 +26,7 @@ from twisted.internet.threads import deferToThread
 
 from crawler._async import REDIS_DOWN, sleep
 from crawler.cores import free_cores
+from crawler.datadir import index_dir
 from crawler.frontier import Frontier
 from crawler.personalization import personalization_argument
 from crawler.processes import die_with_parent
@@ -78,7 +79,7 @@ class IndexerProcess:
         )
         atexit.register(self.stop)
         logger.info("Indexer started (pid %d), writing %s", self._process.pid,
-                    Path(self.data_dir) / "index")
+                    index_dir(self.data_dir))
 
     def _prepare(self) -> None:
         """In the indexer's process, before it runs: it dies with the crawl,

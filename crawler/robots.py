@@ -64,10 +64,11 @@ import enum
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import timezone
-from email.utils import parsedate_to_datetime
+
+from crawler.httpdate import parse_http_date
+from crawler.urls import UNRESERVED, percent_normalizer
 
 __all__ = [
     "MAX_ROBOTS_BYTES",
@@ -328,47 +329,21 @@ def _group_name(value: str) -> str | None:
 
 # --- Paths and patterns (RFC 9309 2.2.2 and 2.2.3) ------------------------------------
 
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 # In a query ":", "/", "?" and "@" delimit nothing, so their escapes are
 # decoded there (RFC 9309's example: "/foo/bar?baz=https://foo.bar" matches
 # "/foo/bar?baz=https%3A%2F%2Ffoo.bar").  In the path they are never decoded:
 # "/a%2Fb" is one segment, "/a/b" two.
-_QUERY_DECODED = _UNRESERVED | frozenset(":/?@")
+_QUERY_DECODED = UNRESERVED | frozenset(":/?@")
 # What stands for itself on both sides: unreserved, sub-delims except "*" and
 # "$" (special in patterns, so a URL's literal ones are compared escaped:
 # "%2A" in a rule matches "*" in a URL, RFC 9309 2.2.3), ":", "@", "/", and
 # "[" "]" which browsers send raw.  Everything else is escaped as UTF-8.
 _RAW = r"A-Za-z0-9\-._~!&'()+,;=:@/\[\]"
 
-
-def _normalizer(raw: str, decoded: frozenset[str]) -> Callable[[str], str]:
-    """A function that normalizes one component: escapes of ``decoded``
-    characters decoded, other escapes upper-cased, characters outside ``raw``
-    escaped as UTF-8, a bare ``%`` escaped.  Text already normal (most
-    URLs) costs one regex search."""
-    dirty = re.compile(f"[^{raw}]").search
-    tokens = re.compile(f"%[0-9A-Fa-f]{{2}}|%|[^{raw}%]+").sub
-
-    def rewrite(match: re.Match[str]) -> str:
-        token = match.group()
-        if token[0] == "%":
-            if len(token) == 1:  # a bare "%" can only mean itself
-                return "%25"
-            char = chr(int(token[1:], 16))
-            return char if char in decoded else token.upper()
-        # surrogatepass: a lone surrogate still gets a stable (if invalid) escape
-        return "".join(["%%%02X" % byte for byte in token.encode("utf-8", "surrogatepass")])
-
-    def normalize(text: str) -> str:
-        return text if dirty(text) is None else tokens(rewrite, text)
-
-    return normalize
-
-
-_URL_PATH = _normalizer(_RAW, _UNRESERVED)
-_URL_QUERY = _normalizer(_RAW + "?", _QUERY_DECODED)
-_PATTERN_PATH = _normalizer(_RAW + "*", _UNRESERVED)
-_PATTERN_QUERY = _normalizer(_RAW + "?*", _QUERY_DECODED)
+_URL_PATH = percent_normalizer(_RAW)
+_URL_QUERY = percent_normalizer(_RAW + "?", _QUERY_DECODED)
+_PATTERN_PATH = percent_normalizer(_RAW + "*")
+_PATTERN_QUERY = percent_normalizer(_RAW + "?*", _QUERY_DECODED)
 
 # The scheme and authority of an absolute or scheme-relative URL.
 _AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//[^/?#]*")
@@ -888,10 +863,10 @@ def _freshness(fields: Mapping[str, str], now: float) -> float | None:
             seconds = _delta_seconds(directives[name])
             return 0.0 if seconds is None else seconds - age
     if "expires" in fields:
-        expires = _http_date(fields["expires"])
+        expires = parse_http_date(fields["expires"])
         if expires is None:
             return 0.0
-        date = _http_date(fields.get("date", ""))
+        date = parse_http_date(fields.get("date", ""))
         return expires - now if date is None else expires - date - age
     return None
 
@@ -899,18 +874,6 @@ def _freshness(fields: Mapping[str, str], now: float) -> float | None:
 def _delta_seconds(value: str) -> int | None:
     value = value.strip()
     return int(value) if value.isascii() and value.isdigit() else None
-
-
-def _http_date(value: str) -> float | None:
-    """Seconds since the epoch of an HTTP date (any of RFC 9110's three
-    formats), or None."""
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if when.tzinfo is None:  # asctime and "-0000" carry no zone: they are GMT
-        when = when.replace(tzinfo=timezone.utc)
-    return when.timestamp()
 
 
 # --- Per page: robots META tags and X-Robots-Tag (ARCHITECTURE.md, item 18) ---------------

@@ -349,7 +349,7 @@ class RobotsMiddleware:
         result = outcome(status, self.policy_4xx)
         body, undecodable = "", False
         if result is Outcome.PARSE and response is not None:
-            content_type = response.headers.get(b"Content-Type", b"").decode("latin-1") or None
+            content_type = (response.headers.get(b"Content-Type") or b"").decode("latin-1") or None
             cut = any(flag in response.flags for flag in _CUT_OFF)
             text = decode_robots(response.body, content_type, cut)
             if text is None:

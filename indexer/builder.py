@@ -35,8 +35,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from crawler import settings as defaults
+from crawler.datadir import graph_dir, pages_path, purged_path
 from crawler.extractors.doctype import document_type
-from crawler.linkfilter import PURGED_FILE
 from crawler.revisit import next_interval
 from crawler.traps import Blacklist
 from indexer import schema as fields
@@ -47,7 +47,7 @@ from indexer.store import PageStore
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["IndexBuilder", "IndexBusy", "FinalizeReport", "host_of", "anchor_text", "PURGED_FILE"]
+__all__ = ["IndexBuilder", "IndexBusy", "FinalizeReport", "host_of", "anchor_text"]
 
 # An anchor text repeated by many pages says more than one said once, but
 # with diminishing returns (and a stable document, as counts grow).
@@ -142,8 +142,8 @@ class IndexBuilder:
                         "indexer rebuild --shards %d re-divides it)", self.shards, self.pages.processes,
                         processes, processes)
         self.anchors = Writers({0: anchors}, str(self.layout.anchors))
-        self.store = PageStore(self.data_dir / "pages.sqlite")
-        self.graph = LinkGraph(self.data_dir / "graph")
+        self.store = PageStore(pages_path(self.data_dir))
+        self.graph = LinkGraph(graph_dir(self.data_dir))
         self._dirty: set[str] = set()  # URLs whose anchor document may have changed
         # Whether the anchor documents on disk were complete when this writer
         # opened the index: then every change since is in _dirty, and
@@ -207,7 +207,7 @@ class IndexBuilder:
     def _purged(self) -> Blacklist | None:
         """The URLs ``python -m indexer purge`` removed (``DATA_DIR/purged.txt``),
         reread when the file changes: their items are dropped."""
-        path = self.data_dir / PURGED_FILE
+        path = purged_path(self.data_dir)
         try:
             stamp = path.stat().st_mtime_ns
         except FileNotFoundError:

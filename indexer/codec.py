@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import pickle
 import struct
@@ -131,6 +131,8 @@ class FastText(TEXT):  # type: ignore[misc]
     ``stoplist`` and ``cjk`` must be those of ``analyzer`` (the schema builds
     both from the same values)."""
 
+    format: Any  # set by Whoosh's field type
+
     def __init__(self, analyzer: Any, stoplist: Iterable[str], cjk: str, **kwargs: Any) -> None:
         super().__init__(analyzer=analyzer, **kwargs)
         if isinstance(self.format, Positions):
@@ -165,6 +167,8 @@ def _shared_terms(stoplist: tuple[str, ...], cjk: str) -> TermPositions:
 
 
 class _PostingsWriter(W3PostingsWriter):  # type: ignore[misc]
+    _terminfo: Any  # set by Whoosh's writer
+
     def finish_postings(self) -> Any:
         if not self.written() and len(self) < self._inlinelimit:
             terminfo = self._terminfo
@@ -339,7 +343,7 @@ def _inlined_entry(
         parts.append(table[gap] if gap < _TABLE else _varint(gap))
         previous = docnum
     if whole:
-        parts.extend([table[weight] for weight in weights])
+        parts.extend([table[weight] for weight in cast("Sequence[int]", weights)])
     else:
         parts.append(struct.pack(f"!{len(weights)}f", *weights))
     for value in values:
@@ -680,6 +684,8 @@ class _LeafMatcher(W3LeafMatcher):  # type: ignore[misc]
     bisection: Whoosh steps through the block's ids one ``next()`` at a
     time, up to 128 Python calls where a search reads positions of a few
     documents far apart (the proximity of a query's words)."""
+
+    _i: int  # set by Whoosh's matcher: the current posting's place in its block
 
     def skip_to(self, targetid: int) -> None:
         if not self.is_active():

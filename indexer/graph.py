@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from crawler.personalization import parse_personalization
 from indexer._sqlite import connect, rows_in
@@ -34,8 +34,11 @@ if TYPE_CHECKING:
 
     from indexer.linkmatrix import LinkMatrix
 
-__all__ = ["LinkGraph", "pagerank"]
+__all__ = ["LinkGraph", "pagerank", "LINKS_FILE", "MATRIX_FILE"]
 
+# In the graph directory (DATA_DIR/graph): the links and PageRank, and the
+# matrix PageRank last ran on.
+LINKS_FILE = "links.sqlite"
 MATRIX_FILE = "links.npz"
 # Links read from SQLite at a time when they are turned into arrays.
 _CHUNK = 1 << 18
@@ -112,7 +115,7 @@ class LinkGraph:
     """Links between URLs with their anchor texts, and the computed PageRank."""
 
     def __init__(self, directory: str | Path, readonly: bool = False) -> None:
-        self.path = Path(directory) / "links.sqlite"
+        self.path = Path(directory) / LINKS_FILE
         self.matrix_path = Path(directory) / MATRIX_FILE
         self.db = connect(self.path, _SCHEMA, readonly)
         self._ids: dict[str, int] = {}
@@ -128,13 +131,14 @@ class LinkGraph:
         if node is None:
             row = self.db.execute("SELECT id FROM nodes WHERE url = ?", (url,)).fetchone()
             if row is None:
-                node = self.db.execute("INSERT INTO nodes (url) VALUES (?)", (url,)).lastrowid
+                # The cursor of an INSERT always has the new row's id.
+                node = cast(int, self.db.execute("INSERT INTO nodes (url) VALUES (?)", (url,)).lastrowid)
             else:
                 node = row[0]
             if len(self._ids) > 500_000:
                 self._ids.clear()
             self._ids[url] = node
-        return int(node)  # type: ignore[arg-type]
+        return int(node)
 
     def set_links(self, src: str, links: Iterable[tuple[str, str]]) -> None:
         """Replace the out-links of ``src`` with ``(target, anchor text)`` pairs."""
@@ -180,14 +184,6 @@ class LinkGraph:
 
     def __len__(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM links").fetchone()[0])
-
-    def set_pagerank(self, scores: Mapping[str, float]) -> None:
-        """Replace the stored PageRank with ``scores`` by URL."""
-        self.db.execute("DELETE FROM pagerank")
-        self.db.executemany(
-            "INSERT INTO pagerank (id, score) VALUES (?, ?)",
-            ((self._id(url), score) for url, score in scores.items()),
-        )
 
     def set_ranks(self, nodes: np.ndarray, scores: np.ndarray) -> None:
         """Replace the stored PageRank with ``scores[i]`` for node id ``nodes[i]``."""

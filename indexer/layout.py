@@ -31,13 +31,14 @@ from typing import Any
 from whoosh import index as whoosh_index
 from whoosh.index import EmptyIndexError
 
+from crawler.datadir import index_dir
+
 __all__ = [
     "Layout", "IndexBusy", "IndexMissing", "IndexBeingBuilt", "IndexDamaged", "OldLayout", "CORRUPTION",
-    "is_corruption", "stored_documents", "shard_of",
-    "INDEX_DIR", "ANCHORS",
+    "is_corruption", "stored_documents", "shard_of", "ANCHORS",
 ]
 
-INDEX_DIR = "index"
+# Inside DATA_DIR/index (crawler.datadir names the data directory's parts).
 ANCHORS = "anchors"
 _PAGES = "pages-"
 _LOCK = "writer.lock"
@@ -102,7 +103,7 @@ class Layout:
 
     @property
     def root(self) -> Path:
-        return Path(self.data_dir) / INDEX_DIR
+        return index_dir(self.data_dir)
 
     @property
     def anchors(self) -> Path:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 import scipy.sparse
 
 logger = logging.getLogger(__name__)
@@ -141,7 +142,7 @@ class LinkMatrix:
         damping: float = DAMPING,
         tolerance: float = TOLERANCE,
         max_iterations: int = MAX_ITERATIONS,
-        personalization: np.ndarray | None = None,
+        personalization: ArrayLike | None = None,
     ) -> np.ndarray:
         """PageRank of each node (in the order of ``nodes``), summing to 1.
 

@@ -26,8 +26,9 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from crawler.datadir import purged_path
 from crawler.urls import canonicalize
-from indexer.builder import PURGED_FILE, IndexBuilder
+from indexer.builder import IndexBuilder
 
 __all__ = ["purge_rule", "purge", "record"]
 
@@ -72,7 +73,7 @@ def record(data_dir: Path, lines: list[str]) -> None:
     """Add ``lines`` to ``DATA_DIR/purged.txt`` (replaced whole, never half written)."""
     if not lines:
         return
-    path = data_dir / PURGED_FILE
+    path = purged_path(data_dir)
     existing = path.read_text(encoding="utf-8").splitlines() if path.exists() else [
         "# Purged by `python -m indexer purge`: never fetched, never indexed again."
     ]

@@ -57,17 +57,18 @@ class ItemQueue:
         deadline = time.monotonic() + wait
         announced = False
         while not self.client.set(self.lease_key, self.me, nx=True, ex=_LEASE_SECONDS):
-            owner = self.client.get(self.lease_key)
-            if owner is None or owner.decode() == self.me:
+            reply = self.client.get(self.lease_key)
+            owner = reply.decode() if isinstance(reply, bytes) else reply
+            if owner is None or owner == self.me:
                 continue
             if time.monotonic() >= deadline:
                 raise QueueBusy(
-                    f"another indexer ({owner.decode()}) is draining {self.key}; "
+                    f"another indexer ({owner}) is draining {self.key}; "
                     "only one may run at a time"
                 )
             if not announced:
                 logger.info("Another indexer (%s) holds %s; waiting up to %.0f s for its claim to lapse",
-                            owner.decode(), self.key, wait)
+                            owner, self.key, wait)
                 announced = True
             time.sleep(0.5)
         self.renew()
@@ -81,7 +82,7 @@ class ItemQueue:
 
     def take(self, count: int) -> list[dict[str, Any]]:
         """The next ``count`` items after those taken but not yet acknowledged."""
-        raw: list[bytes] = []
+        raw: list[bytes | str] = []
         for _ in self.keys:
             key = self.keys[self._next]
             self._next = (self._next + 1) % len(self.keys)

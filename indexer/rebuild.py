@@ -9,7 +9,7 @@ response's items again with the crawl's own page logic
 soft 404s, robots META, boilerplate), and feeds them through the same
 :class:`IndexBuilder` path as the crawl's indexer. No network, no Redis.
 
-The new index is built beside the old one (``DIR/.rebuild``) and replaces
+The new index is built beside the old one (``DIR/.rebuild``: :mod:`crawler.datadir`) and replaces
 it only when complete: a failed or interrupted rebuild leaves the old index
 as it was.
 """
@@ -31,6 +31,7 @@ from whoosh.filedb.filestore import FileStorage
 
 from crawler.archive import ArchiveReader
 from crawler.cores import free_cores
+from crawler.datadir import INDEXER_PARTS, archive_dir, index_dir, rebuild_dir, rebuild_old_dir
 from crawler.pages import LocalPageMemory, PageLogic, recorded_page_settings, replay
 from indexer.builder import FinalizeReport, IndexBuilder
 from indexer.layout import IndexBusy, Layout
@@ -42,8 +43,6 @@ __all__ = ["NothingToRebuild", "RebuildReport", "rebuild"]
 
 _BATCH = 500
 _REPORT_SECONDS = 5.0
-# What a rebuild replaces, and builds first in DIR/.rebuild.
-_PARTS = ("index", "graph", "pages.sqlite")
 
 
 class NothingToRebuild(RuntimeError):
@@ -84,10 +83,10 @@ def rebuild(
     if processes is None:
         processes = min(shards, free_cores(busy=1))
     say = progress or logger.info
-    reader = ArchiveReader(data_dir / "archive")
+    reader = ArchiveReader(archive_dir(data_dir))
     if not reader.writers():
-        raise NothingToRebuild(f"{data_dir / 'archive'} holds no WARC files: nothing to rebuild from")
-    work = data_dir / ".rebuild"
+        raise NothingToRebuild(f"{archive_dir(data_dir)} holds no WARC files: nothing to rebuild from")
+    work = rebuild_dir(data_dir)
     shutil.rmtree(work, ignore_errors=True)
     started = time.monotonic()
     logics: dict[str, PageLogic] = {}
@@ -141,29 +140,29 @@ def rebuild(
 
 def _swap(data_dir: Path, work: Path) -> None:
     """Put the rebuilt parts in place of the old ones, under the old index's lock."""
-    index_dir = data_dir / "index"
+    root = index_dir(data_dir)
     lock = old_lock = None
-    if index_dir.is_dir():
+    if root.is_dir():
         try:
             lock = Layout(data_dir).lock()
         except IndexBusy:
-            raise IndexBusy(f"{index_dir} is being written by another process (a crawl or an "
+            raise IndexBusy(f"{root} is being written by another process (a crawl or an "
                             "indexer): stop it, then rebuild") from None
         # An index of the earlier single-index layout has Whoosh's own lock.
-        old_lock = FileStorage(str(index_dir)).lock("MAIN_WRITELOCK")
+        old_lock = FileStorage(str(root)).lock("MAIN_WRITELOCK")
         if not old_lock.acquire(blocking=False):
             lock.close()
-            raise IndexBusy(f"{index_dir} is being written by another process (a crawl or an "
+            raise IndexBusy(f"{root} is being written by another process (a crawl or an "
                             "indexer): stop it, then rebuild")
-    old = data_dir / f".rebuild-old-{os.getpid()}"
+    old = rebuild_old_dir(data_dir, os.getpid())
     moved: list[Path] = []
     try:
         old.mkdir()
-        for part in _PARTS:
+        for part in INDEXER_PARTS:
             for path in data_dir.glob(part + "*"):  # pages.sqlite-wal, -shm with it
                 path.rename(old / path.name)
                 moved.append(path)
-        for part in _PARTS:
+        for part in INDEXER_PARTS:
             for path in work.glob(part + "*"):
                 path.rename(data_dir / path.name)
     except BaseException:

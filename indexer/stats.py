@@ -13,8 +13,9 @@ from typing import Any
 
 from whoosh.reading import TermNotFound
 
+from crawler.datadir import graph_dir, pages_path
 from indexer import schema as fields
-from indexer.graph import LinkGraph
+from indexer.graph import LINKS_FILE, LinkGraph
 from indexer.layout import Layout
 from indexer.store import PageStore
 
@@ -62,13 +63,13 @@ def collect(data_dir: str | Path) -> IndexStats:
     stats.bytes_on_disk = sum(path.stat().st_size for path in files)
     tocs = [path.stat().st_mtime for path in files if path.suffix == ".toc"]
     stats.last_commit = _iso(max(tocs)) if tocs else ""
-    if (data_dir / "pages.sqlite").exists():
-        with PageStore(data_dir / "pages.sqlite", readonly=True) as store:
+    if pages_path(data_dir).exists():
+        with PageStore(pages_path(data_dir), readonly=True) as store:
             stats.sites = [{"host": host, "pages": count, "last_fetch": _iso(last)}
                            for host, count, last in store.sites()]
             stats.languages = [{"lang": lang or "unknown", "pages": count} for lang, count in store.languages()]
-    if (data_dir / "graph" / "links.sqlite").exists():
-        graph = LinkGraph(data_dir / "graph", readonly=True)
+    if (graph_dir(data_dir) / LINKS_FILE).exists():
+        graph = LinkGraph(graph_dir(data_dir), readonly=True)
         try:
             stats.top_pagerank = [{"url": url, "pagerank": score}
                                   for url, score in graph.highest_ranked(TOP_RANKED)]

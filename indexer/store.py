@@ -299,6 +299,7 @@ class PageStore:
         """Every URL the store knows (pages, documents, aliases) that is ``url``,
         or starts with ``prefix``."""
         found: set[str] = set()
+        args: tuple[str, ...]  # the URL, or the two ends of the prefix's range
         for table, column in (("pages", "url"), ("indexed", "url"), ("aliases", "alias"),
                               ("revisits", "url")):
             if url is not None:

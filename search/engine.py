@@ -33,9 +33,10 @@ import numpy as np
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term
 from whoosh.reading import TermNotFound
 
+from crawler.datadir import graph_dir, pages_path
 from indexer import schema as fields
 from indexer.analysis import word_by_word
-from indexer.graph import LinkGraph, personalization_weights, stored_personalization
+from indexer.graph import LINKS_FILE, LinkGraph, personalization_weights, stored_personalization
 from indexer.layout import CORRUPTION, IndexBeingBuilt, IndexDamaged, IndexMissing, OldLayout, is_corruption
 from indexer.store import PageStore
 from search import proximity, ranking, spelling
@@ -262,8 +263,8 @@ class SearchEngine:
                 f"(scrapy crawl web -a seeds=URL -s DATA_DIR={self.data_dir}), or try `make demo`"
             ) from None
         try:
-            self.store = _open_optional(PageStore, self.data_dir / "pages.sqlite")
-            self.graph = _open_optional(LinkGraph, self.data_dir / "graph", "links.sqlite")
+            self.store = _open_optional(PageStore, pages_path(self.data_dir))
+            self.graph = _open_optional(LinkGraph, graph_dir(self.data_dir), LINKS_FILE)
             self.personalization = stored_personalization(self.store) if self.store is not None else {}
         except CORRUPTION as exc:
             if not is_corruption(exc):
@@ -721,9 +722,10 @@ class SearchEngine:
         top = self.corpus.top_docs()
         for name in ranking.PROXIMITY_FIELDS:
             kept = [top.kept_matches(name, token) for token in sequence]
+            known = [matches for matches in kept if matches is not None]
             targets = docnums
-            if all(matches is not None for matches in kept):
-                targets = [docnum for docnum in docnums if all(matches[docnum] for matches in kept)]
+            if len(known) == len(kept):
+                targets = [docnum for docnum in docnums if all(matches[docnum] for matches in known)]
                 if not targets:
                     continue
             matchers = []

@@ -210,7 +210,8 @@ class TopDocs:
                 continue
             ids, weights = _postings(reader, info, field.format)
             ids = ids + offset
-            bm25 = parameters(sub, fieldname, text) if parameters else _parameters(weighting.scorer(sub, fieldname, text))
+            bm25 = (parameters(sub, fieldname, text) if parameters
+                    else _parameters(weighting.scorer(sub, fieldname, text)))
             if bm25 is not None:
                 idf, avgfl, b, k1 = bm25
                 lengths = self.lengths(fieldname)[ids]

@@ -42,6 +42,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from crawler import settings as defaults
+from crawler.datadir import archive_dir
 from indexer import stats
 from indexer.layout import CORRUPTION, IndexMissing
 from indexer.stats import IndexStats
@@ -198,7 +199,7 @@ class LiveEngine:
             if self._about is None:
                 try:
                     self._about = stats.collect(self.data_dir)
-                except (IndexMissing, OSError, *CORRUPTION) as exc:
+                except (IndexMissing, OSError) + CORRUPTION as exc:
                     logger.warning("Cannot read what the index holds: %s", exc)
                     return None
             return self._about
@@ -624,7 +625,7 @@ class SearchServer(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         self.engine = engine
         self.log_requests = log_requests
-        self.archive = ArchiveIndex(engine.data_dir / "archive")
+        self.archive = ArchiveIndex(archive_dir(engine.data_dir))
         self._workers = threading.BoundedSemaphore(self.WORKERS)
         super().__init__(address, SearchHandler, bind_and_activate=listener is None)
         if listener is not None:

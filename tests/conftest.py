@@ -1,7 +1,11 @@
-"""Shared fixtures: real services on this machine, stopped by the test that starts them."""
+"""Shared fixtures: real services on this machine, stopped by the test that starts them;
+and the ``system`` marker, put on the tests that start them."""
 
 from __future__ import annotations
 
+import inspect
+import subprocess
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,3 +42,62 @@ def demo_crawl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DemoW
         done = crawl(web.seeds[:1], data, *FAST)
     assert done.returncode == 0, done.stderr[-3000:]
     yield web, data, done.stderr
+
+
+# --- markers -------------------------------------------------------------------------
+# `make check` runs the tests marked neither `system` nor `slow` (pytest.ini says what
+# each means). `slow` is written on the tests; `system` is found here.
+
+
+def _starts_a_process(thing: object, seen: set[int]) -> bool:
+    """Whether ``thing`` (a test, a fixture, or what they use) starts a process: itself, or
+    through the functions and classes of this package it names, followed to any depth.
+
+    Everything the tests start goes through subprocess (a crawl, the other commands,
+    Chromium, a Redis server), but for the embedded Redis, which the project starts
+    itself. Written on each test, the marker would be forgotten on the next one."""
+    if id(thing) in seen or thing is _starts_a_process:  # (naming subprocess, it starts none)
+        return False
+    seen.add(id(thing))
+    if thing is subprocess or thing is EmbeddedRedis or getattr(thing, "__module__", None) == "subprocess":
+        return True
+    if not (getattr(thing, "__module__", None) or "").startswith("tests."):
+        return False  # the project's own code and the libraries are followed no further
+    if isinstance(thing, type):
+        return any(_starts_a_process(member, seen) for member in vars(thing).values())
+    if isinstance(thing, (staticmethod, classmethod)):
+        thing = thing.__func__
+    if isinstance(thing, property):
+        thing = thing.fget
+    thing = inspect.unwrap(thing) if callable(thing) else thing
+    if not isinstance(thing, types.FunctionType):
+        return False
+    names = [name for code in _code_objects(thing.__code__) for name in code.co_names]
+    # Its globals, and the attributes it reads of the modules of this package it imports (`browser.chromium`).
+    modules = [module for name in names if isinstance(module := thing.__globals__.get(name), types.ModuleType)
+               and module.__name__.startswith("tests.")]
+    return any(_starts_a_process(namespace.get(name), seen)
+               for namespace in [thing.__globals__, *map(vars, modules)] for name in names)
+
+
+def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
+    """A function's code and that of the functions, lambdas and comprehensions in it."""
+    yield code
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            yield from _code_objects(constant)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    found: dict[object, bool] = {}  # a test function or fixture: whether it starts a process
+    for item in items:
+        if not isinstance(item, pytest.Function) or item.get_closest_marker("system"):
+            continue
+        fixtures = [definition.func for definitions in item._fixtureinfo.name2fixturedefs.values()
+                    for definition in definitions]
+        for thing in [item.function, *fixtures]:
+            if thing not in found:
+                found[thing] = _starts_a_process(thing, set())
+            if found[thing]:
+                item.add_marker(pytest.mark.system)
+                break

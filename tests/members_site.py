@@ -146,7 +146,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _route(self) -> tuple[int, list[tuple[str, str]], str]:
-        site, path = self.site, self.path
+        path = self.path
         if path == "/robots.txt":
             return 200, [], "User-agent: *\nDisallow: /basic/private/\n"
         if path == "/":

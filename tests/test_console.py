@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from crawler.console import ScrapyDumps
+from crawler.datadir import reports_dir
 from tests.commands import ROOT, crawl, log_until, run
 from tests.webserver import Site, page, serve_site, text
 
@@ -100,7 +101,7 @@ def test_items_are_counted_once_and_named(small) -> None:
     _, data, log = small
     assert "'items/page': 3" in log
     assert "item_scraped_count" not in log  # the sum of the items/<kind> counts, counted once
-    (table,) = (data / "reports").glob("crawl-*.txt")
+    (table,) = reports_dir(data).glob("crawl-*.txt")
     assert "Items          3 sent to the indexer: 3 pages to index" in table.read_text()
 
 

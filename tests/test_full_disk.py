@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from crawler.datadir import redis_dir
 from tests.commands import crawl, run
 from tests.webserver import page, serve_site, text
 
@@ -126,7 +127,7 @@ def test_the_indexer_beside_the_crawl_on_a_full_disk_stops_the_crawl(tmp_path: P
     with small_disk(tmp_path / "disk", 4) as disk:
         data = disk / "data"
         data.mkdir()
-        (data / "redis").symlink_to(roomy)  # Redis has room: only the indexer runs out
+        redis_dir(data).symlink_to(roomy)  # Redis has room: only the indexer runs out
         done, before = _crawled_then_filled(data, "ARCHIVE_ENABLED=False")
         line = _stopped_in_one_line(done, data)
         assert "the indexer could not write" in line

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from crawler.datadir import index_dir
 from tests.commands import log_until
 from tests.demoweb import DemoWeb, serve
 from tests.test_end_to_end import FAST, ROOT, crawl, fetched, search
@@ -90,7 +91,7 @@ def test_ctrl_c_while_the_index_is_finalized_leaves_a_searchable_index(tmp_path:
         assert max(fetched(web).values()) == 1
     assert search(tmp_path, web.facts["chinese_title"]["title"])["results"][0]["url"] == \
         web.facts["chinese_title"]["url"]
-    assert os.path.isdir(tmp_path / "index")
+    assert os.path.isdir(index_dir(tmp_path))
 
 
 def test_ctrl_c_twice_while_the_index_is_finalized_leaves_nothing_running(tmp_path: Path) -> None:

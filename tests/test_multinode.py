@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from crawler.datadir import index_dir
 from indexer.layout import IndexMissing, stored_documents
 from tests.commands import ROOT, run
 from tests.demoweb import DemoWeb, serve
@@ -191,7 +192,7 @@ def test_the_indexer_killed_and_restarted_loses_no_item(shared: RedisServer, tmp
     client.rpush("web:items", *(json.dumps(item) for item in items))
     data = tmp_path / "data"
     first = indexer(shared.url, data, "--follow")
-    wait_for(lambda: (data / "index").exists() and _committed(data) > 0)
+    wait_for(lambda: index_dir(data).exists() and _committed(data) > 0)
     first.send_signal(signal.SIGKILL)
     first.wait()
     done = run("indexer", "--data", str(data), "--redis", shared.url)
@@ -315,4 +316,4 @@ def test_two_writer_processes_share_the_queue_and_a_killed_writer_loses_nothing(
     assert "written by 2 processes" in done.stderr
     assert documents(data) == {item["url"] for item in items}
     assert client.llen("web:items") == 0
-    assert len(list((data / "index").glob("pages-*"))) == 2
+    assert len(list(index_dir(data).glob("pages-*"))) == 2

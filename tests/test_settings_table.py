@@ -240,7 +240,8 @@ def test_every_setting_the_code_reads_exists() -> None:
 def test_the_scan_sees_a_fallback_and_an_unknown_name() -> None:
     tree = ast.parse('s.getint("A_B", 3)\ns.get("C_D") or "x"\ns["E_F"]\nos.environ.get("G_H", "1")\n'
                      'd.get("mode", 1)\nfloat(s.get("I_J") or 0)\n')
-    assert sorted(reads(tree), key=str) == [(1, "A_B", "3"), (2, "C_D", "or 'x'"), (2, "C_D", None), (3, "E_F", None), (6, "I_J", None)]
+    assert sorted(reads(tree), key=str) == [(1, "A_B", "3"), (2, "C_D", "or 'x'"), (2, "C_D", None),
+                                            (3, "E_F", None), (6, "I_J", None)]
 
 
 # --- Defaults that stand for a setting -------------------------------------------------

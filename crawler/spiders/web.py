@@ -29,10 +29,10 @@ import logging
 import sqlite3
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import closing
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import lxml.etree
@@ -53,6 +53,7 @@ from crawler.boilerplate import BoilerplateDetector
 from crawler.connection import redis_params
 from crawler.cores import cores
 from crawler.credentials import load as load_credentials
+from crawler.datadir import pages_path, redis_dir
 from crawler.extract import Page
 from crawler.extract_pool import ExtractPool
 from crawler.frontier import Frontier
@@ -188,7 +189,7 @@ def check_arguments(
         raise UsageError(str(exc)) from None
     revisiting = recrawl_mode(recrawl)
     urls = read_seeds(seeds, seeds_file, UrlPolicy.from_settings(settings))
-    frontier = Path(settings.get("DATA_DIR")) / "redis"
+    frontier = redis_dir(settings.get("DATA_DIR"))
     if not urls and not revisiting and not settings.get("REDIS_URL") and not frontier.exists():
         # Nothing queued either: no crawl ever ran here (with REDIS_URL, or a
         # data directory that has one, the spider finds out when it opens).
@@ -383,7 +384,7 @@ class WebSpider(Spider):
         its one writer), so run ``-a recrawl=1`` on the machine that holds the
         index; the requests go into the shared queue, for any node to fetch.
         """
-        path = self.data_dir / "pages.sqlite"
+        path = pages_path(self.data_dir)
         if not path.exists():
             logger.warning("Nothing to revisit: %s has no index yet", self.data_dir)
             return
@@ -460,8 +461,9 @@ class WebSpider(Spider):
 
     def failed(self, failure: Failure) -> Iterator[dict[str, Any]]:
         """404/410: the URL must not live on as an anchor-only result."""
-        if failure.check(HttpError):
-            response = failure.value.response
+        error = failure.value
+        if isinstance(error, HttpError):
+            response = error.response
             item = self.pages.gone(response.url, response.status)
             if item is not None:
                 yield item
@@ -575,7 +577,8 @@ def fetched(response: Response) -> Fetched:
     return Fetched(
         url=response.url,
         status=response.status,
-        headers=response.headers.to_unicode_dict(),
+        # Names and values are str (Scrapy types them loosely), looked up whatever their case.
+        headers=cast("Mapping[str, str]", response.headers.to_unicode_dict()),
         body=response.body,
         robots_tags=[value.decode("latin-1") for value in response.headers.getlist(b"X-Robots-Tag")],
         depth=response.meta.get("depth", 0),

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
+from crawler.datadir import archive_dir
 from tests.commands import crawl
 from tests.webserver import Reply, Site, page, serve_site, text
 
@@ -53,7 +54,7 @@ def archived(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Site, P
     with serve_site(ROUTES) as site:
         done = crawl([site.url("/")], data, *FAST, "ARCHIVE_MAX_BYTES=4000", "DOWNLOAD_MAXSIZE=20000")
         assert done.returncode == 0, done.stderr[-3000:]
-        yield site, data / "archive", done.stderr
+        yield site, archive_dir(data), done.stderr
 
 
 def test_every_request_the_server_answered_is_archived_with_its_response(archived) -> None:

@@ -20,6 +20,7 @@ import pytest
 
 from crawler import limits
 from crawler.archive import ArchiveReader, ArchiveWriter, Fetch, decode_body
+from crawler.datadir import archive_dir
 from crawler.pages import PageLogic, replay
 from search.engine import SearchEngine
 from tests.commands import measured
@@ -74,7 +75,7 @@ def crawled_and_rebuilt(tmp_path_factory: pytest.TempPathFactory):
     assert status == 0, log[-3000:]
     copy = root / "copy"
     copy.mkdir()
-    shutil.copytree(data / "archive", copy / "archive")  # the archive alone: no index, no Redis
+    shutil.copytree(archive_dir(data), archive_dir(copy))  # the archive alone: no index, no Redis
     status, rebuild_log, peak = rebuild_measured(copy)
     assert status == 0, rebuild_log[-3000:]
     return site.base, data, copy, peak

@@ -42,7 +42,8 @@ def _listed(kind: str, number: int) -> str:
     """The posts or stories on a listing's page ``number``, each with its title and first words."""
     first = (number - 1) * PER_PAGE + 1
     return "<ul>" + "".join(
-        f'<li><a href="/{kind}/{n}.html">{_words((kind, n), 3, POST_WORDS)}</a> {_words((kind, n), 30, POST_WORDS)}</li>'
+        f'<li><a href="/{kind}/{n}.html">{_words((kind, n), 3, POST_WORDS)}</a> '
+        f'{_words((kind, n), 30, POST_WORDS)}</li>'
         for n in range(first, first + PER_PAGE)
     ) + "</ul>"
 

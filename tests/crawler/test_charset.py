@@ -138,6 +138,7 @@ def test_every_codec_in_the_label_table_exists() -> None:
         assert codecs.lookup(codec).name
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.binary(max_size=3000),

@@ -10,6 +10,7 @@ import pytest
 import redis
 from scrapy.exceptions import UsageError
 
+from crawler.datadir import redis_dir
 from crawler.embedded import EmbeddedRedis
 from crawler.frontier import Frontier
 from crawler.scope import Scope
@@ -99,4 +100,4 @@ def test_bad_crawl_arguments_are_one_line_errors(tmp_path: Path, args: list[str]
     assert done.returncode == 2
     assert f"error: {message}" in done.stderr
     assert "Traceback" not in done.stderr
-    assert not (tmp_path / "redis").exists()  # nothing was started
+    assert not redis_dir(tmp_path).exists()  # nothing was started

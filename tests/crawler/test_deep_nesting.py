@@ -38,6 +38,7 @@ NESTINGS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("case", "html", "noted"), NESTINGS, ids=[n[0] for n in NESTINGS])
 def test_the_words_and_links_after_deep_nesting_are_read(case: str, html: str, noted: bool) -> None:
     page = extract_html(html, "http://a.test/deep.html")

@@ -6,6 +6,8 @@ import asyncio
 import os
 import signal
 
+import pytest
+
 from crawler.extract import extract
 from crawler.extract_pool import ExtractPool
 from crawler.project import project_settings
@@ -33,6 +35,7 @@ def test_a_worker_extracts_as_the_crawl_would() -> None:
     assert [link.url for link in got.page.links] == ["http://a.test/", "http://a.test/a?a=1&b=2", "http://a.test/moon.pdf"]
 
 
+@pytest.mark.slow
 def test_a_dead_worker_leaves_extraction_to_the_crawl() -> None:
     pool = ExtractPool(1, UrlPolicy())
 

@@ -296,6 +296,7 @@ _HEADERS = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_PREFIXES, st.binary(max_size=2000), _CONTENT_TYPES, _HEADERS)
 def test_extract_never_raises(

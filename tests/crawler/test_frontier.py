@@ -199,7 +199,7 @@ def test_taken_requests_are_leased_until_done(redis_client: redis.Redis) -> None
     node = _scheduler(redis_client, pop_batch=2)
     for n in range(3):
         node.enqueue_request(Request(f"http://a.test/{n}"))
-    one, two = node.next_request(), node.next_request()
+    one, _two = node.next_request(), node.next_request()
     assert node.leases.held() == 2 and len(node.frontier) == 1
     node.done(one)
     node.next_request()  # the next round trip releases what is done

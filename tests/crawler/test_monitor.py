@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from crawler.alerts import AlertRules
+from crawler.datadir import reports_dir
 from crawler.report import Tally, progress_line, report, table
 from tests.commands import crawl
 from tests.webserver import Reply, Site, page, serve_site, text
@@ -68,7 +69,7 @@ def _site_key(site: Site) -> str:
 
 
 def _report(data: Path) -> tuple[dict, str]:
-    reports = sorted((data / "reports").glob("crawl-*.json"))
+    reports = sorted(reports_dir(data).glob("crawl-*.json"))
     assert len(reports) == 1, reports
     assert re.fullmatch(r"crawl-\d{8}T\d{6}Z-[\w.-]+\.json", reports[0].name)
     return json.loads(reports[0].read_text()), reports[0].with_name(reports[0].stem + ".txt").read_text()

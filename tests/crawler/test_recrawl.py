@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from crawler.datadir import pages_path
 from tests.commands import crawl, run
 from tests.webserver import Reply, page, serve_site
 
@@ -73,7 +74,7 @@ def _stat(log: str, name: str) -> int:
 
 
 def _intervals(data: Path) -> dict[str, float]:
-    with sqlite3.connect(data / "pages.sqlite") as db:
+    with sqlite3.connect(pages_path(data)) as db:
         return {url.rsplit("/", 1)[-1]: interval
                 for url, interval in db.execute("SELECT url, interval FROM revisits")}
 

@@ -871,6 +871,7 @@ _rule_sets = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(_rule_sets, st.text("ab/", max_size=10).map(lambda p: "/" + p))
 def test_indexes_find_the_rule_a_linear_scan_finds(rules: list[Rule], path: str) -> None:
@@ -1247,6 +1248,7 @@ _patterns = st.builds(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), _patterns), max_size=6), _paths)
 def test_agrees_with_protego_where_protego_is_right(
@@ -1280,6 +1282,7 @@ _robots_lines = st.lists(
     st.text(max_size=20),
     st.lists(st.text(max_size=40), max_size=5),
 )
+@pytest.mark.slow
 def test_never_raises(robots_txt: str | bytes, user_agent: str, urls: list[str]) -> None:
     rules = RobotsRules.parse(robots_txt, user_agent)
     for url in urls + ["/", "/robots.txt"]:
@@ -1290,6 +1293,7 @@ def test_never_raises(robots_txt: str | bytes, user_agent: str, urls: list[str])
         assert isinstance(looks_like_robots(robots_txt, None), bool)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(_robots_lines, st.text(max_size=30))
 def test_a_url_and_its_path_get_the_same_answer(robots_txt: str, path: str) -> None:
@@ -1317,6 +1321,7 @@ def test_a_rule_spelled_like_the_url_matches_it(path: str) -> None:
     assert rules.allowed(path) is (robots._request_target(path) == "/robots.txt")
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(_robots_lines)
 def test_str_and_utf8_bytes_parse_alike(robots_txt: str) -> None:

@@ -276,8 +276,9 @@ def test_politeness_delays_crawl_delay_and_retry_after(tmp_path: Path) -> None:
     # scheduling noise (tens of ms on a loaded machine): the median shows the
     # floor, the least gap that no request went out early by more than noise.
     plain, slowed = _gaps(sites["plain"]), _gaps(sites["crawl_delay"])[1:]  # after robots.txt: its Crawl-delay
-    assert statistics.median(plain) >= 0.3 and min(plain) >= 0.3 - 0.1  # DOWNLOAD_DELAY is a floor, not a mean
-    assert statistics.median(slowed) >= 0.6 and min(slowed) >= 0.6 - 0.1
+    # (a Crawl-delay is kept exactly, so half its gaps are a hair either side of it)
+    assert statistics.median(plain) >= 0.3 - 0.02 and min(plain) >= 0.3 - 0.1  # DOWNLOAD_DELAY: a floor, not a mean
+    assert statistics.median(slowed) >= 0.6 - 0.02 and min(slowed) >= 0.6 - 0.1
     home = [r.time for r in sites["retry_after"].requests if r.path == "/"]
     assert len(home) == 2 and home[1] - home[0] >= 2.0 - 0.05  # 429, paused, then the page
     assert "'politeness/retry_after': 1" in done.stderr

@@ -11,7 +11,6 @@ from __future__ import annotations
 import gzip
 from collections.abc import Iterator
 from contextlib import ExitStack
-from pathlib import Path
 
 import pytest
 

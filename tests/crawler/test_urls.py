@@ -512,6 +512,7 @@ _POLICY = st.builds(UrlPolicy, *[st.booleans()] * 5)
 _FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @_FAST
 @given(_ANY_URL, _POLICY)
 def test_canonicalize_is_idempotent(url, policy):
@@ -522,6 +523,7 @@ def test_canonicalize_is_idempotent(url, policy):
     assert policy._canonicalize(once) == once
 
 
+@pytest.mark.slow
 @_FAST
 @given(_http_urls())
 def test_canonical_http_url_is_ascii_and_keeps_scheme_and_host(case):

@@ -178,6 +178,7 @@ def walked(web: DemoWeb) -> Crawl:
     return crawl(web)
 
 
+@pytest.mark.slow
 def test_link_walk_reaches_every_static_page(web, walked):
     ok = {url for url, page in walked.fetched.items() if page.status == 200}
     assert len(ok) == web.page_count >= 300

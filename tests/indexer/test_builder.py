@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from crawler.datadir import graph_dir, index_dir, pages_path
 from indexer.builder import IndexBuilder, IndexBusy
 from indexer.graph import LinkGraph, pagerank
 from indexer.layout import stored_documents
@@ -84,7 +85,7 @@ def test_pagerank_is_stored_and_favours_linked_pages(tmp_path: Path) -> None:
     with IndexBuilder(tmp_path) as builder:
         builder.add(items)
         builder.finalize()
-    graph = LinkGraph(tmp_path / "graph", readonly=True)
+    graph = LinkGraph(graph_dir(tmp_path), readonly=True)
     ranks = graph.pagerank_of([hub, "http://a.test/0", "http://a.test/4"])
     assert ranks[hub] > ranks["http://a.test/0"] > ranks["http://a.test/4"]
     assert graph.node_count() == 6
@@ -105,7 +106,7 @@ def test_a_page_store_keeps_the_full_page_compressed(tmp_path: Path) -> None:
     with IndexBuilder(tmp_path) as builder:
         builder.add([page("http://a.test/", "Home", text, headings=["H"])])
         builder.commit()
-    with PageStore(tmp_path / "pages.sqlite", readonly=True) as store:
+    with PageStore(pages_path(tmp_path), readonly=True) as store:
         stored = store.get("http://a.test/")
         assert stored["text"] == text and stored["headings"] == ["H"]
         assert stored["host"] == "a.test"
@@ -154,7 +155,7 @@ def test_segments_merged_answer_as_before_in_the_compact_format(tmp_path: Path) 
     assert all(before), before
     from whoosh import index
 
-    for part in [*(tmp_path / "index").glob("pages-*"), tmp_path / "index" / "anchors"]:
+    for part in [*index_dir(tmp_path).glob("pages-*"), index_dir(tmp_path) / "anchors"]:
         ix = index.open_dir(str(part))
         ix.optimize()  # one segment: every posting read and written again
         ix.close()

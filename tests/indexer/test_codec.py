@@ -44,6 +44,7 @@ def _stored(path: Path) -> list[dict[str, Any]]:
         return [dict(fields) for _, fields in reader.iter_docs()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit", [None, 4_000], ids=["in memory", "spilled to runs"])
 def test_the_grouped_writer_writes_what_whoosh_writes(tmp_path: Path, limit: int | None) -> None:
     _build(tmp_path / "whoosh", SegmentWriter)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from crawler.datadir import pages_path
 from indexer import schema as fields
 from indexer.builder import IndexBuilder
 from indexer.layout import Layout, stored_documents
@@ -26,7 +27,7 @@ def _old_data_dir(data: Path) -> None:
     writer.commit()
     for index in (*pages, anchors):
         index.close()
-    db = sqlite3.connect(data / "pages.sqlite")
+    db = sqlite3.connect(pages_path(data))
     old_tables = store_module._SCHEMA
     for name, definition in store_module._ADDED_COLUMNS:
         old_tables = old_tables.replace(f",\n    {name} {definition}", "")
@@ -41,7 +42,7 @@ def _old_data_dir(data: Path) -> None:
 def test_an_older_store_and_index_are_read_and_then_extended(tmp_path: Path) -> None:
     data = tmp_path / "data"
     _old_data_dir(data)
-    with PageStore(data / "pages.sqlite", readonly=True) as store:  # search, before any indexer ran
+    with PageStore(pages_path(data), readonly=True) as store:  # search, before any indexer ran
         assert store.get("http://old.test/") == {"url": "http://old.test/", "host": "old.test",
                                                  "title": "Old harbour page", "lang": "", "status": 200,
                                                  "depth": 0, "fetched": 0}
@@ -59,7 +60,7 @@ def test_an_older_store_and_index_are_read_and_then_extended(tmp_path: Path) -> 
     documents = stored_documents(data)
     assert documents["http://new.test/members/q3.html"]["members_only"] is True
     assert "members_only" not in documents["http://old.test/"]
-    with PageStore(data / "pages.sqlite", readonly=True) as store:
+    with PageStore(pages_path(data), readonly=True) as store:
         assert store.get("http://new.test/members/q3.html")["members_only"] is True
         assert "members_only" not in store.get("http://old.test/")
     with SearchEngine(data) as engine:

@@ -8,6 +8,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from crawler.datadir import graph_dir
 from indexer.builder import IndexBuilder
 from indexer.graph import LinkGraph, pagerank
 from indexer.linkmatrix import LinkMatrix
@@ -42,7 +43,7 @@ def assert_same(ours: dict[str, float], theirs: dict[str, float]) -> None:
     assert max((abs(ours[node] - theirs[node]) for node in ours), default=0.0) <= 1e-9
 
 
-@pytest.mark.parametrize("pages, seed", [(50, 1), (2_000, 2), (20_000, 3)])
+@pytest.mark.parametrize("pages, seed", [(50, 1), (2_000, 2), pytest.param(20_000, 3, marks=pytest.mark.slow)])
 def test_scores_equal_networkx_on_random_webs(pages: int, seed: int) -> None:
     edges, nodes = random_web(pages, seed)
     assert_same(pagerank(edges, nodes), reference(edges, nodes))
@@ -90,6 +91,7 @@ def test_the_top_pages_are_in_their_final_order() -> None:
     assert np.abs(ours - settled).max() < 1e-11
 
 
+@pytest.mark.slow
 def test_networkx_default_tolerance_is_not_what_we_stop_at() -> None:
     # NetworkX stops when the change is below N * 1e-6: with 5,000 pages it
     # stops far sooner, and its scores are further from the fixed point.
@@ -123,7 +125,7 @@ def crawl(data: Path, *items: dict) -> None:
 
 
 def stored_ranks(data: Path) -> dict[str, float]:
-    graph = LinkGraph(data / "graph", readonly=True)
+    graph = LinkGraph(graph_dir(data), readonly=True)
     try:
         urls = [url for (url,) in graph.db.execute("SELECT url FROM nodes")]
         return graph.pagerank_of(urls)
@@ -143,7 +145,7 @@ WEB = [
 
 def test_the_kept_graph_is_the_crawl_with_aliases_merged(tmp_path: Path) -> None:
     crawl(tmp_path, *WEB)
-    graph = LinkGraph(tmp_path / "graph", readonly=True)
+    graph = LinkGraph(graph_dir(tmp_path), readonly=True)
     networkx_graph = graph.to_networkx()
     assert sorted(networkx_graph.edges) == [
         ("http://a.test/", "http://a.test/x"), ("http://a.test/", "http://b.test/"),
@@ -163,7 +165,7 @@ def test_recrawled_links_replace_the_old_ones_in_pagerank(tmp_path: Path) -> Non
     crawl(tmp_path, page("http://a.test/", "Home", links=[("http://a.test/c", "c")]))
     again = stored_ranks(tmp_path)
     assert again["http://a.test/c"] > again["http://a.test/b"]
-    graph = LinkGraph(tmp_path / "graph", readonly=True)
+    graph = LinkGraph(graph_dir(tmp_path), readonly=True)
     assert list(graph.to_networkx().edges) == [("http://a.test/", "http://a.test/c")]
     graph.close()
 
@@ -172,13 +174,13 @@ def test_a_data_directory_without_the_kept_graph_still_works(tmp_path: Path) -> 
     # As written before the graph was kept as a matrix: SQLite alone.
     crawl(tmp_path, *WEB)
     before = stored_ranks(tmp_path)
-    (tmp_path / "graph" / "links.npz").unlink()
+    (graph_dir(tmp_path) / "links.npz").unlink()
     with SearchEngine(tmp_path) as engine:
         result = engine.search("home", n=5).results[0]
     assert result.url == "http://a.test/" and result.pagerank == before["http://a.test/"]
     with IndexBuilder(tmp_path) as builder:
         builder.finalize()
-    assert (tmp_path / "graph" / "links.npz").exists()
+    assert (graph_dir(tmp_path) / "links.npz").exists()
     assert stored_ranks(tmp_path) == pytest.approx(before, abs=1e-15)
 
 
@@ -206,7 +208,7 @@ def test_finalize_keeps_the_personalization_for_the_next_finalize(tmp_path: Path
     with IndexBuilder(tmp_path) as builder:
         builder.finalize()  # the one kept
     assert stored_ranks(tmp_path) == first and first["http://a.test/y"] > plain["http://a.test/y"]
-    graph = LinkGraph(tmp_path / "graph", readonly=True)
+    graph = LinkGraph(graph_dir(tmp_path), readonly=True)
     edges, nodes = list(graph.to_networkx().edges), list(graph.to_networkx())
     graph.close()
     assert_same(first, pagerank(edges, nodes, personalization={"http://a.test/y": 5}))

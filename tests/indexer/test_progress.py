@@ -81,7 +81,7 @@ def test_elsewhere_a_plain_line_every_few_seconds() -> None:
 
 def test_a_pipe_is_no_terminal() -> None:
     read, write = os.pipe()
-    with os.fdopen(read) as reader, os.fdopen(write, "w") as writer:
+    with os.fdopen(read), os.fdopen(write, "w") as writer:
         assert Progress(10, "items", writer).tty is False
 
 

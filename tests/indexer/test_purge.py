@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from crawler.datadir import purged_path
 from crawler.linkfilter import PURGED, LinkFilter
 from crawler.scope import Scope
 from crawler.traps import Blacklist, PatternBudget
@@ -80,7 +81,7 @@ def test_purging_what_the_index_does_not_hold_fails_and_blacklists_nothing(tmp_p
     done = run("indexer", "purge", "--data", str(tmp_path), intranet.url("/never-crawled.html"))
     assert done.returncode == 1
     assert "nothing matched" in done.stderr
-    assert not (tmp_path / "purged.txt").exists()
+    assert not purged_path(tmp_path).exists()
     bad = run("indexer", "purge", "--data", str(tmp_path), "ftp://files.example/")
     assert bad.returncode == 2 and "not an http(s) URL" in bad.stderr
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
+from crawler.datadir import archive_dir, index_dir, redis_dir
 from search.engine import SearchEngine
 from tests.commands import run
 from tests.demoweb import DemoWeb
@@ -43,7 +44,7 @@ def answers(data: Path, texts: list[str]) -> list[tuple[int, list[str], list[str
 
 def archive_only(source: Path, target: Path) -> Path:
     target.mkdir()
-    shutil.copytree(source / "archive", target / "archive")
+    shutil.copytree(archive_dir(source), archive_dir(target))
     return target
 
 
@@ -71,14 +72,14 @@ def test_a_rebuild_from_the_archive_answers_20_queries_exactly_like_the_original
 def test_the_rebuild_reports_what_it_read(rebuilt) -> None:
     _, _, copy, log = rebuilt
     assert "Index rebuilt from" in log and "0 skipped" in log
-    assert not (copy / "redis").exists()  # no Redis was started
+    assert not redis_dir(copy).exists()  # no Redis was started
     assert not list(copy.glob(".rebuild*"))  # the work directory is gone
 
 
 def test_a_cut_off_last_record_and_a_corrupt_file_are_skipped_and_counted(demo_crawl, tmp_path: Path) -> None:
     web, data, _ = demo_crawl
     copy = archive_only(data, tmp_path / "data")
-    (warc,) = sorted((copy / "archive").glob("*.warc.gz"))
+    (warc,) = sorted(archive_dir(copy).glob("*.warc.gz"))
     with open(warc, "rb") as stream:
         iterator = ArchiveIterator(stream)
         last = None
@@ -89,7 +90,7 @@ def test_a_cut_off_last_record_and_a_corrupt_file_are_skipped_and_counted(demo_c
     offset, _ = last
     with open(warc, "r+b") as stream:  # as a crawl killed while writing its last record leaves it
         stream.truncate(offset + 200)
-    (copy / "archive" / "lantern-20000101000000000000-elsewhere-1-00000.warc.gz").write_bytes(
+    (archive_dir(copy) / "lantern-20000101000000000000-elsewhere-1-00000.warc.gz").write_bytes(
         b"\x1f\x8b\x08\x00 not really a WARC file" * 10
     )
     done = run("indexer", "rebuild", "--data", str(copy), timeout=300)
@@ -122,7 +123,7 @@ def test_three_shards_written_by_two_processes_answer_exactly_like_one_index(reb
     done = run("indexer", "rebuild", "--data", str(copy), "--shards", "3", "--processes", "2", timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "written by 2 processes" in done.stderr
-    assert len(list((copy / "index").glob("pages-*"))) == 3
+    assert len(list(index_dir(copy).glob("pages-*"))) == 3
     texts = queries(web)
     for text, before, after in zip(texts, answers(data, texts), answers(copy, texts)):
         assert after == before, text

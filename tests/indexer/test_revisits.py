@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from crawler.datadir import pages_path
 from crawler.revisit import due_pages
 from indexer.builder import IndexBuilder
 from indexer.store import PageStore
@@ -28,7 +29,7 @@ def test_intervals_follow_what_each_fetch_found_and_due_pages_are_listed(tmp_pat
             {"type": "unchanged", "url": "http://a.test/unknown", "fetched": 1000, "revisit": BOUNDS},
         ])
         builder.commit()
-    with PageStore(tmp_path / "pages.sqlite", readonly=True) as store:
+    with PageStore(pages_path(tmp_path), readonly=True) as store:
         assert store.revisit(a) == {"etag": '"a1"', "last_modified": None, "digest": str(hash("one")),
                                     "fetched": 1000, "interval": 2000, "due": 3000}
         assert store.revisit(b)["interval"] == 2000
@@ -46,6 +47,6 @@ def test_gone_and_moved_pages_are_not_revisited(tmp_path: Path) -> None:
         builder.add([_page(new, "moved", 10, aliases=[old]), {"type": "gone", "url": gone, "status": 404}])
         builder.commit()
         assert [link[:2] for link in builder.graph.links()] == []  # neither left links behind
-    with PageStore(tmp_path / "pages.sqlite", readonly=True) as store:
+    with PageStore(pages_path(tmp_path), readonly=True) as store:
         assert [row[0] for row in due_pages(store.db, None)] == [new]
         assert store.urls() == {new}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from crawler.archive import ArchiveWriter, Fetch
+from crawler.datadir import archive_dir
 from indexer.builder import IndexBuilder
 from tests import browser
 from tests.items import page
@@ -43,7 +44,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "noarchive": "http://harbour.test/private.html",
         "header": "http://harbour.test/header.html",
     }
-    with ArchiveWriter(directory / "archive", max_bytes=10**9) as archive:
+    with ArchiveWriter(archive_dir(directory), max_bytes=10**9) as archive:
         archive.write(_fetch(urls["hostile"], b"<p>An older version</p>"))
         archive.write(_fetch(urls["hostile"], HOSTILE.encode()))
         archive.write(_fetch(urls["gzip"], gzip.compress(b"<p>Compressed ferry page</p>"),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from crawler.datadir import index_dir
 from indexer.builder import IndexBuilder
 from search.engine import SearchEngine, SearchError
 from tests.items import page
@@ -86,7 +87,7 @@ def test_user_errors_are_one_line_not_a_traceback(data: Path, tmp_path: Path, ar
 
 
 def test_an_index_still_being_created_is_reported(tmp_path: Path) -> None:
-    (tmp_path / "index").mkdir()
+    index_dir(tmp_path).mkdir()
     with pytest.raises(SearchError, match="being built"):
         SearchEngine(tmp_path)
 

@@ -9,26 +9,27 @@ from pathlib import Path
 
 import pytest
 
+from crawler.datadir import index_dir, pages_path
 from tests.commands import run
 
 
 def _cut_a_segment(data: Path) -> None:
-    segment = max((data / "index" / "pages-0").glob("*.seg"), key=lambda path: path.stat().st_size)
+    segment = max((index_dir(data) / "pages-0").glob("*.seg"), key=lambda path: path.stat().st_size)
     os.truncate(segment, segment.stat().st_size // 2)  # as a full disk or a killed copy leaves it
 
 
 def _overwrite_the_page_store(data: Path) -> None:
-    with open(data / "pages.sqlite", "r+b") as store:
+    with open(pages_path(data), "r+b") as store:
         store.write(b"not a database " * 100)
 
 
 def _lose_a_table_of_contents(data: Path) -> None:
-    for toc in (data / "index" / "pages-0").glob("*.toc"):
+    for toc in (index_dir(data) / "pages-0").glob("*.toc"):
         toc.unlink()
 
 
 def _overwrite_a_table_of_contents(data: Path) -> None:
-    for toc in (data / "index" / "pages-0").glob("*.toc"):
+    for toc in (index_dir(data) / "pages-0").glob("*.toc"):
         toc.write_bytes(b"\x00garbage" * 20)
 
 

@@ -122,7 +122,8 @@ def test_pagerank_never_pushes_an_exact_title_match_down(build: Build) -> None:
 
 def test_at_most_two_results_a_host_while_others_have_results(build: Build) -> None:
     items = [page(f"http://big.test/{n}", f"Lighthouse {n}", "lighthouse " + FILLER) for n in range(6)]
-    items += [page("http://small.test/", "Small lighthouse", "lighthouse"), page("http://other.test/", "Other lighthouse", "lighthouse")]
+    items += [page("http://small.test/", "Small lighthouse", "lighthouse"),
+              page("http://other.test/", "Other lighthouse", "lighthouse")]
     engine = build(*items)
     first = engine.search("lighthouse", n=4).results
     hosts = [r.host for r in first]

@@ -48,6 +48,7 @@ QUERIES = ["harbour", "ferry tide", "lighthouse market storm", "notes", "gull cr
            "harbourmaster dock rope sail"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", QUERIES)
 @pytest.mark.parametrize("level", LEVELS)
 def test_the_best_documents_and_their_scores_are_whooshs(engine: SearchEngine, text: str, level: str) -> None:

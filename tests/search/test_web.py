@@ -32,7 +32,8 @@ from tests.items import page
 
 ROOT = Path(__file__).parents[2]
 OUR_SCRIPT = f"<script>{KEYS_SCRIPT}</script>"
-CSP = (f"default-src 'none'; script-src 'sha256-{base64.b64encode(hashlib.sha256(KEYS_SCRIPT.encode()).digest()).decode()}'; "
+KEYS_HASH = base64.b64encode(hashlib.sha256(KEYS_SCRIPT.encode()).digest()).decode()
+CSP = (f"default-src 'none'; script-src 'sha256-{KEYS_HASH}'; "
        "style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 RUNS = "document.title='pwned'"
 IMG = f'<img src=x onerror="{RUNS}">'
@@ -199,7 +200,8 @@ def test_crawled_payloads_show_as_text(base: str) -> None:
     assert "&lt;img src=x onerror=&quot;document.title=&#x27;pwned&#x27;&quot;&gt;" in text
     # The anchor-only result for a javascript: URL: its URL shown, never linked.
     assert 'href="javascript' not in text.lower()
-    assert "<div class=\"url\">javascript:document.title=&#x27;pwned&#x27; <span class=\"tag\">· Other</span></div>" in text
+    assert ('<div class="url">javascript:document.title=&#x27;pwned&#x27; <span class="tag">· Other</span></div>'
+            in text)
     assert '[not fetched]' in text
     # The quoted URL stays inside its attribute.
     assert 'href="http://evil.test/&quot;&gt;&lt;img src=x onerror=&quot;' in text

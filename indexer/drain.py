@@ -1,0 +1,196 @@
+"""The indexer's loop: the crawl's item queue into the index, batch by batch.
+
+:func:`drain` takes items from the queue (:class:`indexer.queue.ItemQueue`)
+and indexes them (:class:`indexer.builder.IndexBuilder`). Items leave the
+queue only once the index has committed them, so stopping the indexer at
+any moment loses nothing. Each turn of the loop is four steps:
+
+1. take a batch and index it (:meth:`_Drain.index_batch`);
+2. commit what is in hand when it is a full batch, or old, or the indexer
+   is stopping, or the queue ran dry and there is nothing to wait for
+   (:meth:`_Drain.commit_due`); with nothing in hand, spare time goes to
+   checking the page writers, renewing the claim on the queue and the
+   anchor documents (:meth:`_Drain.tend`);
+3. report progress (:meth:`_Drain.report`);
+4. stop or go on (:meth:`_Drain.done`): on SIGINT or SIGTERM; without
+   ``follow``, when the queue is dry; with it, when the crawl that started
+   this indexer says it is over (SIGUSR1) and all is indexed, or when every
+   node of the crawl this indexer saw running has stopped and nothing is
+   queued. Then :attr:`Stop.crawl_over` tells the caller to finalize.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+from types import FrameType
+
+from crawler.connection import partitions_of
+from indexer.builder import IndexBuilder
+from indexer.progress import Progress
+from indexer.queue import ItemQueue
+
+logger = logging.getLogger("indexer")
+
+__all__ = ["Stop", "drain"]
+
+# A batch is committed when it holds this many items, or is this old.
+_BATCH = 500
+_COMMIT_SECONDS = 5.0
+_POLL_SECONDS = 0.2
+_REPORT_SECONDS = 10.0
+_CHECK_SECONDS = 2.0
+# Anchor documents are brought up to date when the queue is empty, at most this often.
+_ANCHOR_SECONDS = 5.0
+# A queue longer than this at the start is drained under a progress bar.
+_PROGRESS_MIN = 1000
+
+
+class Stop:
+    """Set by SIGINT/SIGTERM: finish the batch in hand, commit, exit. By
+    SIGUSR1 (the crawl that started this indexer has ended): index what is
+    queued, finalize, exit."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.crawl_over = False
+        self.finish = False
+        signal.signal(signal.SIGTERM, self._handle)
+        signal.signal(signal.SIGINT, self._handle)
+        signal.signal(signal.SIGUSR1, self._finish)
+
+    def _handle(self, _signum: int, _frame: FrameType | None) -> None:
+        self.requested = True
+
+    def _finish(self, _signum: int, _frame: FrameType | None) -> None:
+        self.finish = True
+
+
+def drain(builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: Stop) -> int:
+    """Index queued items; with ``follow``, wait for more until stopped, or
+    until the crawl being followed is over. How many items were indexed."""
+    return _Drain(builder, queue, follow, stop).run()
+
+
+class _Drain:
+    """One run of :func:`drain`: what it has indexed, and its clocks."""
+
+    def __init__(self, builder: IndexBuilder, queue: ItemQueue, follow: bool, stop: Stop) -> None:
+        self.builder = builder
+        self.queue = queue
+        self.follow = follow
+        self.stop = stop
+        self.total = 0
+        self.since_report = self.started = time.monotonic()
+        self.reported = 0
+        self.last_commit = self.last_check = self.last_anchors = time.monotonic()
+        self.seen_nodes = False  # whether a node of the crawl was ever seen running
+        backlog = len(queue)
+        self.progress: Progress | None = None
+        if backlog > _PROGRESS_MIN:
+            self.progress = Progress(backlog, "items", label="Indexing the queue", logger=logger)
+
+    def run(self) -> int:
+        while True:
+            idle = not self.index_batch()
+            now = time.monotonic()
+            if self.commit_due(idle, now):
+                self.commit(now)
+            elif idle and not self.queue.pending:
+                self.tend(now)
+            self.report(now)
+            if self.done(idle, now):
+                break
+            if idle:
+                time.sleep(_POLL_SECONDS)
+        self.close()
+        return self.total
+
+    def index_batch(self) -> bool:
+        """Take the next batch (nothing once stopped) and index it,
+        uncommitted; whether there was anything to take."""
+        items = [] if self.stop.requested else self.queue.take(_BATCH - self.queue.pending)
+        if not items:
+            return False
+        self.builder.add(items)
+        self.total += len(items)
+        if self.progress is not None:
+            self.progress.advance(len(items))
+            if self.progress.done >= self.progress.total:  # the backlog is done: log lines from now on
+                self.progress.close()
+                self.progress = None
+                self.since_report, self.reported = time.monotonic(), self.total
+        return True
+
+    def commit_due(self, idle: bool, now: float) -> bool:
+        """Whether the items in hand are committed now: a full batch, one
+        ``_COMMIT_SECONDS`` old, a stop, or a dry queue with no crawl to follow."""
+        pending = self.queue.pending
+        due = pending >= _BATCH or now - self.last_commit >= _COMMIT_SECONDS
+        return bool(pending) and (due or self.stop.requested or (idle and not self.follow))
+
+    def commit(self, now: float) -> None:
+        """Commit the index, then take the committed items off the queue."""
+        self.builder.commit()
+        self.queue.ack()
+        self.last_commit = now
+
+    def tend(self, now: float) -> None:
+        """Nothing in hand, nothing queued: check the page writer processes,
+        keep the claim on the queue, and bring the anchor documents up to
+        date (the links' words to their pages) every ``_ANCHOR_SECONDS``."""
+        self.builder.check()
+        self.queue.renew()
+        if now - self.last_anchors >= _ANCHOR_SECONDS:
+            self.builder.flush_anchors()
+            self.last_anchors = now
+
+    def report(self, now: float) -> None:
+        """A log line every ``_REPORT_SECONDS`` while items come (the
+        progress bar speaks instead while the backlog lasts)."""
+        if self.progress is None and now - self.since_report >= _REPORT_SECONDS and self.total > self.reported:
+            rate = (self.total - self.reported) / (now - self.since_report)
+            logger.info("Indexed %d items (%.0f/s), %d queued", self.total, rate, len(self.queue))
+            self.since_report, self.reported = now, self.total
+
+    def done(self, idle: bool, now: float) -> bool:
+        """Whether the loop ends: on a stop; while items come, or some are
+        in hand, never; without ``follow``, now; with it, when the crawl is over."""
+        if self.stop.requested:
+            return True
+        if not idle or self.queue.pending:
+            return False
+        if not self.follow:
+            return True
+        if self.stop.finish and len(self.queue) == 0:
+            logger.info("The crawl is over: everything queued is indexed")
+            self.stop.crawl_over = True
+            return True
+        if now - self.last_check >= _CHECK_SECONDS:
+            self.last_check = now
+            if self.crawl_ended() and len(self.queue) == 0:
+                logger.info("The crawl is over: every node has stopped and nothing is queued")
+                self.stop.crawl_over = True
+                return True
+        return False
+
+    def crawl_ended(self) -> bool:
+        """Whether a crawl this indexer has seen running has ended: no node
+        is left and no request is queued in any partition."""
+        client = self.queue.client
+        prefix = self.queue.key.rsplit(":", 1)[0]
+        if int(client.scard(f"{prefix}:nodes")):
+            self.seen_nodes = True
+            return False
+        partitions = partitions_of(client, prefix)
+        return self.seen_nodes and all(int(client.zcard(partitions.key(f"{prefix}:requests", partition))) == 0
+                                       for partition in partitions)
+
+    def close(self) -> None:
+        """Close the progress bar, if the backlog outlived the run, and say what was done."""
+        if self.progress is not None:
+            self.progress.close()
+        if self.total:
+            elapsed = time.monotonic() - self.started
+            logger.info("Indexed %d items in %.1f s (%.0f/s)", self.total, elapsed, self.total / max(elapsed, 1e-9))
