@@ -29,9 +29,8 @@ from crawler.datadir import graph_dir, index_dir, pages_files
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from crawler.frontier import QUEUED, Frontier, encode_request
 from crawler.connection import client_for
-from crawler.middlewares import site_of
 from crawler.monitor import last_finish
-from crawler.urls import fingerprint, canonicalize
+from crawler.urls import fingerprint, canonicalize, site_of
 from scrapy import Request
 
 

@@ -54,6 +54,8 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
+from crawler.codings import decode
+
 logger = logging.getLogger(__name__)
 
 __all__ = [
@@ -433,16 +435,12 @@ def decode_body(
     """The body and headers as the crawl's spider saw them: every
     ``Content-Encoding`` it could decode undone, in reverse order, and that
     header dropped (or left naming what could not be decoded), by the
-    crawl's own decoder (:func:`crawler.limits.decode`), which inflates a
+    crawl's own decoder (:func:`crawler.codings.decode`), which inflates a
     body to ``limit`` bytes at most (the crawl's ``DOWNLOAD_MAXSIZE``; 0: no
     limit): a page rebuilt from the archive is cut where the crawl cut it,
     and a decompression bomb in the archive costs no more memory than it
     did the crawl. ValueError for a body that does not decode.
     """
-    # Imported here: crawler.limits brings Scrapy, which reading and
-    # writing WARC files do not need.
-    from crawler.limits import decode
-
     codings = [
         part.strip().lower()
         for name, value in headers if name.lower() == "content-encoding"

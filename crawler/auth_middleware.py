@@ -57,12 +57,12 @@ from scrapy.http.cookies import CookieJar
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet import defer
 
+from crawler.codings import decode
 from crawler.credentials import Credential, Credentials, load, readable_by_others
-from crawler.limits import decode
 from crawler.logins import (
     Challenge, basic_authorization, digest_authorization, digest_challenge, logged_in, login_form,
 )
-from crawler.middlewares import site_of
+from crawler.urls import site_of
 
 if TYPE_CHECKING:
     from scrapy import Spider

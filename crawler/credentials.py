@@ -48,7 +48,7 @@ from urllib.parse import urlsplit
 from parsel import Selector
 
 from crawler.logins import TOKEN
-from crawler.middlewares import site_of
+from crawler.urls import site_of
 
 __all__ = [
     "METHODS", "Credential", "Credentials", "CredentialsError", "is_loopback", "load", "looks_like_logout",
@@ -83,7 +83,7 @@ class Credential:
     """One entry of the file: the area it opens and how.
 
     ``key`` is as written (a URL without secrets); ``site`` is
-    :func:`crawler.middlewares.site_of` of it and ``prefix`` its path ("/"
+    :func:`crawler.urls.site_of` of it and ``prefix`` its path ("/"
     for the whole site). Secret values are kept out of ``repr``.
     """
 

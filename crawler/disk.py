@@ -1,4 +1,4 @@
-"""A full disk, recognised in whatever error says so (pure).
+"""A full disk, recognised in whatever error says so.
 
 Each part of the crawl meets a full disk in its own words: an ``OSError``
 ``ENOSPC`` (or ``EDQUOT``, a quota) from a file write, ``MISCONF`` from
@@ -7,6 +7,9 @@ Redis (it cannot write its append-only file, and refuses every write),
 in the text of a logged message. :func:`disk_full` reads them all, so the
 crawl (:mod:`crawler.halt`) and the indexer can stop at once with one line
 instead of failing again at every step.
+
+No I/O, but it imports Redis for its error class: glue, by the rule of
+ARCHITECTURE.md ("Layers").
 """
 
 from __future__ import annotations

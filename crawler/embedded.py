@@ -21,14 +21,12 @@ running server through :func:`socket_url` instead of starting their own.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import fcntl
 import hashlib
 import importlib.util
 import logging
 import os
-import select
 import signal
 import subprocess
 import tempfile
@@ -39,15 +37,12 @@ from typing import Callable
 import redis
 
 from crawler.datadir import redis_dir
+from crawler.processes import die_with_parent, wait_for_exit
 
 logger = logging.getLogger(__name__)
 
-__all__ = [
-    "EmbeddedRedis", "DataDirBusy", "socket_url", "has_saved_state", "redis_server_binary", "die_with_parent",
-    "wait_for_exit",
-]
+__all__ = ["EmbeddedRedis", "DataDirBusy", "socket_url", "has_saved_state", "redis_server_binary"]
 
-_PR_SET_PDEATHSIG = 1
 # A unix socket path longer than this does not fit in sockaddr_un.
 _MAX_SOCKET_PATH = 100
 _START_TIMEOUT = 20.0
@@ -97,33 +92,6 @@ def has_saved_state(data_dir: str | os.PathLike[str]) -> bool:
     """Whether the embedded server of ``data_dir`` has ever saved anything (its
     append-only file is there): a crawl ran here, and may have left work."""
     return (redis_dir(data_dir) / _APPEND_ONLY_FILE).exists()
-
-
-def die_with_parent() -> None:
-    """In a child process: SIGTERM when the parent dies, even by ``kill -9``.
-
-    For ``subprocess.Popen(preexec_fn=...)``; Linux only.
-    """
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-
-
-def wait_for_exit(pid: int, timeout: float) -> bool:
-    """Wait until process ``pid`` (not necessarily a child) has exited.
-
-    Waits on a pidfd, which the kernel makes readable when the process
-    ends: no polling. Returns False if it is still running after ``timeout``.
-    """
-    try:
-        pidfd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        poller = select.poll()
-        poller.register(pidfd, select.POLLIN)
-        return bool(poller.poll(timeout * 1000))
-    finally:
-        os.close(pidfd)
 
 
 def _pid_alive(pid: int) -> bool:

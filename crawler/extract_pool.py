@@ -24,8 +24,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 
-from crawler.embedded import die_with_parent
 from crawler.extract import Extraction, extract
+from crawler.processes import die_with_parent
 from crawler.urls import UrlPolicy
 
 logger = logging.getLogger(__name__)

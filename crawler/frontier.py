@@ -41,6 +41,7 @@ import atexit
 import json
 import logging
 import time
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -54,8 +55,8 @@ from crawler.fingerprints import simhash_blocks
 from crawler.leases import Leases
 from crawler.partitions import CLUSTER_PARTITIONS, Partitions
 from crawler.seen import BloomSeen, ExactSeen, SeenSet, seen_set
-from crawler.middlewares import site_of
 from crawler.turns import LUA, ScriptKeys, site_key
+from crawler.urls import site_of
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -360,6 +361,10 @@ def decode_request(data: bytes, spider: Spider | None = None) -> Request:
     )
 
 
+#: Each crawler's frontier (:meth:`Frontier.for_crawler`), for as long as the crawler lives.
+_FRONTIERS: weakref.WeakKeyDictionary[Crawler, Frontier] = weakref.WeakKeyDictionary()
+
+
 class Frontier:
     """One crawl's shared state in Redis, and the atomic operations on it.
 
@@ -472,8 +477,15 @@ class Frontier:
 
     @classmethod
     def for_crawler(cls, crawler: Crawler, name: str = "web") -> Frontier:
-        """The crawler's frontier, connecting (or starting Redis) on first use."""
-        frontier = getattr(crawler, "_lantern_frontier", None)
+        """The crawler's frontier, connecting (or starting Redis) on first use.
+
+        One per crawler, kept in :data:`_FRONTIERS`: it is no Scrapy
+        component that ``crawler.get_extension()`` and its kin could find
+        (the spider, the scheduler, downloader middlewares and the pipeline
+        share it), and the first to ask is a middleware built with the
+        engine, before the scheduler exists.
+        """
+        frontier = _FRONTIERS.get(crawler)
         if frontier is None:
             settings = crawler.settings
             client, url, server = connect(settings)
@@ -500,7 +512,7 @@ class Frontier:
                 # should the engine never stop cleanly.
                 crawler.signals.connect(server.stop, signal=signals.engine_stopped)
                 atexit.register(server.stop)
-            crawler._lantern_frontier = frontier  # type: ignore[attr-defined]
+            _FRONTIERS[crawler] = frontier
         return frontier
 
     def push(self, entries: Sequence[tuple[bytes, int, bytes, str]], pipe: Any = None) -> list[int]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.utils.asyncio import create_looping_call
@@ -39,6 +39,7 @@ from crawler._async import REDIS_DOWN
 from crawler.console import redacted
 from crawler.disk import FULL_DISK_STATUS, disk_full
 from crawler.frontier import Frontier
+from crawler.monitor import CrawlMonitor, RobotsWait
 from crawler.pipelines import IndexerProcess, ItemQueuePipeline
 
 if TYPE_CHECKING:
@@ -46,20 +47,13 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Halt", "DISK_FULL", "CRAWLED_NOTHING", "RobotsWait", "gave_up"]
+__all__ = ["Halt", "DISK_FULL", "CRAWLED_NOTHING", "gave_up"]
 
 DISK_FULL = "disk_full"
 CRAWLED_NOTHING = "crawled_nothing"
 
 _ANSWERS_PER_SITE = 2  # robots.txt tries of one site in this run: the first, and one retry
 _INDEXER_CHECK = 1.0  # seconds between two looks at the indexer beside the crawl
-
-
-class RobotsWait(NamedTuple):
-    """A site whose robots.txt this run could not fetch: how often it tried, the last answer."""
-
-    tries: int
-    answer: str
 
 
 def gave_up(pages: int, waiting: Mapping[str, RobotsWait], given_up: set[str], queued: int, held: int) -> bool:
@@ -200,8 +194,6 @@ class Halt:
     def _idle(self, spider: Any = None) -> None:
         if self.reason is not None:
             return
-        from crawler.monitor import CrawlMonitor  # which imports this module
-
         monitor = self.crawler.get_extension(CrawlMonitor)
         if monitor is None or not monitor.robots_waiting or monitor.tally.pages:
             return

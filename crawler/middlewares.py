@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+
+from crawler.urls import site_of
 
 from crawler.httpdate import parse_http_date
 
@@ -12,21 +13,7 @@ if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
 
-__all__ = ["IdentityMiddleware", "SiteSlotMiddleware", "site_of", "retry_after_seconds"]
-
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-def site_of(url: str) -> str:
-    """The politeness unit: scheme, host and port (ARCHITECTURE.md, item 13).
-
-    >>> site_of("http://Example.com/a"), site_of("https://example.com:8443/")
-    ('http://example.com:80', 'https://example.com:8443')
-    """
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    port = parts.port or _DEFAULT_PORTS.get(scheme, 0)
-    return f"{scheme}://{(parts.hostname or '').lower()}:{port}"
+__all__ = ["IdentityMiddleware", "SiteSlotMiddleware", "retry_after_seconds"]
 
 
 def retry_after_seconds(value: bytes | str | None, now: float | None = None) -> float | None:

@@ -42,7 +42,7 @@ import socket
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
 
 import redis
@@ -55,11 +55,10 @@ from crawler.alerts import Alert, AlertRules
 from crawler.console import nothing_new, redacted, start_block
 from crawler.datadir import reports_dir
 from crawler.frontier import Frontier
-from crawler.halt import RobotsWait
-from crawler.middlewares import site_of
 from crawler.report import Tally, is_error, progress_line, report, sites_waiting, table
 from crawler.robots import Outcome, outcome
 from crawler.robots_middleware import ForbiddenByRobots, RobotsMiddleware
+from crawler.urls import site_of
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -69,11 +68,18 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["CrawlMonitor", "request_kind", "FINISHED_KEY", "last_finish"]
+__all__ = ["CrawlMonitor", "RobotsWait", "request_kind", "FINISHED_KEY", "last_finish"]
 
 #: When the last node of a crawl to stop stopped, and why (JSON), for ``python -m crawler status``.
 FINISHED_KEY = "{name}:stats:finished"
 _WAITING_ASKED = 20  # sites waiting for robots.txt whose retry time a progress line asks Redis for
+
+
+class RobotsWait(NamedTuple):
+    """A site whose robots.txt this run could not fetch: how often it tried, the last answer."""
+
+    tries: int
+    answer: str
 
 
 def request_kind(meta: dict[str, Any]) -> str:
@@ -125,7 +131,10 @@ class CrawlMonitor:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> CrawlMonitor:
-        existing = getattr(crawler, "_lantern_monitor", None)
+        try:
+            existing = crawler.get_extension(cls)
+        except RuntimeError:  # the extensions are being built: this is the first
+            existing = None
         if existing is not None:  # the extension and the middleware are one object
             return existing
         settings = crawler.settings
@@ -136,7 +145,6 @@ class CrawlMonitor:
             served_share=settings.getfloat("MONITOR_SITES_SERVED"),
         )
         monitor = cls(crawler, rules, settings.getfloat("MONITOR_INTERVAL"), settings.get("DATA_DIR"))
-        crawler._lantern_monitor = monitor  # type: ignore[attr-defined]
         crawler.signals.connect(monitor._opened, signal=signals.spider_opened)
         crawler.signals.connect(monitor._engine_started, signal=signals.engine_started)
         crawler.signals.connect(monitor._closed, signal=signals.spider_closed)

@@ -33,13 +33,12 @@ from crawler.extract import Extraction, Page, extract
 from crawler.extractors.page import Link
 from crawler.fingerprints import content_fingerprint, fingerprints, hamming, simhash, simhash_blocks
 from crawler.linkfilter import LinkFilter
-from crawler.middlewares import site_of
 from crawler.project import project_settings
 from crawler.revisit import RevisitBounds
 from crawler.robots import page_directives
 from crawler.scope import Scope
 from crawler.traps import Blacklist, PatternBudget
-from crawler.urls import TrapRules, UrlPolicy
+from crawler.urls import TrapRules, UrlPolicy, site_of
 
 logger = logging.getLogger(__name__)
 

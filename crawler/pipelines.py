@@ -27,8 +27,9 @@ from twisted.internet.threads import deferToThread
 from crawler._async import REDIS_DOWN, sleep
 from crawler.cores import free_cores
 from crawler.datadir import index_dir
-from crawler.embedded import die_with_parent
 from crawler.frontier import Frontier
+from crawler.personalization import personalization_argument
+from crawler.processes import die_with_parent
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -135,26 +136,6 @@ class IndexerProcess:
         return done.returncode
 
 
-def _personalization(value: Any) -> str | None:
-    """PAGERANK_PERSONALIZATION as the indexer's JSON argument (a JSON text
-    from ``-s``, or a dict in a settings file); ValueError if it is not one.
-
-    >>> _personalization({"https://docs.example.org/": 3}), _personalization(None)
-    ('{"https://docs.example.org/": 3}', None)
-    >>> _personalization("docs.example.org=3")
-    Traceback (most recent call last):
-    ...
-    ValueError: PageRank personalization is not JSON: Expecting value: line 1 column 1 (char 0)
-    """
-    if not value:
-        return None
-    from indexer.graph import parse_personalization
-
-    text = value if isinstance(value, str) else json.dumps(dict(value))
-    parse_personalization(text)  # one clear error at the start, not in the indexer's log
-    return text
-
-
 def _index_processes(settings: Any) -> int:
     """INDEX_PROCESSES, or the cores the crawl leaves free: its own process
     and its parsing processes take one each."""
@@ -195,7 +176,7 @@ class ItemQueuePipeline:
                 frontier.items_key,
                 settings.getint("INDEX_NICENESS"),
                 _index_processes(settings),
-                _personalization(settings.get("PAGERANK_PERSONALIZATION")),
+                personalization_argument(settings.get("PAGERANK_PERSONALIZATION")),
             )
         return cls(frontier, crawler.stats, indexer)
 

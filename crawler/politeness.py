@@ -36,7 +36,8 @@ from scrapy.utils.asyncio import call_later
 
 from crawler._async import REDIS_DOWN, sleep
 from crawler.frontier import Frontier
-from crawler.middlewares import retry_after_seconds, site_of
+from crawler.middlewares import retry_after_seconds
+from crawler.urls import site_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -84,7 +85,7 @@ class PolitenessMiddleware:
         settings = crawler.settings
         if settings.getbool("AUTOTHROTTLE_ENABLED"):
             raise NotConfigured("AutoThrottle sets the delays instead")
-        middleware = cls(
+        return cls(
             crawler,
             settings.getfloat("DOWNLOAD_DELAY"),
             settings.getfloat("ROBOTS_CRAWL_DELAY_MAX"),
@@ -94,13 +95,6 @@ class PolitenessMiddleware:
             Frontier.for_crawler(crawler),
             shared=bool(settings.get("REDIS_URL")),  # other nodes may send to the same sites
         )
-        crawler._lantern_politeness = middleware  # type: ignore[attr-defined]
-        return middleware
-
-    @classmethod
-    def for_crawler(cls, crawler: Crawler) -> PolitenessMiddleware | None:
-        """The crawl's instance, for the robots.txt middleware to report delays to."""
-        return getattr(crawler, "_lantern_politeness", None)
 
     def set_crawl_delay(self, site: str, seconds: float | None) -> None:
         if seconds:

@@ -12,17 +12,20 @@ than a site allows.
 
 The crawler decides the bounds (they are settings of the crawl) and puts
 them into each page item; the indexer, which keeps each URL's history,
-computes the next interval with :func:`next_interval`.
+computes the next interval with :func:`next_interval` and keeps it in its
+page store, where a recrawl (``-a recrawl=1``) reads which pages are due
+with :func:`due_pages`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import sqlite3
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from crawler.middlewares import site_of
+from crawler.urls import site_of
 
-__all__ = ["RevisitBounds", "next_interval", "conditional_headers"]
+__all__ = ["RevisitBounds", "next_interval", "conditional_headers", "due_pages"]
 
 
 def next_interval(previous: float, changed: bool, low: float, high: float) -> float:
@@ -91,3 +94,25 @@ def conditional_headers(etag: str | None, last_modified: str | None) -> dict[str
     if last_modified:
         headers["If-Modified-Since"] = last_modified
     return headers
+
+
+def due_pages(db: sqlite3.Connection, now: float | None) -> Iterator[tuple[str, str | None, str | None, float]]:
+    """``(url, etag, last_modified, fetched)`` of the pages due by ``now``
+    (None: every page), soonest due first.
+
+    ``db`` is the indexer's page store (``DATA_DIR/pages.sqlite``), whose
+    ``revisits`` table :class:`indexer.store.PageStore` writes: the crawl
+    reads it here, so that it needs nothing of the indexer's code.
+
+    >>> db = sqlite3.connect(":memory:")
+    >>> _ = db.execute("CREATE TABLE revisits (url, etag, last_modified, fetched, due)")
+    >>> _ = db.executemany("INSERT INTO revisits VALUES (?, NULL, NULL, 0, ?)",
+    ...                    [("http://a.test/", 50), ("http://b.test/", 10)])
+    >>> [url for url, *_ in due_pages(db, 20)], [url for url, *_ in due_pages(db, None)]
+    (['http://b.test/'], ['http://b.test/', 'http://a.test/'])
+    """
+    query = "SELECT url, etag, last_modified, fetched FROM revisits"
+    if now is None:
+        yield from db.execute(query + " ORDER BY due")
+    else:
+        yield from db.execute(query + " WHERE due <= ? ORDER BY due", (now,))

@@ -44,7 +44,7 @@ from twisted.internet.error import DNSLookupError
 
 from crawler._async import REDIS_DOWN, sleep
 from crawler.frontier import Frontier, encode_request
-from crawler.middlewares import retry_after_seconds, site_of
+from crawler.middlewares import retry_after_seconds
 from crawler.politeness import PolitenessMiddleware
 from crawler.robots import (
     MAX_ROBOTS_BYTES,
@@ -55,6 +55,7 @@ from crawler.robots import (
     looks_like_robots,
     outcome,
 )
+from crawler.urls import site_of
 
 if TYPE_CHECKING:
     import redis
@@ -301,7 +302,7 @@ class RobotsMiddleware:
             rules = RobotsRules.disallow_all()
         else:
             rules = RobotsRules.allow_all()
-        politeness = PolitenessMiddleware.for_crawler(self.crawler)
+        politeness = self.crawler.get_downloader_middleware(PolitenessMiddleware)
         if politeness is not None:
             politeness.set_crawl_delay(site, rules.crawl_delay)
         return _Known(rules, until)

@@ -51,8 +51,7 @@ from scrapy.utils.asyncio import call_later
 from crawler import settings as defaults
 from crawler._async import REDIS_DOWN
 from crawler.frontier import OVER_BUDGET, QUEUED, SEEN, Frontier, decode_request, encode_request
-from crawler.middlewares import site_of
-from crawler.urls import UrlPolicy
+from crawler.urls import UrlPolicy, site_of
 
 if TYPE_CHECKING:
     from scrapy import Spider

@@ -40,7 +40,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Protocol, cast
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 import idna
 
@@ -54,6 +54,7 @@ __all__ = [
     "canonicalize",
     "fingerprint",
     "percent_normalizer",
+    "site_of",
     "trap_reason",
     "url_pattern",
 ]
@@ -804,6 +805,18 @@ def trap_reason(url: str) -> str | None:
     'too_many_segments'
     """
     return _DEFAULT_TRAPS.reason(canonicalize(url))
+
+
+def site_of(url: str) -> str:
+    """The politeness unit: scheme, host and port (ARCHITECTURE.md, item 13).
+
+    >>> site_of("http://Example.com/a"), site_of("https://example.com:8443/")
+    ('http://example.com:80', 'https://example.com:8443')
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or int(_DEFAULT_PORTS.get(scheme, 0))
+    return f"{scheme}://{(parts.hostname or '').lower()}:{port}"
 
 
 _DIGITS = re.compile(r"[0-9]+")

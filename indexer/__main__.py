@@ -42,6 +42,7 @@ from crawler.connection import client_for
 from crawler.disk import FULL_DISK_STATUS, disk_full
 from crawler.datadir import index_dir, purged_path
 from crawler.embedded import DataDirBusy, EmbeddedRedis, has_saved_state, socket_url
+from crawler.personalization import parse_personalization
 from indexer.builder import IndexBuilder, IndexBusy
 from indexer.drain import Stop, drain
 from indexer.purge import purge, purge_rule
@@ -51,7 +52,6 @@ from crawler.cores import free_cores
 from indexer.shards import ShardFailed
 from indexer import stats
 from indexer.output import emit
-from indexer.graph import parse_personalization
 from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, OldLayout, is_corruption
 from crawler.version import VERSION
 

@@ -21,12 +21,11 @@ opens the graph only for the stored scores, and starts faster without them.
 
 from __future__ import annotations
 
-import json
-
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from crawler.personalization import parse_personalization
 from indexer._sqlite import connect, rows_in
 
 if TYPE_CHECKING:
@@ -35,11 +34,8 @@ if TYPE_CHECKING:
 
     from indexer.linkmatrix import LinkMatrix
 
-__all__ = ["LinkGraph", "pagerank", "DAMPING", "LINKS_FILE", "MATRIX_FILE"]
+__all__ = ["LinkGraph", "pagerank", "LINKS_FILE", "MATRIX_FILE"]
 
-# The paper's damping factor: the random surfer follows a link 85% of the
-# time and jumps to a random page otherwise.
-DAMPING = 0.85
 # In the graph directory (DATA_DIR/graph): the links and PageRank, and the
 # matrix PageRank last ran on.
 LINKS_FILE = "links.sqlite"
@@ -69,25 +65,6 @@ def personalization_weights(urls: Iterable[str], weights: Mapping[str, float]) -
     return [next((float(weight) for prefix, weight in rules if url.startswith(prefix)), 1.0) for url in urls]
 
 
-def parse_personalization(text: str) -> dict[str, float]:
-    """``{"https://docs.example.org/": 3, ...}`` from JSON, or ValueError saying what is wrong.
-
-    >>> parse_personalization('{"https://a.test/": 3}')
-    {'https://a.test/': 3.0}
-    """
-    try:
-        found = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"PageRank personalization is not JSON: {exc}") from None
-    if not isinstance(found, dict) or not all(
-        isinstance(key, str) and key.startswith(("http://", "https://")) and isinstance(value, (int, float))
-        and not isinstance(value, bool) and value >= 0 for key, value in found.items()
-    ):
-        raise ValueError('PageRank personalization must map sites or URL prefixes to weights of 0 or more, '
-                         'as {"https://docs.example.org/": 3}')
-    return {key: float(value) for key, value in found.items()}
-
-
 # Page store key: the PageRank personalization finalize uses, as JSON.
 PERSONALIZATION = "pagerank_personalization"
 
@@ -102,10 +79,11 @@ def stored_personalization(store: Any) -> dict[str, float]:
 def pagerank(
     edges: Iterable[tuple[str, str]],
     nodes: Iterable[str] = (),
-    damping: float = DAMPING,
+    damping: float | None = None,
     personalization: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
-    """PageRank of every node, summing to 1 (the paper's PR divided by N).
+    """PageRank of every node, summing to 1 (the paper's PR divided by N);
+    ``damping`` None: the paper's (:data:`indexer.linkmatrix.DAMPING`).
 
     Self-links are ignored and repeated links count once; a page without
     out-links spreads its rank evenly (NetworkX's handling of dangling
@@ -118,7 +96,7 @@ def pagerank(
     """
     import numpy as np
 
-    from indexer.linkmatrix import LinkMatrix
+    from indexer.linkmatrix import DAMPING, LinkMatrix
 
     ids: dict[str, int] = {}
     for node in nodes:
@@ -129,7 +107,8 @@ def pagerank(
     links = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     matrix = LinkMatrix.from_edges(links[:, 0], links[:, 1], nodes=np.arange(len(ids)))
     weights = None if personalization is None else personalization_weights(ids, personalization)
-    return dict(zip(ids, matrix.pagerank(damping, personalization=weights).tolist()))
+    scores = matrix.pagerank(DAMPING if damping is None else damping, personalization=weights)
+    return dict(zip(ids, scores.tolist()))
 
 
 class LinkGraph:

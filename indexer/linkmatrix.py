@@ -24,11 +24,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 import scipy.sparse
 
-from indexer.graph import DAMPING
-
 logger = logging.getLogger(__name__)
 
-__all__ = ["LinkMatrix", "TOLERANCE", "MAX_ITERATIONS"]
+__all__ = ["LinkMatrix", "DAMPING", "TOLERANCE", "MAX_ITERATIONS"]
+
+# The paper's damping factor: the random surfer follows a link 85% of the
+# time and jumps to a random page otherwise.
+DAMPING = 0.85
 
 # The iteration stops when the scores (summing to 1) moved less than this in
 # all, whatever the graph's size. NetworkX's rule (N * tol) loosens as the

@@ -274,7 +274,7 @@ class ProcessShards:
 
 def _serve(data_dir: str, owned: list[int], inbox: Any, replies: Any, number: int) -> None:
     """A writer process: apply operations to the shards it owns until closed."""
-    from crawler.embedded import die_with_parent
+    from crawler.processes import die_with_parent
 
     die_with_parent()  # SIGTERM when the indexer is gone, however it ended
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the indexer decides when to stop

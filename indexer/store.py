@@ -6,7 +6,8 @@ into documents later, snippets can be cut from the full text, and the index
 can be rebuilt without recrawling. It also records URL aliases (redirects,
 duplicate content), which map onto the page that stands for them, and each
 page's revisit state: the validators (``ETag``, ``Last-Modified``) and text
-digest of its last fetch, its revisit interval and when it is next due.
+digest of its last fetch, its revisit interval and when it is next due
+(which a recrawl reads: :func:`crawler.revisit.due_pages`).
 
 One writer (the indexer) and any number of readers (search): the database
 runs in WAL mode so readers never wait for the writer.
@@ -281,15 +282,6 @@ class PageStore:
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             (url, etag, last_modified, digest, fetched, interval, fetched + interval),
         )
-
-    def due(self, now: float | None) -> Iterator[tuple[str, str | None, str | None, float]]:
-        """``(url, etag, last_modified, fetched)`` of the pages due by ``now``
-        (None: every page), soonest due first."""
-        query = "SELECT url, etag, last_modified, fetched FROM revisits"
-        if now is None:
-            yield from self.db.execute(query + " ORDER BY due")
-        else:
-            yield from self.db.execute(query + " WHERE due <= ? ORDER BY due", (now,))
 
     # --- purging ---------------------------------------------------------------------
 

@@ -108,7 +108,7 @@ class Workers:
     def _worker(self, writing: int) -> int:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, _stop)
-        from crawler.embedded import die_with_parent
+        from crawler.processes import die_with_parent
 
         die_with_parent()
         if os.getppid() == 1:  # the parent died before we asked to follow it
@@ -133,7 +133,7 @@ class Workers:
             return 1
 
     def _stop_all(self) -> None:
-        from crawler.embedded import wait_for_exit
+        from crawler.processes import wait_for_exit
 
         for pid in self.pids:
             _signal(pid, signal.SIGTERM)

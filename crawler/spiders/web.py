@@ -26,9 +26,11 @@ next (:mod:`crawler.revisit`).
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import closing
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -56,14 +58,12 @@ from crawler.extract import Page
 from crawler.extract_pool import ExtractPool
 from crawler.frontier import Frontier
 from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, PURGED, LinkFilter
-from crawler.middlewares import site_of
 from crawler.pages import Fetched, PageLogic
-from crawler.revisit import RevisitBounds, conditional_headers
+from crawler.revisit import RevisitBounds, conditional_headers, due_pages
 from crawler.scope import Scope
 from crawler.start_urls import StartUrls
 from crawler.traps import Blacklist, Chains, PatternBudget
-from crawler.urls import TrapRules, UrlPolicy
-from indexer.store import PageStore
+from crawler.urls import TrapRules, UrlPolicy, site_of
 
 logger = logging.getLogger(__name__)
 
@@ -390,8 +390,8 @@ class WebSpider(Spider):
             return
         stats = self.crawler.stats
         due = 0
-        with PageStore(path, readonly=True) as store:
-            for url, etag, last_modified, fetched in store.due(None if self.recrawl == "all" else time.time()):
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as store:
+            for url, etag, last_modified, fetched in due_pages(store, None if self.recrawl == "all" else time.time()):
                 if self.links.purged.reason(url):
                     continue
                 due += 1

@@ -16,8 +16,8 @@ from crawler.embedded import (
     EmbeddedRedis,
     redis_server_binary,
     socket_url,
-    wait_for_exit,
 )
+from crawler.processes import wait_for_exit
 
 
 def _alive(pid: int) -> bool:

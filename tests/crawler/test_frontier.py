@@ -11,9 +11,8 @@ from scrapy import Request, Spider
 from crawler.frontier import OVER_BUDGET, QUEUED, SEEN, Frontier, decode_request, encode_request
 from crawler.leases import Leases
 from crawler.scheduler import Scheduler
-from crawler.middlewares import site_of
 from crawler.seen import BloomSeen
-from crawler.urls import fingerprint
+from crawler.urls import fingerprint, site_of
 
 
 class _Spider(Spider):

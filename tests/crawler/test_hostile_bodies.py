@@ -17,7 +17,7 @@ import brotli
 import pytest
 from backports import zstd
 
-from crawler.limits import inflate
+from crawler.codings import inflate
 from indexer.layout import stored_documents
 from tests.commands import measured
 from tests.webserver import Reply, page, serve_site

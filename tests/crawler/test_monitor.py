@@ -65,7 +65,7 @@ def _second_site() -> dict[str, Reply]:
 
 
 def _site_key(site: Site) -> str:
-    return site.base  # http://127.0.0.1:PORT, as crawler.middlewares.site_of names it
+    return site.base  # http://127.0.0.1:PORT, as crawler.urls.site_of names it
 
 
 def _report(data: Path) -> tuple[dict, str]:

@@ -15,10 +15,9 @@ from scrapy import Request, Spider
 
 from crawler.frontier import Frontier, encode_request
 from crawler.leases import Leases
-from crawler.middlewares import site_of
 from crawler.robots_middleware import SharedRobots
 from crawler.scheduler import Scheduler
-from crawler.urls import fingerprint
+from crawler.urls import fingerprint, site_of
 
 
 class _Spider(Spider):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from crawler.datadir import pages_path
+from crawler.revisit import due_pages
 from indexer.builder import IndexBuilder
 from indexer.store import PageStore
 from tests.items import page
@@ -34,8 +35,8 @@ def test_intervals_follow_what_each_fetch_found_and_due_pages_are_listed(tmp_pat
         assert store.revisit(b)["interval"] == 2000
         assert store.revisit(c)["interval"] == 500
         assert store.revisit("http://a.test/unknown") is None
-        assert [row[0] for row in store.due(2500)] == [c]
-        assert [row[0] for row in store.due(None)] == [c, a, b]
+        assert [row[0] for row in due_pages(store.db, 2500)] == [c]
+        assert [row[0] for row in due_pages(store.db, None)] == [c, a, b]
 
 
 def test_gone_and_moved_pages_are_not_revisited(tmp_path: Path) -> None:
@@ -47,5 +48,5 @@ def test_gone_and_moved_pages_are_not_revisited(tmp_path: Path) -> None:
         builder.commit()
         assert [link[:2] for link in builder.graph.links()] == []  # neither left links behind
     with PageStore(pages_path(tmp_path), readonly=True) as store:
-        assert [row[0] for row in store.due(None)] == [new]
+        assert [row[0] for row in due_pages(store.db, None)] == [new]
         assert store.urls() == {new}

@@ -25,7 +25,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from crawler.embedded import wait_for_exit
+from crawler.processes import wait_for_exit
 from indexer.builder import IndexBuilder
 from tests.items import page
 
