@@ -22,6 +22,7 @@ again. Items for URLs that ``python -m indexer purge`` removed are dropped.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import logging
 import math
@@ -252,6 +253,12 @@ class IndexBuilder:
         self.store.commit()
         self.graph.commit()
         self.anchors.commit()
+        if self.pages.processes > 1:
+            # This process would wait for the page writers: bring the anchor
+            # documents up to date meanwhile, so that finalize, which runs
+            # on this process alone, finds little left to do.
+            self.flush_anchors()
+            importlib.import_module("indexer.linkmatrix")  # numpy and scipy, for finalize's PageRank
         self.pages.commit()
 
     def check(self) -> None:

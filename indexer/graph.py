@@ -162,7 +162,16 @@ class LinkGraph:
                 self.db.execute("DELETE FROM pagerank WHERE id = ?", row)
 
     def inbound(self, urls: Iterable[str]) -> list[tuple[str, str, str]]:
-        """``(source, target, anchor text)`` of every link into any of ``urls``."""
+        """``(source, target, anchor text)`` of every link into any of ``urls``.
+
+        Asked URL by URL (an index lookup each) when they are few; read in
+        one pass over every link when they are a good part of the graph
+        (finalize after a batch of new pages), which is faster then.
+        """
+        urls = set(urls)
+        nodes = self.db.execute("SELECT max(id) FROM nodes").fetchone()[0] or 0
+        if len(urls) * 2 > nodes:
+            return [row for row in self.links() if row[1] in urls]
         return list(rows_in(
             self.db, "SELECT s.url, d.url, l.anchor FROM nodes d JOIN links l ON l.dst = d.id"
             " JOIN nodes s ON s.id = l.src WHERE d.url IN", urls,

@@ -179,3 +179,22 @@ def test_a_finalize_of_the_changes_leaves_nothing_for_a_full_one(tmp_path: Path)
         incremental = builder.finalize()
         assert incremental.reindexed >= 2 and incremental.anchor_only == 2
         assert builder.finalize(full=True).reindexed == 0
+
+
+def test_with_page_writer_processes_a_commit_brings_anchor_text_up_to_date(tmp_path: Path) -> None:
+    """The indexer's process, which would wait for its page writers, writes
+    the anchor documents meanwhile: anchor text is searchable from the
+    commit on, and finalize (on one process) finds nothing left to rewrite."""
+    with IndexBuilder(tmp_path, shards=2, processes=2) as builder:
+        builder.add([
+            page("http://a.test/", "Home", "welcome", [("http://a.test/b", "lighthouse keeper"),
+                                                       ("http://x.test/", "harbour chart")]),
+            page("http://a.test/b", "B", "a page"),
+        ])
+        builder.commit()
+        assert anchor_score(tmp_path, "http://a.test/b", "lighthouse") > 0
+        with SearchEngine(tmp_path) as engine:
+            assert [r.url for r in engine.search("harbour").results] == ["http://x.test/"]
+        report = builder.finalize()
+    assert report.reindexed == 0
+    assert (report.pages, report.anchor_only) == (2, 1)

@@ -58,3 +58,22 @@ def test_the_grouped_writer_writes_what_whoosh_writes(tmp_path: Path, limit: int
         assert searcher.doc_count() == len(PAGES)
         assert searcher.doc_field_length(0, "body") == index.open_dir(
             str(tmp_path / "whoosh")).searcher().doc_field_length(0, "body")
+
+
+def test_plain_postings_are_whooshs_own_for_every_id_and_keyword_field() -> None:
+    """The writer's short path for ID and KEYWORD fields gives exactly the
+    postings Whoosh's analysis gives, on awkward values too."""
+    from indexer.codec import plain_postings
+    from indexer.schema import schema
+
+    values = ["", " ", "http://a.test/Path?q=1", "zh-CN zh", "Docs.Python.org python.org", "a\tb\nc\rd e",
+              "ÉCOLE école", "x\x0by\x0cz", "  leading and trailing  ", "dup dup DUP", "İstanbul", "中文 页面"]
+    checked = 0
+    for name, field in schema().items():
+        plain = plain_postings(field) if field.indexed else None
+        if plain is None:
+            continue
+        checked += 1
+        for value in values:
+            assert sorted(plain(value)) == sorted(field.index(value)), (name, value)
+    assert checked >= 5  # url, host, site, lang, type, access
