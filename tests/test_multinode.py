@@ -32,8 +32,10 @@ from tests.webserver import Site, serve_site
 from tests.webserver import page as html
 
 # Fast for tests: nodes announce every second, a silent node's leases go back
-# after 3 s, an idle node leaves after 3 quiet seconds.
-NODE = ["-s", "FRONTIER_HEARTBEAT=1", "-s", "FRONTIER_LEASE_SECONDS=3", "-s", "FRONTIER_IDLE_GRACE=3",
+# after 3 s, an idle node leaves once the queue and every node's leases are
+# empty (Scrapy looks again every 5 s while a node is idle: a grace of a few
+# seconds costs two looks, 10 s at the end of each crawl).
+NODE = ["-s", "FRONTIER_HEARTBEAT=1", "-s", "FRONTIER_LEASE_SECONDS=3", "-s", "FRONTIER_IDLE_GRACE=0",
         "-s", "LOG_LEVEL=INFO"]
 
 

@@ -333,11 +333,12 @@ def _slow_site(name: str, pages: int) -> dict:
 
 def test_sites_kept_waiting_raise_an_alert_within_one_interval(tmp_path: Path) -> None:
     # Six sites with work and one request at a time in all, each taking 0.3 s:
-    # at most two sites can be served in a 0.5 s interval.
+    # at most two sites can be served in a 0.5 s interval. Two pages a site
+    # (with its robots.txt, probe and sitemap) keep all six waiting for seconds.
     with ExitStack() as stack:
         sites = []
         for n in range(6):
-            routes = _slow_site(f"site{n}", 6)
+            routes = _slow_site(f"site{n}", 2)
             sites.append(stack.enter_context(serve_site({"/": routes["/"]}, default=routes["slow"])))
         done = crawl([site.url("/") for site in sites], tmp_path, "DOWNLOAD_DELAY=0.05", "CONCURRENT_REQUESTS=1",
                      "MONITOR_INTERVAL=0.5", "POLITENESS_SLOWDOWN=0")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,12 +28,10 @@ def _pages(count: int, site: str) -> list[dict]:
     return items
 
 
-@pytest.fixture
-def engine(tmp_path: Path) -> SearchEngine:
+def _build(data: Path) -> None:
     """Two shards, several commits (so several segments in each), posting
     lists longer than a block (128 postings), a page fetched twice (a
     deleted document), anchors on most pages."""
-    data = tmp_path / "data"
     with IndexBuilder(data, shards=2) as builder:
         builder.add(_pages(300, "a.test"))  # a common word: several blocks of postings
         builder.commit()
@@ -40,7 +39,22 @@ def engine(tmp_path: Path) -> SearchEngine:
         builder.commit()
         builder.add([page("http://a.test/p3", "harbour notes again", "ferry ferry tide beacon")])
         builder.finalize()
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SearchEngine]:
+    """The index of :func:`_build`, built once for the tests that only search it."""
+    data = tmp_path_factory.mktemp("topdocs") / "data"
+    _build(data)
     with SearchEngine(data) as opened:
+        yield opened
+
+
+@pytest.fixture
+def own_engine(tmp_path: Path) -> Iterator[SearchEngine]:
+    """The same index, the test's own: for a test that adds to it."""
+    _build(tmp_path / "data")
+    with SearchEngine(tmp_path / "data") as opened:
         yield opened
 
 
@@ -119,18 +133,18 @@ def test_whooshs_score_bound_holds_for_every_field(engine: SearchEngine) -> None
     assert checked > 1000
 
 
-def test_one_search_reads_one_commit_while_the_indexer_commits(engine: SearchEngine) -> None:
+def test_one_search_reads_one_commit_while_the_indexer_commits(own_engine: SearchEngine) -> None:
     """The indexer commits between two steps of a search (the relaxed
     levels, the facets): the arrays still come from the searcher the search
     began with, which stays open; the next search sees the new page."""
-    searcher = engine.corpus.searcher()  # what a search takes at its start
-    before = engine.corpus.top_docs()
-    with IndexBuilder(engine.data_dir) as builder:
+    searcher = own_engine.corpus.searcher()  # what a search takes at its start
+    before = own_engine.corpus.top_docs()
+    with IndexBuilder(own_engine.data_dir) as builder:
         builder.add([page("http://c.test/new", "lighthouse keeper's log", "lighthouse keeper storm")])
         builder.commit()
-    during = engine.corpus.top_docs()
+    during = own_engine.corpus.top_docs()
     assert during is before and during.searcher is searcher
     assert during.search(Term(fields.BODY, "lighthouse"), 500).mask.size == before.size
     assert not searcher.reader().is_closed
-    found = engine.search("lighthouse keeper log")
+    found = own_engine.search("lighthouse keeper log")
     assert "http://c.test/new" in [result.url for result in found.results]
