@@ -283,6 +283,7 @@ class SearchEngine:
         try:
             top = self.corpus.top_docs()
             top.live()
+            top.link_documents()
             for name in ranking.FIELD_WEIGHTS:
                 top.lengths(name)
             for _, fieldname, keep in _FACETS:
@@ -579,7 +580,7 @@ class SearchEngine:
         top = self.corpus.top_docs()
         # A candidate found by its page lacks its anchor document, and the other way round.
         lacking = {c.url: fields.SOURCES not in c.stored for c in single}
-        others = top.other_documents(lacking.items())
+        others = top.other_documents((c.url, lacking[c.url], c.docs[0]) for c in single)
         scores = {anchor: top.term_scores(query, anchor) for anchor in set(lacking.values())}
         for url, docs in others.items():
             for docnum in docs:
@@ -727,6 +728,16 @@ class SearchEngine:
             if len(known) == len(kept):
                 targets = [docnum for docnum in docnums if all(matches[docnum] for matches in known)]
                 if not targets:
+                    continue
+                # Positions from the posting blocks the query's scoring read.
+                read = [top.positions(name, token, targets) for token in sequence]
+                if all(found is not None for found in read):
+                    for at, docnum in enumerate(targets):
+                        positions = [found[at] for found in read]  # type: ignore[index]
+                        if all(found is not None for found in positions):
+                            found = proximity.phrase_and_near(positions, ranking.NEAR_WORDS)  # type: ignore[arg-type]
+                            if any(found):
+                                counts[owner[docnum]][name] = found
                     continue
             matchers = []
             for token in sequence:
