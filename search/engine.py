@@ -25,7 +25,7 @@ import re
 import sqlite3
 import time
 from urllib.parse import quote
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -120,10 +120,9 @@ class Result:
     explain: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
-        data = asdict(self)
-        if not explain:
-            data.pop("explain")
-        return data
+        """Every field (``explain``'s only if asked), as JSON writes them:
+        read them, never change them (``explain`` is the result's own)."""
+        return {name: getattr(self, name) for name in _RESULT_FIELDS if explain or name != "explain"}
 
     def facts(self, language: str) -> list[str]:
         """What a result line says of the document besides its title: type,
@@ -141,6 +140,9 @@ class Result:
         if self.lang and self.lang.split("-")[0].lower() != language:
             facts.append(self.lang)
         return facts
+
+
+_RESULT_FIELDS = tuple(field.name for field in dataclasses.fields(Result))
 
 
 @dataclass
@@ -274,6 +276,13 @@ class SearchEngine:
         self._analysed = lru_cache(maxsize=_KEPT_TOKENS)(self._analyse)
         self._hosts: frozenset[str] | None = None
         self.parser = QueryParser(self.corpus.schema, dict(ranking.FIELD_WEIGHTS))
+        # Every URL's PageRank and the graph's nodes, read at once by a
+        # server (:meth:`warm`) and again when the graph changes: the
+        # graph's version they are of, the ranks, the nodes.
+        self._ranks: tuple[int, dict[str, float], int] | None = None
+        # Each document that stands for a URL of its own (a page, or a
+        # stub known only by links), for the facets: kept for the arrays it is of.
+        self._one_per_url: tuple[Any, np.ndarray] | None = None
 
     def warm(self) -> None:
         """Read now what the first queries would: which documents are live,
@@ -288,11 +297,30 @@ class SearchEngine:
                 top.lengths(name)
             for _, fieldname, keep in _FACETS:
                 top.labels(fieldname, keep)
+            if self.graph is not None:
+                self._read_ranks()
         except CORRUPTION as exc:
             if not is_corruption(exc):
                 raise
             raise self._damaged(exc) from None
         self.tokens("中文")
+
+    def _read_ranks(self) -> None:
+        assert self.graph is not None
+        version = self.graph.version()  # first: a change while reading is seen next time
+        self._ranks = version, self.graph.pageranks(), self.graph.node_count()
+
+    def _pageranks(self, urls: list[str]) -> tuple[dict[str, float], int]:
+        """The PageRank of each URL that has one, and the graph's nodes: from
+        the ranks :meth:`warm` read if they are still the graph's, else
+        from the graph."""
+        if self.graph is None:
+            return {}, 0
+        if self._ranks is None:
+            return self.graph.pagerank_of(urls), self.graph.node_count()
+        if self.graph.version() != self._ranks[0]:
+            self._read_ranks()
+        return self._ranks[1], self._ranks[2]
 
     def generation(self) -> tuple[int, ...]:
         """Changes whenever a part of the index commits."""
@@ -507,15 +535,16 @@ class SearchEngine:
                                            "access": Counter()}
         if masks:
             top = self.corpus.top_docs()
-            matched = np.logical_or.reduce(masks)
-            one_per_url = np.arange(top.size) < top.anchors_from
-            one_per_url |= top.term_matches(fields.CRAWLED, False)
-            matched &= one_per_url
+            matched = np.logical_or.reduce(masks) if len(masks) > 1 else masks[0].copy()
+            matched &= self._one_per_url_of(top)
             for name, fieldname, keep in _FACETS:
                 values, codes = top.labels(fieldname, keep)
                 picked = codes[matched]
                 found = np.bincount(picked[picked >= 0], minlength=len(values))
-                for code in np.flatnonzero(found):  # the values matched, not every site there is
+                present = np.flatnonzero(found)  # the values matched, not every site there is
+                if len(present) > FACETS:  # the most frequent, and every value tied with the last of them
+                    present = present[found[present] >= np.partition(found[present], -FACETS)[-FACETS]]
+                for code in present:
                     counts[name][values[code]] = int(found[code])
         else:
             for candidate in candidates:
@@ -530,6 +559,14 @@ class SearchEngine:
         if not facets["access"]:  # an index without members-only pages, or none among the matches
             del facets["access"]
         return facets
+
+    def _one_per_url_of(self, top: Any) -> np.ndarray:
+        """True for each document that is a URL's own: every page, and the anchor documents of stubs."""
+        if self._one_per_url is None or self._one_per_url[0] is not top:
+            one_per_url = np.arange(top.size) < top.anchors_from
+            one_per_url |= top.term_matches(fields.CRAWLED, False)
+            self._one_per_url = top, one_per_url
+        return self._one_per_url[1]
 
     def _top(self, searcher: Any, query: Query, depth: int, restrict: Query | None, mask: Query | None) -> Any:
         """The ``depth`` best documents: queries of words scored a posting
@@ -608,8 +645,7 @@ class SearchEngine:
         question = len(words) >= QUESTION_WORDS
         proximity = self._proximity(searcher, candidates, words)
         urls = [c.url for c in candidates]
-        ranks = self.graph.pagerank_of(urls) if self.graph is not None else {}
-        nodes = self.graph.node_count() if self.graph is not None else 0
+        ranks, nodes = self._pageranks(urls)
         query_tokens = self.tokens(" ".join(words)) if words else []
         for candidate in candidates:
             crawled = bool(candidate.get(fields.CRAWLED, True))
