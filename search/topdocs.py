@@ -22,7 +22,6 @@ says which.
 
 from __future__ import annotations
 
-import pickle
 import zlib
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
@@ -34,6 +33,8 @@ from whoosh.query import And, Or, Query, Term
 from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
+
+from indexer.codec import PackedBlock, block_data
 
 __all__ = ["TopDocs", "Hit", "Hits", "supports"]
 
@@ -269,17 +270,10 @@ class TopDocs:
         blocks: list[np.ndarray] = []
         weights_: list[np.ndarray] = []
         while matcher.is_active():
-            # The block's data as Whoosh 3 writes it: (ids, weights, values),
-            # ids as gaps, weights None (all 1), one number for all, or a tuple.
             where = (number, matcher._dataoffset, matcher._nextoffset, matcher._compression, matcher._byteids)
-            ids, weights, values = _block(terms._postfile, where)
-            found = np.asarray(ids, dtype=np.int64)
-            found = (found if matcher._byteids else np.cumsum(found)) + offset
+            found, weights, values = _block(terms._postfile, where, offset)
             blocks.append(found)
-            if weights is None or isinstance(weights, (int, float)):
-                weights_.append(np.full(len(found), 1.0 if weights is None else float(weights)))
-            else:
-                weights_.append(np.asarray(weights, dtype=np.float64))
+            weights_.append(weights)
             if chunks is not None:
                 chunks.append((int(found[-1]), None, None, where))
                 _kept(self._blocks, where[:2], lambda: (found, values), _KEPT_BLOCKS)
@@ -314,10 +308,9 @@ class TopDocs:
             return ids, values  # type: ignore[return-value]
 
         def decode() -> tuple[np.ndarray, Sequence[bytes]]:
-            number, _, _, _, byteids = where
-            block_ids, _, block_values = _block(self.segments[number][1]._terms._postfile, where)
-            found = np.asarray(block_ids, dtype=np.int64)
-            return (found if byteids else np.cumsum(found)) + self.segments[number][2], block_values
+            _, reader, offset = self.segments[where[0]]
+            found, _, values = _block(reader._terms._postfile, where, offset)
+            return found, values
 
         return _kept(self._blocks, where[:2], decode, _KEPT_BLOCKS)  # type: ignore[no-any-return]
 
@@ -519,11 +512,49 @@ class _Scored:
         self.chunks: list[_Chunk] | None = None
 
 
-def _block(postfile: Any, where: tuple[int, int, int, int, bool]) -> tuple[Any, Any, Any]:
-    """A posting block's data as Whoosh 3 writes it (a pickled tuple of ids, weights and values)."""
-    _, start, end, compressed, _ = where
+def _block(postfile: Any, where: tuple[int, int, int, int, bool], offset: int) -> tuple[np.ndarray, np.ndarray, Any]:
+    """A posting block's document numbers (in the corpus: ``offset`` added),
+    weights, and values (a sequence: the positions of each posting, in a
+    positional field)."""
+    _, start, end, compressed, byteids = where
     data = postfile.get(start, end - start)
-    return pickle.loads(zlib.decompress(data) if compressed else data)  # type: ignore[no-any-return]
+    block = block_data(zlib.decompress(data) if compressed else data)
+    if isinstance(block, PackedBlock):
+        gaps = np.frombuffer(block.data, _LITTLE[block.idtype], block.count, block.ids_at)
+        found = (gaps.astype(np.int64) if byteids else np.cumsum(gaps, dtype=np.int64)) + offset
+        if block.weight_type is not None:
+            weights = np.frombuffer(block.data, _LITTLE[block.weight_type], block.count,
+                                    block.weights_at).astype(np.float64)
+        else:
+            same = block.weights()
+            weights = np.full(block.count, 1.0 if same is None else same)
+        return found, weights, _PackedValues(block)
+    # Whoosh 3's own block: (ids, weights, values), ids as gaps, weights
+    # None (all 1), one number for all, or a tuple.
+    ids, weights_, values = block
+    found = np.asarray(ids, dtype=np.int64)
+    found = (found if byteids else np.cumsum(found)) + offset
+    if weights_ is None or isinstance(weights_, (int, float)):
+        weights = np.full(len(found), 1.0 if weights_ is None else float(weights_))
+    else:
+        weights = np.asarray(weights_, dtype=np.float64)
+    return found, weights, values
+
+
+# The numpy types of a packed block's arrays (little-endian).
+_LITTLE = {"B": np.dtype("<u1"), "H": np.dtype("<u2"), "I": np.dtype("<u4"), "f": np.dtype("<f4")}
+
+
+class _PackedValues:
+    """A packed block's values as a sequence (each read when asked for)."""
+
+    __slots__ = ("block",)
+
+    def __init__(self, block: PackedBlock) -> None:
+        self.block = block
+
+    def __getitem__(self, index: int) -> bytes:
+        return self.block.value(index)
 
 
 class _StoredColumns:

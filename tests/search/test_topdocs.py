@@ -44,8 +44,70 @@ def engine(tmp_path: Path) -> SearchEngine:
         yield opened
 
 
+@pytest.fixture
+def mixed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchEngine:
+    """An index whose first commit wrote Whoosh 3's own posting blocks (an
+    index written before blocks were packed), and whose later ones packed blocks."""
+    from whoosh.codec.whoosh3 import W3PostingsWriter
+
+    from indexer import codec
+
+    data = tmp_path / "data"
+    with IndexBuilder(data, shards=2) as builder:
+        with monkeypatch.context() as patched:
+            patched.setattr(codec._PostingsWriter, "_write_block", W3PostingsWriter._write_block)
+            builder.add(_pages(300, "a.test"))
+            builder.commit()
+        builder.add(_pages(300, "b.test"))
+        builder.commit()
+        builder.finalize()
+    with SearchEngine(data) as opened:
+        assert _block_formats(opened) == {"whoosh", "packed"}
+        yield opened
+
+
+def _block_formats(engine: SearchEngine) -> set[str]:
+    """How the posting blocks of the body's terms were written, in every segment."""
+    import zlib
+
+    from indexer.codec import PackedBlock, block_data
+
+    formats = set()
+    for _, reader, _ in engine.corpus.top_docs().segments:
+        if fields.BODY not in reader.indexed_field_names():
+            continue
+        for text in reader.lexicon(fields.BODY):
+            info = reader._terms.term_info(fields.BODY, text)
+            if info.is_inlined():
+                continue
+            matcher = reader._terms.matcher(fields.BODY, text, reader.schema[fields.BODY].format)
+            data = matcher._postfile.get(matcher._dataoffset, matcher._nextoffset - matcher._dataoffset)
+            block = block_data(zlib.decompress(data) if matcher._compression else data)
+            formats.add("packed" if isinstance(block, PackedBlock) else "whoosh")
+    return formats
+
+
 QUERIES = ["harbour", "ferry tide", "lighthouse market storm", "notes", "gull crane", "keeper nonexistentword",
            "harbourmaster dock rope sail"]
+
+
+@pytest.mark.parametrize("text", QUERIES)
+def test_blocks_of_both_formats_score_and_place_words_as_whoosh(mixed: SearchEngine, text: str) -> None:
+    query = mixed.parse(text, "any")
+    searcher = mixed.corpus.searcher()
+    every = sorted((-hit.score, hit.docnum) for hit in searcher.search(query, limit=None, optimize=False))
+    found = mixed.corpus.top_docs().search(query, 1000)
+    assert [hit.score for hit in found] == pytest.approx([-score for score, _ in every], rel=1e-9)
+    assert found.estimated_length() == len(every) > 0
+    # The positions proximity reads from the blocks just scored are Whoosh's.
+    top, reader = mixed.corpus.top_docs(), searcher.reader()
+    for token in {token for word in text.split() for token in mixed.tokens(word)}:
+        if (fields.BODY, token) not in reader:
+            continue
+        whooshs = {docnum: positions for docnum, positions
+                   in reader.postings(fields.BODY, token).items_as("positions")}
+        docnums = sorted(whooshs)
+        assert top.positions(fields.BODY, token, docnums) == [whooshs[docnum] for docnum in docnums]
 
 
 @pytest.mark.slow
