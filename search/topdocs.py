@@ -140,6 +140,7 @@ class TopDocs:
         self._documents: OrderedDict[tuple[str, bool], list[int]] = OrderedDict()
         self._blocks: OrderedDict[tuple[int, int], tuple[np.ndarray, Sequence[bytes]]] = OrderedDict()
         self._partners: np.ndarray | None = None
+        self._none: _Scored | None = None
         self._columns = _StoredColumns.of(self.segments, searcher.schema)
 
     def stored_fields(self, docnum: int) -> dict[str, Any]:
@@ -176,42 +177,73 @@ class TopDocs:
 
     def evaluate(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
         """Every document's score for ``query`` and whether it matches (a
-        document that does not match scores 0). A term's arrays are the ones
-        kept for it: read them, never change them in place."""
+        document that does not match scores 0). The arrays may be those kept
+        for a term: read them, never change them in place."""
+        found = self._evaluate(query)
+        if found is None:
+            return np.zeros(self.size), np.zeros(self.size, dtype=bool)
+        return found
+
+    def _evaluate(self, query: Query) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`evaluate`, or None when nothing matches ``query``: the
+        fields a word is not in add nothing to an ``Or`` of them, and make
+        an ``And`` match nothing (a sum with zeros is the same sum)."""
         if type(query) is Term:
-            scores, matched = self._term(query)
+            term = self._scored(query)
+            if term.empty:
+                return None
+            scores, matched = term.scores, term.matched
         else:
-            parts = [self.evaluate(child) for child in query.subqueries]
+            parts = []
+            for child in query.subqueries:
+                part = self._evaluate(child)
+                if part is not None:
+                    parts.append(part)
+                elif type(query) is And:
+                    return None
             if not parts:
-                return np.zeros(self.size), np.zeros(self.size, dtype=bool)
-            scores = parts[0][0].copy()
-            matched = parts[0][1].copy()  # a term's arrays are kept: never changed in place
-            combine = np.logical_and if type(query) is And else np.logical_or
-            for child_scores, child_matched in parts[1:]:
-                scores += child_scores
-                combine(matched, child_matched, out=matched)
-            if type(query) is And:
-                scores[~matched] = 0.0  # an And scores only where it matches
+                return None
+            if len(parts) == 1:  # scores 0 wherever it does not match: an And of it alone too
+                scores, matched = parts[0]
+            else:
+                scores = parts[0][0].copy()
+                matched = parts[0][1].copy()  # a term's arrays are kept: never changed in place
+                combine = np.logical_and if type(query) is And else np.logical_or
+                for child_scores, child_matched in parts[1:]:
+                    scores += child_scores
+                    combine(matched, child_matched, out=matched)
+                if type(query) is And:
+                    scores[~matched] = 0.0  # an And scores only where it matches
         if query.boost != 1.0:
             scores = scores * query.boost
         return scores, matched
 
     def _term(self, query: Term) -> tuple[np.ndarray, np.ndarray]:
         """A term's unboosted scores and matches (the last few kept)."""
-        found = _kept(self._terms, (query.fieldname, query.text), lambda: self._score_term(query), _KEPT_TERMS)
+        found = self._scored(query)
         return found.scores, found.matched
 
+    def _scored(self, query: Term) -> _Scored:
+        return _kept(self._terms, (query.fieldname, query.text), lambda: self._score_term(query),  # type: ignore[no-any-return]
+                     _KEPT_TERMS)
+
+    def _nothing(self) -> _Scored:
+        """What a term no document has scores (one pair of arrays for all such terms)."""
+        if self._none is None:
+            self._none = _Scored(np.zeros(self.size), np.zeros(self.size, dtype=bool))
+            self._none.empty = True
+        return self._none
+
     def _score_term(self, query: Term) -> _Scored:
-        scored = _Scored(np.zeros(self.size), np.zeros(self.size, dtype=bool))
         fieldname = query.fieldname
         schema = self.searcher.schema
         if fieldname not in schema:
-            return scored
+            return self._nothing()
         field = schema[fieldname]
         try:
             text = field.to_bytes(query.text)
         except ValueError:
-            return scored
+            return self._nothing()
         infos = []
         for number, (_, reader, _) in enumerate(self.segments):
             # A segment without the field (anchor documents have only anchor
@@ -223,7 +255,8 @@ class TopDocs:
             except TermNotFound:
                 continue
         if not infos:
-            return scored
+            return self._nothing()
+        scored = _Scored(np.zeros(self.size), np.zeros(self.size, dtype=bool))
         # The term's document frequency over the corpus, from the entries
         # just read (the searcher would look the term up again in every part).
         bm25 = self._bm25(self.segments[infos[0][0]][0], fieldname, text,
@@ -504,12 +537,13 @@ _Chunk = tuple[int, "np.ndarray | None", "Sequence[bytes] | None", "tuple[int, i
 class _Scored:
     """A term's scores, matches, and where its positions lie (None: a field without positions)."""
 
-    __slots__ = ("scores", "matched", "chunks")
+    __slots__ = ("scores", "matched", "chunks", "empty")
 
     def __init__(self, scores: np.ndarray, matched: np.ndarray) -> None:
         self.scores = scores
         self.matched = matched
         self.chunks: list[_Chunk] | None = None
+        self.empty = False  # no document has the term
 
 
 def _block(postfile: Any, where: tuple[int, int, int, int, bool], offset: int) -> tuple[np.ndarray, np.ndarray, Any]:
