@@ -261,7 +261,11 @@ class CompactTermInfo(W3TermInfo):  # type: ignore[misc]
             position += 4 * count
         values = []
         for _ in range(count):
-            (length,), position = _read_varints(data, position, 1)
+            length = data[position]
+            if length < 0x80:  # most values are short: their length is a byte
+                position += 1
+            else:
+                (length,), position = _read_varints(data, position, 1)
             values.append(data[position : position + length])
             position += length
         info._inlined = (tuple(ids), tuple(weights), tuple(values))

@@ -18,7 +18,8 @@ plain data that the CLI and the web page render. The order of results is
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
+from collections import Counter, OrderedDict
+from collections.abc import Iterable
 from functools import lru_cache
 
 import re
@@ -66,6 +67,8 @@ _PROXIMITY_DEPTH = 50
 # Texts (titles, query words) whose analysed tokens are kept.
 _KEPT_TOKENS = 20_000
 _FEW = 3  # results below which a spelling suggestion is looked for
+# Pages whose text and sections are kept (a few kB each).
+_KEPT_BODIES = 2_000
 FACETS = 10  # values of each facet (sites, languages, types) shown
 # Query syntax beyond plain words (a field is only a field of the schema:
 # "Class: fs.StatWatcher" or "DEP0018: ..." are words).
@@ -280,6 +283,10 @@ class SearchEngine:
         # server (:meth:`warm`) and again when the graph changes: the
         # graph's version they are of, the ranks, the nodes.
         self._ranks: tuple[int, dict[str, float], int] | None = None
+        # The text and sections of the pages shown lately, for the arrays
+        # (the commit) they were read with: the same pages come back query
+        # after query (a quarter of those of 200 different queries).
+        self._kept_bodies: tuple[Any, OrderedDict[str, tuple[str, list[list[str]]]]] | None = None
         # Each document that stands for a URL of its own (a page, or a
         # stub known only by links), for the facets: kept for the arrays it is of.
         self._one_per_url: tuple[Any, np.ndarray] | None = None
@@ -447,13 +454,13 @@ class SearchEngine:
         if candidates:
             self._rank(searcher, candidates, words, ranking.query_script(words_text))
             if words and self.store:
-                bodies = self.store.bodies(c.url for c in candidates[:_RERANK])
+                bodies = self._bodies(c.url for c in candidates[:_RERANK])
                 self._headings_first(candidates, bodies, words)
         window = ranking.page_by_host(candidates, lambda c: c.get(fields.HOST, ""), n, page,
                                       last=lambda c: c.features.demoted)
         missing = [c.url for c, _ in window if c.url not in bodies]
         if missing and self.store:
-            bodies.update(self.store.bodies(missing))
+            bodies.update(self._bodies(missing))
         per_field = self._field_scores(searcher, words_text, [c for c, _ in window]) if explain else {}
         pattern = word_pattern([self.tokens(word) for word in words_text.split()]) if window else None
         sequence = self._sequence([word for word in words_text.replace('"', " ").split()
@@ -559,6 +566,31 @@ class SearchEngine:
         if not facets["access"]:  # an index without members-only pages, or none among the matches
             del facets["access"]
         return facets
+
+    def _bodies(self, urls: Iterable[str]) -> dict[str, tuple[str, list[list[str]]]]:
+        """:meth:`PageStore.bodies`, the last ``_KEPT_BODIES`` pages' kept
+        while the index is at the same commit (read them, never change them)."""
+        assert self.store is not None
+        top = self.corpus.top_docs()
+        if self._kept_bodies is None or self._kept_bodies[0] is not top:
+            self._kept_bodies = top, OrderedDict()
+        kept = self._kept_bodies[1]
+        found = {}
+        missing = []
+        for url in urls:
+            body = kept.get(url)
+            if body is None:
+                missing.append(url)
+            else:
+                kept.move_to_end(url)
+                found[url] = body
+        if missing:
+            read = self.store.bodies(missing)
+            found.update(read)
+            kept.update(read)
+            while len(kept) > _KEPT_BODIES:
+                kept.popitem(last=False)
+        return found
 
     def _one_per_url_of(self, top: Any) -> np.ndarray:
         """True for each document that is a URL's own: every page, and the anchor documents of stubs."""
