@@ -299,6 +299,7 @@ class SearchEngine:
         try:
             top = self.corpus.top_docs()
             top.live()
+            top.keep_stored()
             top.link_documents()
             for name in ranking.FIELD_WEIGHTS:
                 top.lengths(name)

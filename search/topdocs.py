@@ -141,7 +141,22 @@ class TopDocs:
         self._blocks: OrderedDict[tuple[int, int], tuple[np.ndarray, Sequence[bytes]]] = OrderedDict()
         self._partners: np.ndarray | None = None
         self._none: _Scored | None = None
+        self._every_stored = False
         self._columns = _StoredColumns.of(self.segments, searcher.schema)
+
+    def keep_stored(self) -> None:
+        """Read every live document's stored fields now, in order, if they
+        all fit among the ``_KEPT_DOCUMENTS`` kept (10,000 pages and their
+        anchor documents: about 0.2 s): a server does it before its first
+        search, as the searches would, one candidate at a time."""
+        if self._columns is None or int(self.live().sum()) > _KEPT_DOCUMENTS:
+            return
+        live = self.live()
+        for start, column in zip(self._columns.starts, self._columns.columns):
+            for docnum, found in enumerate(column, start):
+                if live[docnum] and docnum not in self._stored:
+                    self._stored[docnum] = self._columns.checked(found)
+        self._every_stored = True
 
     def stored_fields(self, docnum: int) -> dict[str, Any]:
         """A document's stored fields, as the searcher reads them (the last
@@ -400,32 +415,23 @@ class TopDocs:
         return total
 
     def link_documents(self) -> None:
-        """Pair every page with its URL's anchor document, reading each
-        part's URLs once (10,000 pages: about 0.1 s): a server does it
-        before its first search, and :meth:`other_documents` then looks no
-        URL up."""
+        """Pair every page with its URL's anchor document, reading every
+        live document's URL once (from the stored fields :meth:`keep_stored`
+        read, else from each part's URLs: 10,000 pages, about 0.4 s): a
+        server does it before its first search, and :meth:`other_documents`
+        then looks no URL up."""
         if self._partners is not None:
             return
-        live = self.live()
         partners = np.full(self.size, -1, dtype=np.int64)
-        sides: tuple[dict[bytes, int], dict[bytes, int]] = ({}, {})  # pages, anchor documents: URL -> docnum
-        several: set[bytes] = set()
-        for _, reader, offset in self.segments:
-            if not reader.doc_count_all() or self.url_field not in reader.indexed_field_names():
-                continue
-            side = sides[offset >= self.anchors_from]
-            for text, info in reader.iter_field(self.url_field):
-                ids = (info.inlined_postings()[0] if info.is_inlined()
-                       else reader._terms.matcher(self.url_field, text, reader.schema[self.url_field].format).all_ids())
-                for docnum in ids:
-                    docnum += offset
-                    if not live[docnum]:
-                        continue
-                    if text in side:
-                        several.add(text)
-                        partners[docnum] = _SEVERAL
-                    else:
-                        side[text] = docnum
+        sides: tuple[dict[Any, int], dict[Any, int]] = ({}, {})  # pages, anchor documents: URL -> docnum
+        several: set[Any] = set()
+        for docnum, url in self._urls():
+            side = sides[docnum >= self.anchors_from]
+            if url in side:
+                several.add(url)
+                partners[docnum] = _SEVERAL
+            else:
+                side[url] = docnum
         pages, anchors = sides
         for url, anchor in anchors.items():
             page = pages.get(url)
@@ -436,6 +442,23 @@ class TopDocs:
                 if url in side:
                     partners[side[url]] = _SEVERAL
         self._partners = partners
+
+    def _urls(self) -> Iterator[tuple[int, Any]]:
+        """Every live document's number and URL (as text, or as the bytes of its term)."""
+        live = self.live()
+        if self._every_stored:  # every live document's stored fields are kept (none will be dropped)
+            for docnum, stored in self._stored.items():
+                yield docnum, stored.get(self.url_field)
+            return
+        for _, reader, offset in self.segments:
+            if not reader.doc_count_all() or self.url_field not in reader.indexed_field_names():
+                continue
+            for text, info in reader.iter_field(self.url_field):
+                ids = (info.inlined_postings()[0] if info.is_inlined()
+                       else reader._terms.matcher(self.url_field, text, reader.schema[self.url_field].format).all_ids())
+                for docnum in ids:
+                    if live[docnum + offset]:
+                        yield docnum + offset, text
 
     def other_documents(self, urls: Iterable[tuple[str, bool, int]]) -> dict[str, list[int]]:
         """For each ``(url, anchor, docnum)``, where ``docnum`` is one of the
@@ -616,12 +639,15 @@ class _StoredColumns:
 
     def read(self, docnum: int) -> dict[str, Any]:
         number = bisect_right(self.starts, docnum) - 1
-        found = self.columns[number][docnum - self.starts[number]]
+        return self.checked(self.columns[number][docnum - self.starts[number]])
+
+    def checked(self, found: dict[str, Any] | None) -> dict[str, Any]:
+        """A document's stored fields as its column holds them, without fields since removed from the schema."""
         if not found:
             return {}
         if found.keys() <= self.names:
-            return found  # type: ignore[no-any-return]
-        return {name: value for name, value in found.items() if name in self.names}  # fields since removed
+            return found
+        return {name: value for name, value in found.items() if name in self.names}
 
 
 def _length_bytes(reader: Any, fieldname: str, count: int) -> np.ndarray:
