@@ -824,12 +824,14 @@ class PackedBlock:
 
     def value(self, index: int) -> bytes:
         """The value of the ``index``-th posting (values each of its own length)."""
-        starts = self._starts
-        if starts is None:
-            lengths = _unpacked(_LENGTH_TYPES[self.value_kind], self.data, self.values_at, self.value_count)
-            begin = self.values_at + self.value_count * _ARRAY_SIZES[lengths.typecode]
-            starts = self._starts = list(accumulate(lengths, initial=begin))
+        starts = self._starts or self._value_starts()
         return self.data[starts[index] : starts[index + 1]]
+
+    def _value_starts(self) -> list[int]:
+        lengths = _unpacked(_LENGTH_TYPES[self.value_kind], self.data, self.values_at, self.value_count)
+        begin = self.values_at + self.value_count * _ARRAY_SIZES[lengths.typecode]
+        self._starts = list(accumulate(lengths, initial=begin))
+        return self._starts
 
     def values(self, fixedsize: int | None) -> tuple[Any, ...]:
         """Every posting's value, as Whoosh 3's matcher keeps them for a format of ``fixedsize``."""
@@ -838,7 +840,8 @@ class PackedBlock:
         if self.value_kind == _FIXED:
             data = self.data[self.values_at :]
             return tuple(data[at : at + fixedsize] for at in range(0, len(data), fixedsize or len(data)))
-        return tuple(self.value(index) for index in range(self.value_count))
+        starts, data = self._starts or self._value_starts(), self.data
+        return tuple([data[start:end] for start, end in zip(starts, starts[1:])])
 
 
 def block_data(data: bytes) -> Any:

@@ -666,13 +666,22 @@ class SearchEngine:
         """
         top = self.corpus.top_docs()
         tokens = {word: set(self.tokens(word)) for word in words}
-        present = {token: top.matches_any(ranking.FIELD_WEIGHTS, token)
-                   for word_tokens in tokens.values() for token in word_tokens}
-        counts = {}
-        for candidate in candidates:
-            found = {token for token, where in present.items() if where[candidate.docs].any()}
-            counts[candidate.url] = sum(1 for word in words if tokens[word] <= found)
-        return counts
+        # Each candidate's documents, and whose they are.
+        docs = np.array([docnum for candidate in candidates for docnum in candidate.docs], dtype=np.int64)
+        owner = np.repeat(np.arange(len(candidates)), [len(candidate.docs) for candidate in candidates])
+        has = {}  # token -> whether each candidate has it
+        for word_tokens in tokens.values():
+            for token in word_tokens:
+                if token not in has:
+                    where = top.matches_any(ranking.FIELD_WEIGHTS, token)[docs]
+                    has[token] = np.bincount(owner, weights=where, minlength=len(candidates)) > 0
+        matched = np.zeros(len(candidates), dtype=np.int64)
+        for word in words:
+            every = np.ones(len(candidates), dtype=bool)
+            for token in tokens[word]:
+                every &= has[token]
+            matched += every
+        return {candidate.url: int(count) for candidate, count in zip(candidates, matched)}
 
     def _rank(self, searcher: Any, candidates: list[_Candidate], words: list[str], script: str) -> None:
         question = len(words) >= QUESTION_WORDS
@@ -890,7 +899,7 @@ class SearchEngine:
         crawled = bool(hit.get(fields.CRAWLED, True))
         title = hit.get(fields.TITLE) or hit.get(fields.LABEL) or url
         body, sections = bodies.get(url, ("", []))
-        names = [word for word in words if word_forms(word)[0] == "code"]
+        names = [word for word in words if word_forms(word)[0] == "code"] if sections else []
         section = best_section(sections, sequence, self.tokens, title, names) if sections else None
         members_only = bool(hit.get(fields.MEMBERS_ONLY))
         if members_only:  # no more than a sentence: only members may read the page
