@@ -804,7 +804,10 @@ class SearchEngine:
             known = [matches for matches in kept if matches is not None]
             targets = docnums
             if len(known) == len(kept):
-                targets = [docnum for docnum in docnums if all(matches[docnum] for matches in known)]
+                holding = np.ones(len(docnums), dtype=bool)
+                for matches in known:
+                    holding &= matches[docnums]
+                targets = [docnum for docnum, held in zip(docnums, holding.tolist()) if held]
                 if not targets:
                     continue
                 # Positions from the posting blocks the query's scoring read.

@@ -329,24 +329,25 @@ class TopDocs:
         return np.concatenate(blocks), np.concatenate(weights_)
 
     def positions(self, fieldname: str, text: str, docnums: Sequence[int]) -> list[list[int] | None] | None:
-        """The term's positions in each of ``docnums`` (None: not there),
-        read from its posting blocks, if a query scored it lately (None if
-        not, or if the field keeps no positions)."""
+        """The term's positions in each of ``docnums`` (ascending; None: not
+        there), read from its posting blocks, if a query scored it lately
+        (None if not, or if the field keeps no positions)."""
         found = self._terms.get((fieldname, text))
         if found is None or found.chunks is None:
             return None
         decode = self.searcher.schema[fieldname].format.decoder("positions")
         chunks = found.chunks
-        lasts = [chunk[0] for chunk in chunks]
-        answer: list[list[int] | None] = []
-        for docnum in docnums:
-            at = bisect_left(lasts, docnum)
-            if at == len(chunks):
-                answer.append(None)
-                continue
+        wanted = np.asarray(docnums, dtype=np.int64)
+        # The chunk each document would be in: the first whose last document is not before it.
+        where = np.searchsorted(np.array([chunk[0] for chunk in chunks], dtype=np.int64), wanted)
+        answer: list[list[int] | None] = [None] * len(docnums)
+        for at in np.unique(where[where < len(chunks)]).tolist():
             ids, values = self._chunk(chunks[at])
-            index = int(np.searchsorted(ids, docnum))
-            answer.append(decode(values[index]) if index < len(ids) and ids[index] == docnum else None)
+            places = np.flatnonzero(where == at)
+            indexes = np.searchsorted(ids, wanted[places])
+            for place, index in zip(places.tolist(), indexes.tolist()):
+                if index < len(ids) and ids[index] == docnums[place]:
+                    answer[place] = decode(values[index])
         return answer
 
     def _chunk(self, chunk: _Chunk) -> tuple[np.ndarray, Sequence[bytes]]:
