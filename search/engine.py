@@ -209,7 +209,7 @@ class _Candidate:
     text: float
     level: int = 0
     words_matched: int = 0
-    features: ranking.Features = field(default_factory=lambda: ranking.Features(text=0.0))
+    features: ranking.Features = field(default=ranking.Features(text=0.0))  # frozen: one for all, until ranked
     final: float = 0.0
 
     def add(self, docnum: int, stored: dict[str, Any], score: float = 0.0) -> None:
@@ -651,10 +651,13 @@ class SearchEngine:
         # A candidate found by its page lacks its anchor document, and the other way round.
         lacking = {c.url: fields.SOURCES not in c.stored for c in single}
         others = top.other_documents((c.url, lacking[c.url], c.docs[0]) for c in single)
-        scores = {anchor: top.term_scores(query, anchor) for anchor in set(lacking.values())}
-        for url, docs in others.items():
-            for docnum in docs:
-                candidates[url].add(docnum, top.stored_fields(docnum), float(scores[lacking[url]][docnum]))
+        for anchor in (True, False):  # the anchor documents of pages, then the pages of anchor documents
+            found = [(url, docnum) for url, docs in others.items() if lacking[url] == anchor for docnum in docs]
+            if not found:
+                continue
+            scores = top.term_scores(query, anchor, [docnum for _, docnum in found])
+            for (url, docnum), score in zip(found, scores.tolist()):
+                candidates[url].add(docnum, top.stored_fields(docnum), score)
 
     def _words_matched(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[str, int]:
         """How many query words each candidate has (all of a word's tokens, in
@@ -766,11 +769,13 @@ class SearchEngine:
         if not word_by_word(self.analyzer, text):
             return self.tokens(text) == wanted
         at = 0
+        analysed = self._analysed
         for word in text.split():
-            tokens = self.tokens(word)
-            if tokens != wanted[at : at + len(tokens)]:
-                return False
-            at += len(tokens)
+            tokens = analysed(word)
+            for token in tokens:
+                if at == len(wanted) or token != wanted[at]:
+                    return False
+                at += 1
         return at == len(wanted)
 
     def _sequence(self, words: list[str]) -> list[str]:

@@ -405,14 +405,17 @@ class TopDocs:
             found |= self._term(Term(fieldname, text))[1]
         return found
 
-    def term_scores(self, query: Query, anchor: bool) -> np.ndarray:
-        """Every document's summed score for the terms of ``query`` in the
-        anchor field (``anchor``) or in the other fields, whether or not the
-        document matches the query as a whole."""
-        total = np.zeros(self.size)
+    def term_scores(self, query: Query, anchor: bool, docnums: Sequence[int] | None = None) -> np.ndarray:
+        """Every document's (or each of ``docnums``') summed score for the
+        terms of ``query`` in the anchor field (``anchor``) or in the other
+        fields, whether or not the document matches the query as a whole."""
+        picked = slice(None) if docnums is None else np.asarray(docnums, dtype=np.int64)
+        total = np.zeros(self.size if docnums is None else len(docnums))
         for leaf in _terms_of(query):
             if (leaf.fieldname == self.anchor_field) == anchor:
-                total += self._term(leaf)[0] * leaf.boost
+                term = self._scored(leaf)
+                if not term.empty:  # no document has it: it adds nothing
+                    total += term.scores[picked] * leaf.boost
         return total
 
     def link_documents(self) -> None:
