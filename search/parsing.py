@@ -43,7 +43,7 @@ from typing import Any
 from whoosh.fields import TEXT
 from whoosh.qparser import MultifieldParser, OrGroup, syntax
 from whoosh.qparser.plugins import EveryPlugin, PhrasePlugin, Plugin, PlusMinusPlugin, RangePlugin, WildcardPlugin
-from whoosh.query import And, Or, Query, Term
+from whoosh.query import And, NullQuery, Or, Query, Term
 
 from indexer.analysis import code_parts, joined
 
@@ -291,9 +291,9 @@ class QueryParser:
                 if len(texts) == 1:
                     fielded.append(Term(name, texts[0], boost=boost))
                 elif texts:
-                    fielded.append(group([Term(name, token, boost=boost) for token in texts]))
-            clauses.append(Or(fielded))
-        return group(clauses).normalize()
+                    fielded.append(_normalized(group, [Term(name, token, boost=boost) for token in texts]))
+            clauses.append(_normalized(Or, fielded))
+        return _normalized(group, clauses) or NullQuery
 
     def same_at_parts(self, text: str) -> bool:
         """Whether ``text`` at the ``parts`` level is the query it was at
@@ -302,6 +302,31 @@ class QueryParser:
         a query of plain words need not be parsed again to find out.
         """
         return bool(text) and text == getattr(self._last, "plain", "")
+
+
+def _normalized(group: type, children: list[Query | None]) -> Query | None:
+    """``group(children).normalize()`` of normalized terms and groups of
+    no boost of their own (None: nothing), as Whoosh would make it without
+    its copies: a child of the same kind merged into it, a child met again
+    left out, a group of one its child, of none nothing.
+
+    >>> _normalized(And, [Term("a", "x"), And([Term("a", "y"), Term("a", "x")]), None])
+    And([Term('a', 'x'), Term('a', 'y')])
+    >>> _normalized(Or, [None, Term("a", "x")]), _normalized(Or, [None])
+    (Term('a', 'x'), None)
+    """
+    flat: list[Query] = []
+    for child in children:
+        if child is None:
+            continue
+        if type(child) is group:
+            flat.extend(child.subqueries)
+        else:
+            flat.append(child)
+    unique = list(dict.fromkeys(flat))
+    if len(unique) > 1:
+        return group(unique)  # type: ignore[no-any-return]
+    return unique[0] if unique else None
 
 
 class UnionOr(Or):  # type: ignore[misc]
