@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 from whoosh.query import Term
 
@@ -196,3 +198,43 @@ def test_one_search_reads_one_commit_while_the_indexer_commits(engine: SearchEng
     assert not searcher.reader().is_closed
     found = engine.search("lighthouse keeper log")
     assert "http://c.test/new" in [result.url for result in found.results]
+
+
+def test_a_warmed_engine_answers_as_a_cold_one(engine: SearchEngine) -> None:
+    """A server reads every document's stored fields and pairs pages with
+    their anchor documents before its first search (a page fetched twice
+    among them); every answer is the one read a document at a time."""
+    warmed = SearchEngine(engine.data_dir)
+    try:
+        warmed.warm()
+        top = warmed.corpus.top_docs()
+        assert top._every_stored and top._partners is not None
+        assert len(top._stored) == int(top.live().sum())
+        rng = random.Random(7)
+        for _ in range(60):
+            text = " ".join(rng.sample(WORDS, rng.randrange(1, 4)))
+            for page_number in (1, 2):
+                expected = engine.search(text, n=5, page=page_number, explain=True).to_json(True)
+                assert warmed.search(text, n=5, page=page_number, explain=True).to_json(True) == expected, text
+    finally:
+        warmed.close()
+
+
+def test_a_warmed_engine_sees_pagerank_change(engine: SearchEngine) -> None:
+    """PageRank read at start is read again once the graph changes (the
+    indexer's finalize), though the index did not."""
+    from crawler.datadir import graph_dir
+    from indexer.graph import LinkGraph
+
+    engine.warm()
+    before = {result.page: result.pagerank for result in engine.search("harbour", n=20).results}
+    assert any(before.values())
+    graph = LinkGraph(graph_dir(engine.data_dir))
+    try:
+        nodes = np.array([node for (node,) in graph.db.execute("SELECT id FROM pagerank")])
+        graph.set_ranks(nodes, np.full(len(nodes), 0.5))
+        graph.commit()
+    finally:
+        graph.close()
+    after = {result.page: result.pagerank for result in engine.search("harbour", n=20).results}
+    assert set(after.values()) == {0.5}
