@@ -238,3 +238,17 @@ def test_a_warmed_engine_sees_pagerank_change(engine: SearchEngine) -> None:
         graph.close()
     after = {result.page: result.pagerank for result in engine.search("harbour", n=20).results}
     assert set(after.values()) == {0.5}
+
+
+def test_random_queries_score_as_whoosh_over_blocks_of_both_formats(mixed: SearchEngine) -> None:
+    rng = random.Random(11)
+    searcher = mixed.corpus.searcher()
+    for _ in range(40):
+        text = " ".join(rng.sample(WORDS + ["nonexistentword"], rng.randrange(1, 4)))
+        for level in LEVELS:
+            query = mixed.parse(text, level)
+            every = sorted((-hit.score, hit.docnum) for hit in searcher.search(query, limit=None, optimize=False))
+            found = mixed.corpus.top_docs().search(query, 30)
+            assert [hit.score for hit in found] == pytest.approx([-score for score, _ in every[:30]], rel=1e-9)
+            assert _ties_rounded(found) == _ties_rounded((docnum, -score) for score, docnum in every[:30])
+            assert found.estimated_length() == len(every)
