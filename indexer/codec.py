@@ -862,7 +862,7 @@ class PackedBlock:
         """As Whoosh 3 keeps them in a block: None (all 1), one float for all, or a sequence."""
         if self.weight_kind == _ONES:
             return None
-        if self.weight_kind == _SAME:
+        if self.weight_kind == _SAME or self.weight_type is None:
             return struct.unpack_from("<f", self.data, self.weights_at)[0]
         return [float(weight) for weight in _unpacked(self.weight_type, self.data, self.weights_at, self.count)]
 
@@ -883,7 +883,8 @@ class PackedBlock:
             return (None,) * self.count if fixedsize == 0 else ()
         if self.value_kind == _FIXED:
             data = self.data[self.values_at :]
-            return tuple(data[at : at + fixedsize] for at in range(0, len(data), fixedsize or len(data)))
+            size = fixedsize or len(data)
+            return tuple(data[at : at + size] for at in range(0, len(data), size))
         starts, data = self._starts or self._value_starts(), self.data
         return tuple([data[start:end] for start, end in zip(starts, starts[1:])])
 

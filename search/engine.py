@@ -28,7 +28,7 @@ import time
 from urllib.parse import quote
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term
@@ -819,11 +819,11 @@ class SearchEngine:
                 read = [top.positions(name, token, targets) for token in sequence]
                 if all(found is not None for found in read):
                     for at, docnum in enumerate(targets):
-                        positions = [found[at] for found in read]  # type: ignore[index]
-                        if all(found is not None for found in positions):
-                            found = proximity.phrase_and_near(positions, ranking.NEAR_WORDS)  # type: ignore[arg-type]
-                            if any(found):
-                                counts[owner[docnum]][name] = found
+                        lists = [found[at] for found in read if found is not None]
+                        if all(positions is not None for positions in lists):
+                            near = proximity.phrase_and_near(cast("list[list[int]]", lists), ranking.NEAR_WORDS)
+                            if any(near):
+                                counts[owner[docnum]][name] = near
                     continue
             matchers = []
             for token in sequence:

@@ -304,7 +304,7 @@ class QueryParser:
         return bool(text) and text == getattr(self._last, "plain", "")
 
 
-def _normalized(group: type, children: list[Query | None]) -> Query | None:
+def _normalized(group: Any, children: list[Any]) -> Query | None:
     """``group(children).normalize()`` of normalized terms and groups of
     no boost of their own (None: nothing), as Whoosh would make it without
     its copies: a child of the same kind merged into it, a child met again

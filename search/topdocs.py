@@ -23,7 +23,7 @@ says which.
 from __future__ import annotations
 
 import zlib
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -603,7 +603,8 @@ def _block(postfile: Any, where: tuple[int, int, int, int, bool], offset: int) -
 
 
 # The numpy types of a packed block's arrays (little-endian).
-_LITTLE = {"B": np.dtype("<u1"), "H": np.dtype("<u2"), "I": np.dtype("<u4"), "f": np.dtype("<f4")}
+_LITTLE: dict[str, np.dtype[Any]] = {"B": np.dtype("<u1"), "H": np.dtype("<u2"), "I": np.dtype("<u4"),
+                                     "f": np.dtype("<f4")}
 
 
 class _PackedValues:
@@ -636,7 +637,7 @@ class _StoredColumns:
         columns = []
         for _, reader, _ in segments:
             perdoc = getattr(reader, "_perdoc", None)
-            if not hasattr(perdoc, "_cached_reader"):
+            if perdoc is None or not hasattr(perdoc, "_cached_reader"):
                 return None
             columns.append(perdoc._cached_reader("_stored", STORED_COLUMN))
         return cls([offset for _, _, offset in segments], columns, frozenset(schema.names()))
