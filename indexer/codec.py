@@ -908,33 +908,35 @@ class _LeafMatcher(W3LeafMatcher):  # type: ignore[misc]
         data = self._postfile.get(self._dataoffset, self._nextoffset - self._dataoffset)
         self._data = block_data(zlib.decompress(data) if self._compression else data)
 
-    def _read_ids(self) -> None:
+    def _packed(self) -> PackedBlock | None:
+        """The block's data (read now if not yet), if it is packed; None for Whoosh's own."""
         if self._data is None:
             self._read_data()
-        if isinstance(self._data, PackedBlock):
-            self._ids = self._data.ids() if not self._byteids else self._data.gaps().tolist()
-        else:
-            super()._read_ids()
+        return self._data if isinstance(self._data, PackedBlock) else None
+
+    def _read_ids(self) -> None:
+        block = self._packed()
+        if block is None:
+            return super()._read_ids()  # type: ignore[no-any-return]
+        self._ids = block.ids() if not self._byteids else block.gaps().tolist()
+        return None
 
     def _read_weights(self) -> None:
-        if self._data is None:
-            self._read_data()
-        if isinstance(self._data, PackedBlock):
-            weights = self._data.weights()
-            if weights is None or isinstance(weights, float):
-                self._weights = array("f", [1.0 if weights is None else weights] * self._blocklength)
-            else:
-                self._weights = weights
-        else:
-            super()._read_weights()
+        block = self._packed()
+        if block is None:
+            return super()._read_weights()  # type: ignore[no-any-return]
+        weights = block.weights()
+        if weights is None or isinstance(weights, float):
+            weights = array("f", [1.0 if weights is None else weights] * self._blocklength)
+        self._weights = weights
+        return None
 
     def _read_values(self) -> None:
-        if self._data is None:
-            self._read_data()
-        if isinstance(self._data, PackedBlock):
-            self._values = self._data.values(self._fixedsize)
-        else:
-            super()._read_values()
+        block = self._packed()
+        if block is None:
+            return super()._read_values()  # type: ignore[no-any-return]
+        self._values = block.values(self._fixedsize)
+        return None
 
     def skip_to(self, targetid: int) -> None:
         if not self.is_active():
