@@ -321,3 +321,11 @@ class LinkGraph:
     def node_count(self) -> int:
         """Nodes with a PageRank (the size of the last computed graph)."""
         return int(self.db.execute("SELECT count(*) FROM pagerank").fetchone()[0])
+
+    def pageranks(self) -> dict[str, float]:
+        """Every URL's PageRank: what :meth:`pagerank_of` answers for any URL."""
+        return dict(self.db.execute("SELECT n.url, p.score FROM pagerank p JOIN nodes n ON n.id = p.id"))
+
+    def version(self) -> int:
+        """A number that changes when another connection (the indexer) commits to the graph."""
+        return int(self.db.execute("PRAGMA data_version").fetchone()[0])

@@ -50,20 +50,27 @@ class CorpusBM25F(BM25F):  # type: ignore[misc]
         self.anchor_docs = max(1, anchors)
 
     def idf(self, searcher: Any, fieldname: str, text: bytes) -> float:
-        documents = searcher.get_parent().doc_frequency(fieldname, text)
+        return self.idf_of(searcher.get_parent().doc_frequency(fieldname, text))
+
+    def idf_of(self, documents: int) -> float:
+        """The IDF of a term that ``documents`` documents hold."""
         return math.log(self.urls / (documents + 1)) + 1
 
     def population(self, fieldname: str) -> int:
         return self.anchor_docs if fieldname in _ANCHOR_FIELDS else self.pages
 
-    def parameters(self, searcher: Any, fieldname: str, text: bytes) -> tuple[float, float, float, float] | None:
+    def parameters(self, searcher: Any, fieldname: str, text: bytes,
+                   documents: int | None = None) -> tuple[float, float, float, float] | None:
         """The numbers :meth:`scorer`'s scorer scores a term with (IDF,
-        average field length, B, K1); None for a field scored by weight alone."""
+        average field length, B, K1); None for a field scored by weight
+        alone. ``documents``: the term's document frequency, if the caller
+        knows it (else the searcher looks it up)."""
         if not searcher.schema[fieldname].scorable:
             return None
         parent = searcher.get_parent()
         avgfl = parent.field_length(fieldname) / self.population(fieldname) or 1
-        return parent.idf(fieldname, text), avgfl, self._field_B.get(fieldname, self.B), self.K1
+        idf = parent.idf(fieldname, text) if documents is None else self.idf_of(documents)
+        return idf, avgfl, self._field_B.get(fieldname, self.B), self.K1
 
     def scorer(self, searcher: Any, fieldname: str, text: bytes, qf: int = 1) -> Any:
         scorer = super().scorer(searcher, fieldname, text, qf=qf)

@@ -18,16 +18,17 @@ plain data that the CLI and the web page render. The order of results is
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
+from collections import Counter, OrderedDict
+from collections.abc import Iterable
 from functools import lru_cache
 
 import re
 import sqlite3
 import time
 from urllib.parse import quote
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term
@@ -66,6 +67,8 @@ _PROXIMITY_DEPTH = 50
 # Texts (titles, query words) whose analysed tokens are kept.
 _KEPT_TOKENS = 20_000
 _FEW = 3  # results below which a spelling suggestion is looked for
+# Pages whose text and sections are kept (a few kB each).
+_KEPT_BODIES = 2_000
 FACETS = 10  # values of each facet (sites, languages, types) shown
 # Query syntax beyond plain words (a field is only a field of the schema:
 # "Class: fs.StatWatcher" or "DEP0018: ..." are words).
@@ -120,10 +123,9 @@ class Result:
     explain: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
-        data = asdict(self)
-        if not explain:
-            data.pop("explain")
-        return data
+        """Every field (``explain``'s only if asked), as JSON writes them:
+        read them, never change them (``explain`` is the result's own)."""
+        return {name: getattr(self, name) for name in _RESULT_FIELDS if explain or name != "explain"}
 
     def facts(self, language: str) -> list[str]:
         """What a result line says of the document besides its title: type,
@@ -141,6 +143,9 @@ class Result:
         if self.lang and self.lang.split("-")[0].lower() != language:
             facts.append(self.lang)
         return facts
+
+
+_RESULT_FIELDS = tuple(field.name for field in dataclasses.fields(Result))
 
 
 @dataclass
@@ -204,7 +209,7 @@ class _Candidate:
     text: float
     level: int = 0
     words_matched: int = 0
-    features: ranking.Features = field(default_factory=lambda: ranking.Features(text=0.0))
+    features: ranking.Features = field(default=ranking.Features(text=0.0))  # frozen: one for all, until ranked
     final: float = 0.0
 
     def add(self, docnum: int, stored: dict[str, Any], score: float = 0.0) -> None:
@@ -274,6 +279,17 @@ class SearchEngine:
         self._analysed = lru_cache(maxsize=_KEPT_TOKENS)(self._analyse)
         self._hosts: frozenset[str] | None = None
         self.parser = QueryParser(self.corpus.schema, dict(ranking.FIELD_WEIGHTS))
+        # Every URL's PageRank and the graph's nodes, read at once by a
+        # server (:meth:`warm`) and again when the graph changes: the
+        # graph's version they are of, the ranks, the nodes.
+        self._ranks: tuple[int, dict[str, float], int] | None = None
+        # The text and sections of the pages shown lately, for the arrays
+        # (the commit) they were read with: the same pages come back query
+        # after query (a quarter of those of 200 different queries).
+        self._kept_bodies: tuple[Any, OrderedDict[str, tuple[str, list[list[str]]]]] | None = None
+        # Each document that stands for a URL of its own (a page, or a
+        # stub known only by links), for the facets: kept for the arrays it is of.
+        self._one_per_url: tuple[Any, np.ndarray] | None = None
 
     def warm(self) -> None:
         """Read now what the first queries would: which documents are live,
@@ -283,15 +299,36 @@ class SearchEngine:
         try:
             top = self.corpus.top_docs()
             top.live()
+            top.keep_stored()
+            top.link_documents()
             for name in ranking.FIELD_WEIGHTS:
                 top.lengths(name)
             for _, fieldname, keep in _FACETS:
                 top.labels(fieldname, keep)
+            if self.graph is not None:
+                self._read_ranks()
         except CORRUPTION as exc:
             if not is_corruption(exc):
                 raise
             raise self._damaged(exc) from None
         self.tokens("中文")
+
+    def _read_ranks(self) -> None:
+        assert self.graph is not None
+        version = self.graph.version()  # first: a change while reading is seen next time
+        self._ranks = version, self.graph.pageranks(), self.graph.node_count()
+
+    def _pageranks(self, urls: list[str]) -> tuple[dict[str, float], int]:
+        """The PageRank of each URL that has one, and the graph's nodes: from
+        the ranks :meth:`warm` read if they are still the graph's, else
+        from the graph."""
+        if self.graph is None:
+            return {}, 0
+        if self._ranks is None:
+            return self.graph.pagerank_of(urls), self.graph.node_count()
+        if self.graph.version() != self._ranks[0]:
+            self._read_ranks()
+        return self._ranks[1], self._ranks[2]
 
     def generation(self) -> tuple[int, ...]:
         """Changes whenever a part of the index commits."""
@@ -418,13 +455,13 @@ class SearchEngine:
         if candidates:
             self._rank(searcher, candidates, words, ranking.query_script(words_text))
             if words and self.store:
-                bodies = self.store.bodies(c.url for c in candidates[:_RERANK])
+                bodies = self._bodies(c.url for c in candidates[:_RERANK])
                 self._headings_first(candidates, bodies, words)
         window = ranking.page_by_host(candidates, lambda c: c.get(fields.HOST, ""), n, page,
                                       last=lambda c: c.features.demoted)
         missing = [c.url for c, _ in window if c.url not in bodies]
         if missing and self.store:
-            bodies.update(self.store.bodies(missing))
+            bodies.update(self._bodies(missing))
         per_field = self._field_scores(searcher, words_text, [c for c, _ in window]) if explain else {}
         pattern = word_pattern([self.tokens(word) for word in words_text.split()]) if window else None
         sequence = self._sequence([word for word in words_text.replace('"', " ").split()
@@ -506,15 +543,16 @@ class SearchEngine:
                                            "access": Counter()}
         if masks:
             top = self.corpus.top_docs()
-            matched = np.logical_or.reduce(masks)
-            one_per_url = np.arange(top.size) < top.anchors_from
-            one_per_url |= top.term_matches(fields.CRAWLED, False)
-            matched &= one_per_url
+            matched = np.logical_or.reduce(masks) if len(masks) > 1 else masks[0].copy()
+            matched &= self._one_per_url_of(top)
             for name, fieldname, keep in _FACETS:
                 values, codes = top.labels(fieldname, keep)
                 picked = codes[matched]
                 found = np.bincount(picked[picked >= 0], minlength=len(values))
-                for code in np.flatnonzero(found):  # the values matched, not every site there is
+                present = np.flatnonzero(found)  # the values matched, not every site there is
+                if len(present) > FACETS:  # the most frequent, and every value tied with the last of them
+                    present = present[found[present] >= np.partition(found[present], -FACETS)[-FACETS]]
+                for code in present:
                     counts[name][values[code]] = int(found[code])
         else:
             for candidate in candidates:
@@ -529,6 +567,39 @@ class SearchEngine:
         if not facets["access"]:  # an index without members-only pages, or none among the matches
             del facets["access"]
         return facets
+
+    def _bodies(self, urls: Iterable[str]) -> dict[str, tuple[str, list[list[str]]]]:
+        """:meth:`PageStore.bodies`, the last ``_KEPT_BODIES`` pages' kept
+        while the index is at the same commit (read them, never change them)."""
+        assert self.store is not None
+        top = self.corpus.top_docs()
+        if self._kept_bodies is None or self._kept_bodies[0] is not top:
+            self._kept_bodies = top, OrderedDict()
+        kept = self._kept_bodies[1]
+        found = {}
+        missing = []
+        for url in urls:
+            body = kept.get(url)
+            if body is None:
+                missing.append(url)
+            else:
+                kept.move_to_end(url)
+                found[url] = body
+        if missing:
+            read = self.store.bodies(missing)
+            found.update(read)
+            kept.update(read)
+            while len(kept) > _KEPT_BODIES:
+                kept.popitem(last=False)
+        return found
+
+    def _one_per_url_of(self, top: Any) -> np.ndarray:
+        """True for each document that is a URL's own: every page, and the anchor documents of stubs."""
+        if self._one_per_url is None or self._one_per_url[0] is not top:
+            one_per_url = np.arange(top.size) < top.anchors_from
+            one_per_url |= top.term_matches(fields.CRAWLED, False)
+            self._one_per_url = top, one_per_url
+        return self._one_per_url[1]
 
     def _top(self, searcher: Any, query: Query, depth: int, restrict: Query | None, mask: Query | None) -> Any:
         """The ``depth`` best documents: queries of words scored a posting
@@ -579,11 +650,14 @@ class SearchEngine:
         top = self.corpus.top_docs()
         # A candidate found by its page lacks its anchor document, and the other way round.
         lacking = {c.url: fields.SOURCES not in c.stored for c in single}
-        others = top.other_documents(lacking.items())
-        scores = {anchor: top.term_scores(query, anchor) for anchor in set(lacking.values())}
-        for url, docs in others.items():
-            for docnum in docs:
-                candidates[url].add(docnum, top.stored_fields(docnum), float(scores[lacking[url]][docnum]))
+        others = top.other_documents((c.url, lacking[c.url], c.docs[0]) for c in single)
+        for anchor in (True, False):  # the anchor documents of pages, then the pages of anchor documents
+            found = [(url, docnum) for url, docs in others.items() if lacking[url] == anchor for docnum in docs]
+            if not found:
+                continue
+            scores = top.term_scores(query, anchor, [docnum for _, docnum in found])
+            for (url, docnum), score in zip(found, scores.tolist()):
+                candidates[url].add(docnum, top.stored_fields(docnum), score)
 
     def _words_matched(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[str, int]:
         """How many query words each candidate has (all of a word's tokens, in
@@ -595,20 +669,28 @@ class SearchEngine:
         """
         top = self.corpus.top_docs()
         tokens = {word: set(self.tokens(word)) for word in words}
-        present = {token: top.matches_any(ranking.FIELD_WEIGHTS, token)
-                   for word_tokens in tokens.values() for token in word_tokens}
-        counts = {}
-        for candidate in candidates:
-            found = {token for token, where in present.items() if where[candidate.docs].any()}
-            counts[candidate.url] = sum(1 for word in words if tokens[word] <= found)
-        return counts
+        # Each candidate's documents, and whose they are.
+        docs = np.array([docnum for candidate in candidates for docnum in candidate.docs], dtype=np.int64)
+        owner = np.repeat(np.arange(len(candidates)), [len(candidate.docs) for candidate in candidates])
+        has = {}  # token -> whether each candidate has it
+        for word_tokens in tokens.values():
+            for token in word_tokens:
+                if token not in has:
+                    where = top.matches_any(ranking.FIELD_WEIGHTS, token)[docs]
+                    has[token] = np.bincount(owner, weights=where, minlength=len(candidates)) > 0
+        matched = np.zeros(len(candidates), dtype=np.int64)
+        for word in words:
+            every = np.ones(len(candidates), dtype=bool)
+            for token in tokens[word]:
+                every &= has[token]
+            matched += every
+        return {candidate.url: int(count) for candidate, count in zip(candidates, matched)}
 
     def _rank(self, searcher: Any, candidates: list[_Candidate], words: list[str], script: str) -> None:
         question = len(words) >= QUESTION_WORDS
         proximity = self._proximity(searcher, candidates, words)
         urls = [c.url for c in candidates]
-        ranks = self.graph.pagerank_of(urls) if self.graph is not None else {}
-        nodes = self.graph.node_count() if self.graph is not None else 0
+        ranks, nodes = self._pageranks(urls)
         query_tokens = self.tokens(" ".join(words)) if words else []
         for candidate in candidates:
             crawled = bool(candidate.get(fields.CRAWLED, True))
@@ -687,11 +769,13 @@ class SearchEngine:
         if not word_by_word(self.analyzer, text):
             return self.tokens(text) == wanted
         at = 0
+        analysed = self._analysed
         for word in text.split():
-            tokens = self.tokens(word)
-            if tokens != wanted[at : at + len(tokens)]:
-                return False
-            at += len(tokens)
+            tokens = analysed(word)
+            for token in tokens:
+                if at == len(wanted) or token != wanted[at]:
+                    return False
+                at += 1
         return at == len(wanted)
 
     def _sequence(self, words: list[str]) -> list[str]:
@@ -725,8 +809,21 @@ class SearchEngine:
             known = [matches for matches in kept if matches is not None]
             targets = docnums
             if len(known) == len(kept):
-                targets = [docnum for docnum in docnums if all(matches[docnum] for matches in known)]
+                holding = np.ones(len(docnums), dtype=bool)
+                for matches in known:
+                    holding &= matches[docnums]
+                targets = [docnum for docnum, held in zip(docnums, holding.tolist()) if held]
                 if not targets:
+                    continue
+                # Positions from the posting blocks the query's scoring read.
+                read = [top.positions(name, token, targets) for token in sequence]
+                if all(found is not None for found in read):
+                    for at, docnum in enumerate(targets):
+                        lists = [found[at] for found in read if found is not None]
+                        if all(positions is not None for positions in lists):
+                            near = proximity.phrase_and_near(cast("list[list[int]]", lists), ranking.NEAR_WORDS)
+                            if any(near):
+                                counts[owner[docnum]][name] = near
                     continue
             matchers = []
             for token in sequence:
@@ -810,7 +907,7 @@ class SearchEngine:
         crawled = bool(hit.get(fields.CRAWLED, True))
         title = hit.get(fields.TITLE) or hit.get(fields.LABEL) or url
         body, sections = bodies.get(url, ("", []))
-        names = [word for word in words if word_forms(word)[0] == "code"]
+        names = [word for word in words if word_forms(word)[0] == "code"] if sections else []
         section = best_section(sections, sequence, self.tokens, title, names) if sections else None
         members_only = bool(hit.get(fields.MEMBERS_ONLY))
         if members_only:  # no more than a sentence: only members may read the page

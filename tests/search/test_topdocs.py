@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from whoosh.query import Term
 
@@ -58,8 +60,70 @@ def own_engine(tmp_path: Path) -> Iterator[SearchEngine]:
         yield opened
 
 
+@pytest.fixture
+def mixed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SearchEngine]:
+    """An index whose first commit wrote Whoosh 3's own posting blocks (an
+    index written before blocks were packed), and whose later ones packed blocks."""
+    from whoosh.codec.whoosh3 import W3PostingsWriter
+
+    from indexer import codec
+
+    data = tmp_path / "data"
+    with IndexBuilder(data, shards=2) as builder:
+        with monkeypatch.context() as patched:
+            patched.setattr(codec._PostingsWriter, "_write_block", W3PostingsWriter._write_block)
+            builder.add(_pages(300, "a.test"))
+            builder.commit()
+        builder.add(_pages(300, "b.test"))
+        builder.commit()
+        builder.finalize()
+    with SearchEngine(data) as opened:
+        assert _block_formats(opened) == {"whoosh", "packed"}
+        yield opened
+
+
+def _block_formats(engine: SearchEngine) -> set[str]:
+    """How the posting blocks of the body's terms were written, in every segment."""
+    import zlib
+
+    from indexer.codec import PackedBlock, block_data
+
+    formats = set()
+    for _, reader, _ in engine.corpus.top_docs().segments:
+        if fields.BODY not in reader.indexed_field_names():
+            continue
+        for text in reader.lexicon(fields.BODY):
+            info = reader._terms.term_info(fields.BODY, text)
+            if info.is_inlined():
+                continue
+            matcher = reader._terms.matcher(fields.BODY, text, reader.schema[fields.BODY].format)
+            data = matcher._postfile.get(matcher._dataoffset, matcher._nextoffset - matcher._dataoffset)
+            block = block_data(zlib.decompress(data) if matcher._compression else data)
+            formats.add("packed" if isinstance(block, PackedBlock) else "whoosh")
+    return formats
+
+
 QUERIES = ["harbour", "ferry tide", "lighthouse market storm", "notes", "gull crane", "keeper nonexistentword",
            "harbourmaster dock rope sail"]
+
+
+@pytest.mark.parametrize("text", QUERIES)
+def test_blocks_of_both_formats_score_and_place_words_as_whoosh(mixed: SearchEngine, text: str) -> None:
+    query = mixed.parse(text, "any")
+    searcher = mixed.corpus.searcher()
+    every = sorted((-hit.score, hit.docnum) for hit in searcher.search(query, limit=None, optimize=False))
+    found = mixed.corpus.top_docs().search(query, 1000)
+    assert [hit.score for hit in found] == pytest.approx([-score for score, _ in every], rel=1e-9)
+    assert found.estimated_length() == len(every) > 0
+    # The positions proximity reads from the blocks just scored are Whoosh's.
+    top, reader = mixed.corpus.top_docs(), searcher.reader()
+    for token in {token for word in text.split() for token in mixed.tokens(word)}:
+        if (fields.BODY, token) not in reader:
+            continue
+        whooshs = {docnum: positions for docnum, positions
+                   in reader.postings(fields.BODY, token).items_as("positions")}
+        docnums = sorted(whooshs)
+        assert top.positions(fields.BODY, token, docnums) == [whooshs[docnum] for docnum in docnums]
 
 
 @pytest.mark.slow
@@ -148,3 +212,58 @@ def test_one_search_reads_one_commit_while_the_indexer_commits(own_engine: Searc
     assert not searcher.reader().is_closed
     found = own_engine.search("lighthouse keeper log")
     assert "http://c.test/new" in [result.url for result in found.results]
+
+
+def test_a_warmed_engine_answers_as_a_cold_one(engine: SearchEngine) -> None:
+    """A server reads every document's stored fields and pairs pages with
+    their anchor documents before its first search (a page fetched twice
+    among them); every answer is the one read a document at a time."""
+    warmed = SearchEngine(engine.data_dir)
+    try:
+        warmed.warm()
+        top = warmed.corpus.top_docs()
+        assert top._every_stored and top._partners is not None
+        assert len(top._stored) == int(top.live().sum())
+        rng = random.Random(7)
+        for _ in range(60):
+            text = " ".join(rng.sample(WORDS, rng.randrange(1, 4)))
+            for page_number in (1, 2):
+                expected = engine.search(text, n=5, page=page_number, explain=True).to_json(True)
+                assert warmed.search(text, n=5, page=page_number, explain=True).to_json(True) == expected, text
+    finally:
+        warmed.close()
+
+
+def test_a_warmed_engine_sees_pagerank_change(own_engine: SearchEngine) -> None:
+    """PageRank read at start is read again once the graph changes (the
+    indexer's finalize), though the index did not."""
+    from crawler.datadir import graph_dir
+    from indexer.graph import LinkGraph
+
+    engine = own_engine
+    engine.warm()
+    before = {result.page: result.pagerank for result in engine.search("harbour", n=20).results}
+    assert any(before.values())
+    graph = LinkGraph(graph_dir(engine.data_dir))
+    try:
+        nodes = np.array([node for (node,) in graph.db.execute("SELECT id FROM pagerank")])
+        graph.set_ranks(nodes, np.full(len(nodes), 0.5))
+        graph.commit()
+    finally:
+        graph.close()
+    after = {result.page: result.pagerank for result in engine.search("harbour", n=20).results}
+    assert set(after.values()) == {0.5}
+
+
+def test_random_queries_score_as_whoosh_over_blocks_of_both_formats(mixed: SearchEngine) -> None:
+    rng = random.Random(11)
+    searcher = mixed.corpus.searcher()
+    for _ in range(40):
+        text = " ".join(rng.sample(WORDS + ["nonexistentword"], rng.randrange(1, 4)))
+        for level in LEVELS:
+            query = mixed.parse(text, level)
+            every = sorted((-hit.score, hit.docnum) for hit in searcher.search(query, limit=None, optimize=False))
+            found = mixed.corpus.top_docs().search(query, 30)
+            assert [hit.score for hit in found] == pytest.approx([-score for score, _ in every[:30]], rel=1e-9)
+            assert _ties_rounded(found) == _ties_rounded((docnum, -score) for score, docnum in every[:30])
+            assert found.estimated_length() == len(every)

@@ -1,0 +1,71 @@
+"""Snippets take shortcuts (tokens found by ``str.find``, a long text cut from its start) that change nothing."""
+
+from __future__ import annotations
+
+import random
+import unicodedata
+
+import pytest
+
+from search.snippets import WordPattern, passage, trim, word_pattern
+
+PIECES = ["a", "b", "e", "s", "us", "Use", "USER", "json.dumps", "JSON", "*", "**", " ", "  ", "\n", "\t",
+          "西湖", "龙井", "é", "—", ".", "-", "x1", "_", "ſ", "K", "ﬁ"]
+
+
+def _text(rng: random.Random, size: int) -> str:
+    return "".join(rng.choice(PIECES) + (" " if rng.random() < 0.5 else "") for _ in range(rng.randrange(size)))
+
+
+def _whole_trim(text: str, width: int) -> str:
+    """What :func:`trim` is: the single-spaced text, cut at the character
+    that overflows ``width`` columns (a mark's ``*`` takes none, a wide
+    character two) and back to a word's end, a mark cut in half closed."""
+    text = " ".join(text.split())
+    used = 0
+    for index, char in enumerate(text):
+        wide = unicodedata.east_asian_width(char) in ("W", "F")
+        used += 0 if char == "*" else 2 if wide else 1
+        if used > width:
+            cut = text[:index]
+            if not wide and " " in cut:
+                cut = cut.rsplit(" ", 1)[0]
+            if cut.count("**") % 2:
+                cut += "**"
+            return cut.rstrip() + " ..."
+    return text
+
+
+def test_a_long_text_cut_from_its_start_is_cut_as_a_whole() -> None:
+    rng = random.Random(1)
+    texts = [_text(rng, 600) for _ in range(3000)]
+    texts += ["*" * 2000 + " word" * 50, " " * 3000 + "a b c " * 200, "西湖 " * 1000, "a" * 5000,
+              "ab*" * 1000 + "龙井" * 100, "\n\n".join(["x y"] * 1000)]
+    for text in texts:
+        for width in (3, 20, 60, 240):
+            assert trim(text, width) == _whole_trim(text, width), (text[:60], width)
+    assert sum(len(text) > 2 * 240 for text in texts) > 1000  # many take the shortcut
+
+
+def test_tokens_found_by_find_are_the_expressions_matches() -> None:
+    """In ASCII text, a pattern of ASCII tokens is tried only where a token
+    stands: the matches are those of its expression over the whole text."""
+    rng = random.Random(2)
+    checked = 0
+    for _ in range(3000):
+        text = _text(rng, 200).encode("ascii", "ignore").decode()
+        tokens = [[rng.choice(["us", "use", "json.dumps", "json", "a", "be", "s", "x1", "k"])]
+                  for _ in range(rng.randrange(1, 4))]
+        pattern = word_pattern(tokens)
+        assert isinstance(pattern, WordPattern) and pattern._literals is not None
+        everywhere = [(m.start(), m.end(), m.lastindex) for m in pattern.regex.finditer(text)
+                      if not (m.start() and text[m.start() - 1].isalnum())]
+        assert [(m.start(), m.end(), m.lastindex) for m in pattern.finditer(text)] == everywhere
+        checked += bool(everywhere)
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("text", ["Stay here. The JSON encoder: json.dumps(x) encodes; use it.", "西湖龙井茶是绿茶"])
+def test_a_passage_marks_the_query_words(text: str) -> None:
+    found = passage(text, word_pattern([["json"], ["encod"], ["西湖"]]), width=40)
+    assert "**" in found and len(found.replace("*", "")) <= 44
