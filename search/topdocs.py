@@ -511,9 +511,13 @@ class TopDocs:
             matched = matched & ~self.evaluate(mask)[1]
         docnums = np.flatnonzero(matched)
         if len(docnums) > limit:
-            # The limit-th best score; everything above it, and ties by docnum.
+            # The limit-th best score; everything above it, and the documents
+            # tied with it: which of them would make the cut depends only on
+            # the order they were indexed in, so they all go on to be ranked
+            # (by PageRank, title...), as many as ``limit`` more at most.
             cut = -np.partition(-scores[docnums], limit - 1)[limit - 1]
             docnums = docnums[scores[docnums] >= cut]
+            limit = min(len(docnums), 2 * limit)
         order = np.lexsort((docnums, -scores[docnums]))[:limit]
         best = docnums[order]
         hits = [Hit(self, int(d), float(scores[d])) for d in best]

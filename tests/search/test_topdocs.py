@@ -267,3 +267,21 @@ def test_random_queries_score_as_whoosh_over_blocks_of_both_formats(mixed: Searc
             assert [hit.score for hit in found] == pytest.approx([-score for score, _ in every[:30]], rel=1e-9)
             assert _ties_rounded(found) == _ties_rounded((docnum, -score) for score, docnum in every[:30])
             assert found.estimated_length() == len(every)
+
+
+def test_pages_tied_at_the_depth_answer_the_same_in_any_indexing_order(tmp_path: Path) -> None:
+    """More pages than the search's depth score alike: the first page of
+    results is the same whichever order they were indexed in (a rebuild
+    by several processes writes them in another), not the first indexed."""
+    pages = [page(f"http://t.test/p{k:03d}", f"tide notes {k}", "ferry tide beacon") for k in range(150)]
+    answers = []
+    for name, ordered in (("forward", pages), ("backward", pages[::-1])):
+        with IndexBuilder(tmp_path / name, shards=1) as builder:
+            builder.add(ordered)
+            builder.finalize()
+        with SearchEngine(tmp_path / name) as opened:
+            found = opened.search("ferry", n=10)
+            assert found.total == 150
+            answers.append([result.url for result in found.results])
+    assert answers[0] == answers[1]
+    assert answers[0][0] == "http://t.test/p000"
