@@ -692,7 +692,8 @@ class SearchEngine:
         urls = [c.url for c in candidates]
         ranks, nodes = self._pageranks(urls)
         query_tokens = self.tokens(" ".join(words)) if words else []
-        for candidate in candidates:
+        titled = self._may_be_titled(candidates, query_tokens)
+        for candidate, may_be_title in zip(candidates, titled):
             crawled = bool(candidate.get(fields.CRAWLED, True))
             candidate.features = ranking.Features(
                 text=candidate.text,
@@ -703,7 +704,7 @@ class SearchEngine:
                 words_matched=candidate.words_matched,
                 # An anchor-only page's "title" is the anchor text most pages link to it
                 # with: as telling, where it ranks at all (other sites' pages go last).
-                exact_title=bool(query_tokens) and self._is_title(
+                exact_title=may_be_title and self._is_title(
                     candidate.get(fields.TITLE) or candidate.get(fields.LABEL) or "", query_tokens),
                 anchor_only=not crawled,
                 demoted=not crawled and self._weak_anchors(candidate),
@@ -750,6 +751,22 @@ class SearchEngine:
         if self._hosts is None:
             self._hosts = frozenset(self.store.hosts()) if self.store is not None else frozenset()
         return self._hosts
+
+    def _may_be_titled(self, candidates: list[_Candidate], query_tokens: list[str]) -> list[bool]:
+        """Whether each candidate's title may be the query: a page's title
+        field must hold every query token for its title to analyse to them
+        (most do not, and cost no analysis); a page known only by links,
+        named by its anchor text, may always be."""
+        if not query_tokens:
+            return [False] * len(candidates)
+        top = self.corpus.top_docs()
+        docs = np.array([docnum for candidate in candidates for docnum in candidate.docs], dtype=np.int64)
+        owner = np.repeat(np.arange(len(candidates)), [len(candidate.docs) for candidate in candidates])
+        every = np.ones(len(docs), dtype=bool)
+        for token in set(query_tokens):
+            every &= top.term_matches(fields.TITLE, token)[docs]
+        holding = np.bincount(owner, weights=every, minlength=len(candidates)) > 0
+        return [held or not candidate.get(fields.TITLE) for candidate, held in zip(candidates, holding.tolist())]
 
     def _is_title(self, title: str, query_tokens: list[str]) -> bool:
         """Whether the title (or its first part, before a " — " or " | ") is the query."""
