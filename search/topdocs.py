@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from whoosh.query import And, Or, Query, Term
+from whoosh.query import And, Or, Phrase, Query, QueryError, Term
 from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
@@ -56,9 +56,12 @@ _SEVERAL = -2
 
 
 def supports(query: Query) -> bool:
-    """Whether ``query`` is made only of terms, ``And`` and ``Or``."""
+    """Whether ``query`` is made only of terms, phrases of words one after
+    another, ``And`` and ``Or``."""
     if type(query) is Term:
         return True
+    if type(query) is Phrase:
+        return query.slop == 1 and len(query.words) > 1 and None not in query.words
     if isinstance(query, Or):
         if getattr(query, "scale", None) or getattr(query, "minmatch", 0):
             return False
@@ -203,7 +206,7 @@ class TopDocs:
         """:meth:`evaluate`, or None when nothing matches ``query``: the
         fields a word is not in add nothing to an ``Or`` of them, and make
         an ``And`` match nothing (a sum with zeros is the same sum)."""
-        if type(query) is Term:
+        if type(query) is Term or type(query) is Phrase:
             term = self._scored(query)
             if term.empty:
                 return None
@@ -238,9 +241,42 @@ class TopDocs:
         found = self._scored(query)
         return found.scores, found.matched
 
-    def _scored(self, query: Term) -> _Scored:
+    def _scored(self, query: Term | Phrase) -> _Scored:
+        if type(query) is Phrase:
+            return _kept(self._terms, (query.fieldname, tuple(query.words)),  # type: ignore[no-any-return]
+                         lambda: self._score_phrase(query), _KEPT_TERMS)
         return _kept(self._terms, (query.fieldname, query.text), lambda: self._score_term(query),  # type: ignore[no-any-return]
                      _KEPT_TERMS)
+
+    def _score_phrase(self, query: Phrase) -> _Scored:
+        """A phrase's unboosted scores where its words stand one after
+        another, as Whoosh's phrase matcher scores it: the sum of its words'
+        scores (in the order its tree of intersections adds them)."""
+        words = [self._scored(Term(query.fieldname, word)) for word in query.words]
+        if any(word.empty for word in words):
+            return self._nothing()
+        if any(word.chunks is None for word in words):
+            raise QueryError(f"Phrase search: {query.fieldname!r} field has no positions")
+        matched = words[0].matched.copy()
+        for word in words[1:]:
+            matched &= word.matched
+        docnums = np.flatnonzero(matched)
+        lists = [self._positions(query.fieldname, word, docnums) for word in words]
+        found = np.zeros(len(docnums), dtype=bool)
+        for at in range(len(docnums)):
+            ends = set(lists[0][at] or ())
+            for positions in lists[1:]:
+                ends = {position for position in positions[at] or () if position - 1 in ends}
+                if not ends:
+                    break
+            found[at] = bool(ends)
+        docnums = docnums[found]
+        if not len(docnums):
+            return self._nothing()
+        scored = _Scored(np.zeros(self.size), np.zeros(self.size, dtype=bool))
+        scored.scores[docnums] = _tree_sum([word.scores[docnums] for word in words])
+        scored.matched[docnums] = True
+        return scored
 
     def _nothing(self) -> _Scored:
         """What a term no document has scores (one pair of arrays for all such terms)."""
@@ -335,8 +371,13 @@ class TopDocs:
         found = self._terms.get((fieldname, text))
         if found is None or found.chunks is None:
             return None
+        return self._positions(fieldname, found, docnums)
+
+    def _positions(self, fieldname: str, found: _Scored, docnums: Sequence[int] | np.ndarray) -> list[list[int] | None]:
+        """:meth:`positions` of the term scored as ``found`` (a field with positions)."""
         decode = self.searcher.schema[fieldname].format.decoder("positions")
         chunks = found.chunks
+        assert chunks is not None
         wanted = np.asarray(docnums, dtype=np.int64)
         # The chunk each document would be in: the first whose last document is not before it.
         where = np.searchsorted(np.array([chunk[0] for chunk in chunks], dtype=np.int64), wanted)
@@ -542,8 +583,9 @@ def _kept(cache: OrderedDict[Any, Any], key: Any, make: Any, most: int) -> Any:
     return found
 
 
-def _terms_of(query: Query) -> Iterator[Term]:
-    if type(query) is Term:
+def _terms_of(query: Query) -> Iterator[Term | Phrase]:
+    """The terms and phrases a query of :func:`supports` scores with."""
+    if type(query) is Term or type(query) is Phrase:
         yield query
     else:
         for child in query.subqueries:
@@ -563,6 +605,15 @@ def _parameters(scorer: Any) -> tuple[float, float, float, float] | None:
 # in the term's entry), or where its block is (segment number, data start
 # and end, compressed, ids as bytes).
 _Chunk = tuple[int, "np.ndarray | None", "Sequence[bytes] | None", "tuple[int, int, int, int, bool] | None"]
+
+
+def _tree_sum(arrays: list[np.ndarray]) -> np.ndarray:
+    """The sum of ``arrays`` as Whoosh's tree of intersections adds their
+    scores: the first half's sum plus the second half's."""
+    if len(arrays) == 1:
+        return arrays[0]
+    half = len(arrays) // 2
+    return _tree_sum(arrays[:half]) + _tree_sum(arrays[half:])
 
 
 class _Scored:

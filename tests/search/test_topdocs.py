@@ -135,12 +135,17 @@ def test_the_best_documents_and_their_scores_are_whooshs(engine: SearchEngine, t
     searcher = engine.corpus.searcher()
     every = sorted((-hit.score, hit.docnum) for hit in searcher.search(query, limit=None, optimize=False))
     for limit in (5, 20, 1000):
-        found = engine.corpus.top_docs().search(query, limit)
+        hits = engine.corpus.top_docs().search(query, limit)
+        found, tied = list(hits)[:limit], list(hits)[limit:]
         assert [hit.score for hit in found] == pytest.approx([-score for score, _ in every[:limit]], rel=1e-9)
         # The same documents in the same order, but for equal scores summed
         # in another order (a tie may fall either way by a last bit).
         assert _ties_rounded(found) == _ties_rounded((docnum, -score) for score, docnum in every[:limit])
-        assert found.estimated_length() == len(every)
+        # Past the limit, only the documents tied with the last, as many again at most.
+        assert len(tied) <= limit
+        assert not tied or [hit.score for hit in tied] == pytest.approx([found[-1].score] * len(tied), rel=1e-9)
+        assert {hit.docnum for hit in tied} <= {docnum for score, docnum in every[limit:]}
+        assert hits.estimated_length() == len(every)
 
 
 def _ties_rounded(hits) -> list[tuple[float, int]]:
@@ -168,8 +173,28 @@ def test_filters_masks_and_deleted_documents(engine: SearchEngine) -> None:
         == ["harbour notes again"]
 
 
-def test_phrases_and_exclusions_are_left_to_whoosh(engine: SearchEngine) -> None:
-    assert not supports(engine.parse('"ferry tide"'))
+PHRASES = ['"harbour ferry"', '"ferry harbour"', '"lighthouse market tide"', '"ferry ferry"', '"ferry ferry tide"',
+           '"tide beacon" anchor', '"harbour notes"', '"notes 3"', '"gull nonexistentword"', '"harbourmaster harbour"',
+           '"harbour lighthouse"']  # two words apart in every body: no match
+
+
+@pytest.mark.parametrize("text", PHRASES)
+def test_phrases_score_and_match_as_whooshs(engine: SearchEngine, text: str) -> None:
+    """A phrase matches where its words stand one after another (in any
+    field with positions: a title, the links to a page, the body), and
+    scores as Whoosh's phrase matcher: the sum of its words' scores."""
+    query = engine.parse(text)
+    assert supports(query)
+    searcher = engine.corpus.searcher()
+    every = sorted((-hit.score, hit.docnum) for hit in searcher.search(query, limit=None, optimize=False))
+    found = engine.corpus.top_docs().search(query, 1000)
+    assert [hit.score for hit in found] == pytest.approx([-score for score, _ in every], rel=1e-9)
+    assert _ties_rounded(found) == _ties_rounded((docnum, -score) for score, docnum in every)
+    if not any(word in text for word in ("nonexistentword", "ferry harbour", "harbour lighthouse")):
+        assert len(every) > 0, text
+
+
+def test_exclusions_are_left_to_whoosh(engine: SearchEngine) -> None:
     assert not supports(engine.parse("ferry -tide"))
     assert engine.search('"ferry tide" -harbour').total >= 0
 
@@ -263,10 +288,11 @@ def test_random_queries_score_as_whoosh_over_blocks_of_both_formats(mixed: Searc
         for level in LEVELS:
             query = mixed.parse(text, level)
             every = sorted((-hit.score, hit.docnum) for hit in searcher.search(query, limit=None, optimize=False))
-            found = mixed.corpus.top_docs().search(query, 30)
+            hits = mixed.corpus.top_docs().search(query, 30)
+            found = list(hits)[:30]  # and those tied with the 30th
             assert [hit.score for hit in found] == pytest.approx([-score for score, _ in every[:30]], rel=1e-9)
             assert _ties_rounded(found) == _ties_rounded((docnum, -score) for score, docnum in every[:30])
-            assert found.estimated_length() == len(every)
+            assert hits.estimated_length() == len(every)
 
 
 def test_pages_tied_at_the_depth_answer_the_same_in_any_indexing_order(tmp_path: Path) -> None:
