@@ -28,6 +28,7 @@ import hashlib
 import html
 import json
 import logging
+import queue
 import re
 import socket
 import sys
@@ -37,7 +38,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -614,15 +615,16 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text[:300])
 
 
-class SearchServer(ThreadingHTTPServer):
-    """A thread per request, at most ``WORKERS`` at a time: past them,
-    connections wait in the listen queue (``request_queue_size`` long, as
-    far as the kernel's ``somaxconn`` allows). The standard library's 5
-    overflowed under 200 concurrent requests, and so did 128: a connection
-    the full queue drops is tried again by its client a second later (200
-    requests for the icon at once: p95 1,030 ms with 128, 91 ms with 1,024)."""
+class SearchServer(HTTPServer):
+    """``WORKERS`` threads answer the connections accepted, at most one
+    each: past them, connections wait in the listen queue
+    (``request_queue_size`` long, as far as the kernel's ``somaxconn``
+    allows). The standard library's 5 overflowed under 200 concurrent
+    requests, and so did 128: a connection the full queue drops is tried
+    again by its client a second later (200 requests for the icon at once:
+    p95 1,030 ms with 128, 91 ms with 1,024). The threads are started once,
+    not one a request (starting one was 4% of a search server's time)."""
 
-    daemon_threads = True
     request_queue_size = 1024
     WORKERS = 16
 
@@ -636,24 +638,39 @@ class SearchServer(ThreadingHTTPServer):
         self.log_requests = log_requests
         self.archive = ArchiveIndex(archive_dir(engine.data_dir))
         self._workers = threading.BoundedSemaphore(self.WORKERS)
+        self._accepted: queue.SimpleQueue[tuple[Any, Any] | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
         super().__init__(address, SearchHandler, bind_and_activate=listener is None)
         if listener is not None:
             self.socket.close()
             self.socket, self.server_address = listener, listener.getsockname()
 
     def process_request(self, request: Any, client_address: Any) -> None:
+        """Hand the connection to a free thread (waiting for one)."""
         self._workers.acquire()
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self._workers.release()
-            raise
+        if not self._threads:
+            self._threads = [threading.Thread(target=self._answer, daemon=True, name=f"search-{number}")
+                             for number in range(self.WORKERS)]
+            for thread in self._threads:
+                thread.start()
+        self._accepted.put((request, client_address))
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._workers.release()
+    def _answer(self) -> None:
+        """A worker thread: each connection handed to it, until the server closes."""
+        while (accepted := self._accepted.get()) is not None:
+            request, client_address = accepted
+            try:
+                self.finish_request(request, client_address)
+            except Exception:
+                self.handle_error(request, client_address)
+            finally:
+                self.shutdown_request(request)
+                self._workers.release()
+
+    def server_close(self) -> None:
+        super().server_close()
+        for _ in self._threads:
+            self._accepted.put(None)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hung up is not our error; anything else is logged with its traceback."""
