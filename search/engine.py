@@ -454,13 +454,13 @@ class SearchEngine:
         bodies: dict[str, tuple[str, list[list[str]]]] = {}
         if candidates:
             self._rank(searcher, candidates, words, ranking.query_script(words_text))
-            if words and self.store:
+            if words and self.store is not None:
                 bodies = self._bodies(c.url for c in candidates[:_RERANK])
                 self._headings_first(candidates, bodies, words)
         window = ranking.page_by_host(candidates, lambda c: c.get(fields.HOST, ""), n, page,
                                       last=lambda c: c.features.demoted)
         missing = [c.url for c, _ in window if c.url not in bodies]
-        if missing and self.store:
+        if missing and self.store is not None:
             bodies.update(self._bodies(missing))
         per_field = self._field_scores(searcher, words_text, [c for c, _ in window]) if explain else {}
         pattern = word_pattern([self.tokens(word) for word in words_text.split()]) if window else None
