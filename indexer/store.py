@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS pages (
     data BLOB NOT NULL,
     members_only INTEGER NOT NULL DEFAULT 0,
     kind TEXT NOT NULL DEFAULT '',
-    size INTEGER
+    size INTEGER,
+    sections TEXT
 );
 CREATE TABLE IF NOT EXISTS aliases (
     alias TEXT PRIMARY KEY,
@@ -86,7 +87,13 @@ _ADDED_COLUMNS = (
     # kinds were), and the bytes of its body (NULL: not known).
     ("kind", "TEXT NOT NULL DEFAULT ''"),
     ("size", "INTEGER"),
+    # The page's sections again (JSON), read without its text: a search
+    # looks at the headings of many pages and shows the text of a few
+    # (NULL: stored before; read from the page's data).
+    ("sections", "TEXT"),
 )
+# The added columns a page row is read with (:func:`_page`).
+_PAGE_COLUMNS = ("members_only", "kind", "size")
 
 
 class PageStore:
@@ -102,7 +109,8 @@ class PageStore:
             columns.update(name for name, _ in _ADDED_COLUMNS)
         # What a page row is read as: an older store read by search lacks the new columns.
         self._row = "url, host, title, lang, status, depth, fetched, data, " + ", ".join(
-            name if name in columns else "NULL" for name, _ in _ADDED_COLUMNS)
+            name if name in columns else "NULL" for name in _PAGE_COLUMNS)
+        self._sections = "sections" in columns
 
     def close(self) -> None:
         self.db.close()
@@ -122,11 +130,12 @@ class PageStore:
         blob = zlib.compress(json.dumps(data, ensure_ascii=False).encode(), 3)
         self.db.execute(
             "INSERT OR REPLACE INTO pages (url, host, title, lang, status, depth, fetched, data, members_only,"
-            " kind, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " kind, size, sections) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 item["url"], host, item.get("title") or "", item.get("lang") or "",
                 item.get("status"), item.get("depth"), item.get("fetched"), blob,
                 int(bool(item.get("members_only"))), item.get("kind") or "", item.get("size"),
+                json.dumps(item.get("sections") or [], ensure_ascii=False),
             ),
         )
         # A page fetched under its own URL is no longer anybody's alias.
@@ -160,6 +169,22 @@ class PageStore:
         for url, blob in rows_in(self.db, "SELECT url, data FROM pages WHERE url IN", urls):
             data = json.loads(zlib.decompress(blob))
             found[url] = (data.get("text") or "", data.get("sections") or [])
+        return found
+
+    def sections(self, urls: Iterable[str]) -> dict[str, list[list[str]]]:
+        """The sections of each stored page among ``urls``, as :meth:`bodies`
+        gives them, without reading the pages' text."""
+        if not self._sections:
+            return {url: sections for url, (_, sections) in self.bodies(urls).items()}
+        found: dict[str, list[list[str]]] = {}
+        older = []
+        for url, sections in rows_in(self.db, "SELECT url, sections FROM pages WHERE url IN", urls):
+            if sections is None:
+                older.append(url)
+            else:
+                found[url] = json.loads(sections)
+        if older:
+            found.update((url, sections) for url, (_, sections) in self.bodies(older).items())
         return found
 
     def hosts(self) -> set[str]:

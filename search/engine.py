@@ -455,13 +455,11 @@ class SearchEngine:
         if candidates:
             self._rank(searcher, candidates, words, ranking.query_script(words_text))
             if words and self.store is not None:
-                bodies = self._bodies(c.url for c in candidates[:_RERANK])
-                self._headings_first(candidates, bodies, words)
+                self._headings_first(candidates, self._sections([c.url for c in candidates[:_RERANK]]), words)
         window = ranking.page_by_host(candidates, lambda c: c.get(fields.HOST, ""), n, page,
                                       last=lambda c: c.features.demoted)
-        missing = [c.url for c, _ in window if c.url not in bodies]
-        if missing and self.store is not None:
-            bodies.update(self._bodies(missing))
+        if window and self.store is not None:
+            bodies = self._bodies(c.url for c, _ in window)
         per_field = self._field_scores(searcher, words_text, [c for c, _ in window]) if explain else {}
         pattern = word_pattern([self.tokens(word) for word in words_text.split()]) if window else None
         sequence = self._sequence([word for word in words_text.replace('"', " ").split()
@@ -593,6 +591,18 @@ class SearchEngine:
                 kept.popitem(last=False)
         return found
 
+    def _sections(self, urls: list[str]) -> dict[str, list[list[str]]]:
+        """Each page's sections: those of the pages :meth:`_bodies` keeps,
+        the others from the page store without their text."""
+        assert self.store is not None
+        kept = self._kept_bodies
+        held = kept[1] if kept is not None and kept[0] is self.corpus.top_docs() else {}
+        found = {url: held[url][1] for url in urls if url in held}
+        missing = [url for url in urls if url not in found]
+        if missing:
+            found.update(self.store.sections(missing))
+        return found
+
     def _one_per_url_of(self, top: Any) -> np.ndarray:
         """True for each document that is a URL's own: every page, and the anchor documents of stubs."""
         if self._one_per_url is None or self._one_per_url[0] is not top:
@@ -714,7 +724,8 @@ class SearchEngine:
             candidate.final = ranking.score(candidate.features)
         candidates.sort(key=lambda c: (ranking.order_key(c.features), c.url))
 
-    def _headings_first(self, candidates: list[_Candidate], bodies: dict[str, Any], words: list[str]) -> None:
+    def _headings_first(self, candidates: list[_Candidate], sections: dict[str, list[list[str]]],
+                        words: list[str]) -> None:
         """Among the first results, a page with a heading that is the query
         scores ranking.HEADING_BOOST times more: the page with a section
         "Sign and verify" before the one titled "Crypto" (Node.js headings
@@ -725,8 +736,8 @@ class SearchEngine:
         head = candidates[:_RERANK]
         changed = False
         for candidate in head:
-            _, sections = bodies.get(candidate.url, ("", []))
-            if any(len(section) > 1 and self._analyses_to(section[1], wanted) for section in sections):
+            if any(len(section) > 1 and self._analyses_to(section[1], wanted)
+                   for section in sections.get(candidate.url, ())):
                 candidate.features = dataclasses.replace(candidate.features, exact_heading=True)
                 candidate.final = ranking.score(candidate.features)
                 changed = True

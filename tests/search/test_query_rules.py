@@ -3,8 +3,11 @@ hyphenated words, dotted names, pages known only by anchors, language, deep link
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
+from crawler.datadir import pages_path
 from search.engine import SearchEngine
 from tests.items import page
 from tests.search.conftest import Build
@@ -213,6 +216,15 @@ def test_a_page_with_a_heading_that_is_the_query_goes_first(build: Build) -> Non
     first = engine.search("Sign and verify", explain=True).results[0]
     assert (first.page, first.url) == ("http://a.test/webcrypto", "http://a.test/webcrypto#sign-and-verify")
     assert any("heading of the page is the query" in rule for rule in first.explain["rules"])
+    # A page stored before the store kept its sections apart from its text:
+    # its headings are read from the page itself.
+    db = sqlite3.connect(pages_path(engine.data_dir))
+    db.execute("UPDATE pages SET sections = NULL")
+    db.commit()
+    db.close()
+    with SearchEngine(engine.data_dir) as older:
+        again = older.search("Sign and verify", explain=True).results[0]
+    assert again.to_json(True) == first.to_json(True)
 
 
 @pytest.mark.parametrize("query", ["*", "*:*", "x?y", "[a TO z]"])
