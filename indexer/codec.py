@@ -53,7 +53,7 @@ from whoosh.analysis import CompositeAnalyzer, IDTokenizer, LowercaseFilter, Reg
 from whoosh.formats import Existence, Frequency, Positions
 from whoosh.system import pack_uint, pack_ushort
 
-from indexer.analysis import TermPositions
+from indexer.analysis import GROUPED_PIECES, TermPositions
 
 __all__ = ["FastText", "CompactPositions", "CompactTermInfo", "Codec", "GroupedPool", "Writer", "INLINE_LIMIT",
            "PackedBlock", "block_data"]
@@ -84,6 +84,38 @@ class CompactPositions(Positions):  # type: ignore[misc]
         if max(deltas) < _TABLE:
             return b"".join([table[delta] for delta in deltas])
         return b"".join([table[delta] if delta < _TABLE else _varint(delta) for delta in deltas])
+
+    def encode_grouped(self, counts: Any, positions: Any) -> list[bytes]:
+        """What :meth:`encode` gives for each of several terms at once (numpy
+        arrays: how many positions each term has, and their positions, the
+        first term's in order, then the second's...).
+
+        >>> import numpy as np
+        >>> CompactPositions().encode_grouped(np.array([1, 3]), np.array([200, 3, 10, 300]))
+        [b'\\x01\\xc8\\x01', b'\\x03\\x03\\x07\\xa2\\x02']
+        """
+        import numpy as np
+
+        heads = np.cumsum(counts) - counts  # where each term's positions start
+        gaps = np.diff(positions, prepend=0)
+        gaps[heads] = positions[heads]
+        numbers = np.insert(gaps, heads, counts)  # each term: its count, its first position, then gaps
+        sizes = np.ones(len(numbers), dtype=np.int64)
+        rest = numbers >> 7
+        while rest.any():
+            sizes += rest > 0
+            rest >>= 7
+        ends = np.cumsum(sizes)
+        begins = ends - sizes
+        data = np.empty(int(ends[-1]), dtype=np.uint8)
+        rest = numbers
+        for byte in range(int(sizes.max())):
+            here = sizes > byte
+            data[begins[here] + byte] = (rest[here] & 0x7F) | np.where(sizes[here] > byte + 1, 0x80, 0)
+            rest = rest >> 7
+        raw = data.tobytes()
+        starts = begins[heads + np.arange(len(heads))].tolist()
+        return [raw[start:stop] for start, stop in zip(starts, starts[1:] + [len(raw)])]
 
     def decode_positions(self, valuestring: bytes) -> list[int]:
         numbers = _varints(valuestring)
@@ -155,17 +187,25 @@ class FastText(TEXT):  # type: ignore[misc]
         state["_terms"] = None  # a cache, not part of the schema written to the index
         return state
 
-    def index(self, value: Any, **kwargs: Any) -> Iterator[tuple[bytes, int, float, bytes]]:
+    def index(self, value: Any, **kwargs: Any) -> Iterable[tuple[bytes, int, float, bytes]]:
         if not isinstance(value, str):
-            yield from super().index(value, **kwargs)
-            return
+            return super().index(value, **kwargs)  # type: ignore[no-any-return]
         if self._terms is None:
             self._terms = _shared_terms(self.stoplist, self.cjk)
         boost = self.format.field_boost
+        compact = isinstance(self.format, CompactPositions)
         encode = self.format.encode if isinstance(self.format, Positions) else None
-        for term, found in self._terms(value).items():
-            count = len(found)
-            yield term.encode("utf-8"), count, count * boost, encode(found) if encode else pack_uint(count)
+        pieces = value.split()
+        if len(pieces) >= GROUPED_PIECES and (compact or not encode):  # a page's body: grouped by numpy
+            terms, counts, positions = self._terms.grouped(value, pieces)
+            if not terms:
+                return []
+            found = counts.tolist()
+            values = self.format.encode_grouped(counts, positions) if compact else list(map(pack_uint, found))
+            return list(zip([term.encode("utf-8") for term in terms], found, [count * boost for count in found],
+                            values))
+        return [(term.encode("utf-8"), len(where), len(where) * boost, encode(where) if encode else
+                 pack_uint(len(where))) for term, where in self._terms.of_pieces(pieces).items()]
 
 
 @lru_cache(maxsize=8)
