@@ -796,6 +796,18 @@ class Writer(SegmentWriter):  # type: ignore[misc]
         super().__init__(ix, limitmb=limitmb, **kwargs)
         self.pool = GroupedPool(self._tempstorage, self.newsegment, limitmb=limitmb)
         self._plain: dict[str, Postings | None] = {}  # by field: its postings without Whoosh's analysis
+        self._unique = [name for name, field in self.schema.items() if field.unique]
+
+    def update_document(self, **values: Any) -> None:
+        """Whoosh's ``update_document``: the committed documents with the
+        same unique fields deleted, then ``values`` added; the schema's
+        unique fields found once (Whoosh sorts every field at each call),
+        and no search when nothing is committed (a new index)."""
+        unique = [(name, values[name]) for name in self._unique if name in values]
+        if unique and self.segments:
+            for docnum in self.searcher()._find_unique(unique):
+                self.delete_document(docnum)
+        self.add_document(**values)
 
     def add_document(self, **values: Any) -> None:
         special = [name for name in values if name.startswith("_")]
