@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any, cast
 
+import hashlib
 import pickle
 import struct
 import sys
@@ -43,6 +44,7 @@ from whoosh.codec.whoosh3 import (
     W3PostingsWriter, W3TermInfo, W3TermsReader, _lenfield,
 )
 from whoosh.filedb.compound import CompoundStorage
+from whoosh.filedb.filetables import md5_hash
 from whoosh.filedb.structfile import BufferFile, StructFile
 from whoosh.writing import PostingPool, SegmentWriter
 from whoosh.matching import ReadTooFar
@@ -554,7 +556,22 @@ class _AppendOnlyFile(StructFile):  # type: ignore[misc]
         raise OSError("an index file being written is written in order")
 
 
+def _md5_hash(key: bytes) -> int:
+    """Whoosh's ``md5_hash`` of a term index key (the low 32 bits of its
+    MD5), from the digest's bytes rather than through its hex string.
+
+    >>> all(_md5_hash(key) == md5_hash(key) for key in (b"", b"\\x00\\x05json", "西湖".encode() * 9))
+    True
+    """
+    return int.from_bytes(hashlib.md5(key, usedforsecurity=False).digest()[-4:], "big")
+
+
 class _FieldWriter(W3FieldWriter):  # type: ignore[misc]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self._tindex.hashfn is md5_hash:
+            self._tindex.hashfn = _md5_hash
+
     def _create_file(self, ext: str) -> StructFile:
         return _AppendOnlyFile(super()._create_file(ext))
 
@@ -833,14 +850,16 @@ class Writer(SegmentWriter):  # type: ignore[misc]
                         self._plain[name] = plain_postings(field)
                     plain = self._plain[name]
                     postings = plain(value) if plain is not None and isinstance(value, str) else field.index(value)
-                    for btext, frequency, weight, vbytes in postings:
-                        if scorable:
-                            length += frequency
+                    if not isinstance(postings, list):
+                        postings = list(postings)
+                    for btext, _, weight, vbytes in postings:
                         group = groups.get((name, btext))
                         if group is None:
                             group = pool.group(name, btext)
                         group.append((docnum, weight, vbytes))
-                        size += _POSTING_BYTES + len(vbytes or b"")
+                    if scorable:
+                        length = sum([posting[1] for posting in postings])
+                    size += _POSTING_BYTES * len(postings) + sum([len(posting[3] or b"") for posting in postings])
                 if field.separate_spelling() or field.vector:
                     raise ValueError(f"field {name!r}: spelling and vectors are not written by this writer")
                 perdocwriter.add_field(name, field, value if field.stored else None, length)
