@@ -431,8 +431,9 @@ class TermPositions:
         the first term's in order, then the second's...).
 
         >>> terms, counts, positions = TermPositions(["the"]).grouped("The json encoder: json.dumps")
-        >>> sorted(zip(terms, counts.tolist())), positions.tolist()[:2]
-        ([('dump', 1), ('encod', 1), ('json', 2), ('json.dumps', 1)], [1, 3])
+        >>> ends, found = counts.cumsum().tolist(), positions.tolist()
+        >>> sorted((term, found[end - count : end]) for term, count, end in zip(terms, counts.tolist(), ends))
+        [('dump', [4]), ('encod', [2]), ('json', [1, 3]), ('json.dumps', [3])]
         """
         import numpy as np
 
@@ -546,16 +547,11 @@ class _PieceTable:
         """The numbers of ``pieces`` (those not seen before entered with
         their form, as :meth:`TermPositions._piece_form` gives it)."""
         known = self._ids
-        ids: list[Any] = list(map(known.get, pieces))
-        if None in ids:
-            for index, found in enumerate(ids):
-                if found is None:
-                    piece = pieces[index]
-                    found = known.get(piece)
-                    if found is None:
-                        found = known[piece] = self._enter(form_of(piece), len(known))
-                    ids[index] = found
-        return ids
+        # The new pieces entered once each (in a set order: the numbers are
+        # the same every time), without a Python step per piece of the text.
+        for piece in sorted(set(pieces).difference(known)):
+            known[piece] = self._enter(form_of(piece), len(known))
+        return list(map(known.__getitem__, pieces))
 
     def _enter(self, form: Any, number: int) -> int:
         self._forms.append(form)
