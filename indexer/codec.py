@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any, cast
 
+import hashlib
 import pickle
 import struct
 import sys
@@ -43,6 +44,7 @@ from whoosh.codec.whoosh3 import (
     W3PostingsWriter, W3TermInfo, W3TermsReader, _lenfield,
 )
 from whoosh.filedb.compound import CompoundStorage
+from whoosh.filedb.filetables import md5_hash
 from whoosh.filedb.structfile import BufferFile, StructFile
 from whoosh.writing import PostingPool, SegmentWriter
 from whoosh.matching import ReadTooFar
@@ -53,7 +55,7 @@ from whoosh.analysis import CompositeAnalyzer, IDTokenizer, LowercaseFilter, Reg
 from whoosh.formats import Existence, Frequency, Positions
 from whoosh.system import pack_uint, pack_ushort
 
-from indexer.analysis import TermPositions
+from indexer.analysis import GROUPED_PIECES, TermPositions
 
 __all__ = ["FastText", "CompactPositions", "CompactTermInfo", "Codec", "GroupedPool", "Writer", "INLINE_LIMIT",
            "PackedBlock", "block_data"]
@@ -84,6 +86,38 @@ class CompactPositions(Positions):  # type: ignore[misc]
         if max(deltas) < _TABLE:
             return b"".join([table[delta] for delta in deltas])
         return b"".join([table[delta] if delta < _TABLE else _varint(delta) for delta in deltas])
+
+    def encode_grouped(self, counts: Any, positions: Any) -> list[bytes]:
+        """What :meth:`encode` gives for each of several terms at once (numpy
+        arrays: how many positions each term has, and their positions, the
+        first term's in order, then the second's...).
+
+        >>> import numpy as np
+        >>> CompactPositions().encode_grouped(np.array([1, 3]), np.array([200, 3, 10, 300]))
+        [b'\\x01\\xc8\\x01', b'\\x03\\x03\\x07\\xa2\\x02']
+        """
+        import numpy as np
+
+        heads = np.cumsum(counts) - counts  # where each term's positions start
+        gaps = np.diff(positions, prepend=0)
+        gaps[heads] = positions[heads]
+        numbers = np.insert(gaps, heads, counts)  # each term: its count, its first position, then gaps
+        sizes = np.ones(len(numbers), dtype=np.int64)
+        rest = numbers >> 7
+        while rest.any():
+            sizes += rest > 0
+            rest >>= 7
+        ends = np.cumsum(sizes)
+        begins = ends - sizes
+        data = np.empty(int(ends[-1]), dtype=np.uint8)
+        rest = numbers
+        for byte in range(int(sizes.max())):
+            here = sizes > byte
+            data[begins[here] + byte] = (rest[here] & 0x7F) | np.where(sizes[here] > byte + 1, 0x80, 0)
+            rest = rest >> 7
+        raw = data.tobytes()
+        starts = begins[heads + np.arange(len(heads))].tolist()
+        return [raw[start:stop] for start, stop in zip(starts, starts[1:] + [len(raw)])]
 
     def decode_positions(self, valuestring: bytes) -> list[int]:
         numbers = _varints(valuestring)
@@ -155,17 +189,25 @@ class FastText(TEXT):  # type: ignore[misc]
         state["_terms"] = None  # a cache, not part of the schema written to the index
         return state
 
-    def index(self, value: Any, **kwargs: Any) -> Iterator[tuple[bytes, int, float, bytes]]:
+    def index(self, value: Any, **kwargs: Any) -> Iterable[tuple[bytes, int, float, bytes]]:
         if not isinstance(value, str):
-            yield from super().index(value, **kwargs)
-            return
+            return super().index(value, **kwargs)  # type: ignore[no-any-return]
         if self._terms is None:
             self._terms = _shared_terms(self.stoplist, self.cjk)
         boost = self.format.field_boost
+        compact = isinstance(self.format, CompactPositions)
         encode = self.format.encode if isinstance(self.format, Positions) else None
-        for term, found in self._terms(value).items():
-            count = len(found)
-            yield term.encode("utf-8"), count, count * boost, encode(found) if encode else pack_uint(count)
+        pieces = value.split()
+        if len(pieces) >= GROUPED_PIECES and (compact or not encode):  # a page's body: grouped by numpy
+            terms, counts, positions = self._terms.grouped(value, pieces)
+            if not terms:
+                return []
+            found = counts.tolist()
+            values = self.format.encode_grouped(counts, positions) if compact else list(map(pack_uint, found))
+            return list(zip([term.encode("utf-8") for term in terms], found, [count * boost for count in found],
+                            values))
+        return [(term.encode("utf-8"), len(where), len(where) * boost, encode(where) if encode else
+                 pack_uint(len(where))) for term, where in self._terms.of_pieces(pieces).items()]
 
 
 @lru_cache(maxsize=8)
@@ -514,7 +556,22 @@ class _AppendOnlyFile(StructFile):  # type: ignore[misc]
         raise OSError("an index file being written is written in order")
 
 
+def _md5_hash(key: bytes) -> int:
+    """Whoosh's ``md5_hash`` of a term index key (the low 32 bits of its
+    MD5), from the digest's bytes rather than through its hex string.
+
+    >>> all(_md5_hash(key) == md5_hash(key) for key in (b"", b"\\x00\\x05json", "西湖".encode() * 9))
+    True
+    """
+    return int.from_bytes(hashlib.md5(key, usedforsecurity=False).digest()[-4:], "big")
+
+
 class _FieldWriter(W3FieldWriter):  # type: ignore[misc]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self._tindex.hashfn is md5_hash:
+            self._tindex.hashfn = _md5_hash
+
     def _create_file(self, ext: str) -> StructFile:
         return _AppendOnlyFile(super()._create_file(ext))
 
@@ -756,6 +813,18 @@ class Writer(SegmentWriter):  # type: ignore[misc]
         super().__init__(ix, limitmb=limitmb, **kwargs)
         self.pool = GroupedPool(self._tempstorage, self.newsegment, limitmb=limitmb)
         self._plain: dict[str, Postings | None] = {}  # by field: its postings without Whoosh's analysis
+        self._unique = [name for name, field in self.schema.items() if field.unique]
+
+    def update_document(self, **values: Any) -> None:
+        """Whoosh's ``update_document``: the committed documents with the
+        same unique fields deleted, then ``values`` added; the schema's
+        unique fields found once (Whoosh sorts every field at each call),
+        and no search when nothing is committed (a new index)."""
+        unique = [(name, values[name]) for name in self._unique if name in values]
+        if unique and self.segments:
+            for docnum in self.searcher()._find_unique(unique):
+                self.delete_document(docnum)
+        self.add_document(**values)
 
     def add_document(self, **values: Any) -> None:
         special = [name for name in values if name.startswith("_")]
@@ -781,14 +850,16 @@ class Writer(SegmentWriter):  # type: ignore[misc]
                         self._plain[name] = plain_postings(field)
                     plain = self._plain[name]
                     postings = plain(value) if plain is not None and isinstance(value, str) else field.index(value)
-                    for btext, frequency, weight, vbytes in postings:
-                        if scorable:
-                            length += frequency
+                    if not isinstance(postings, list):
+                        postings = list(postings)
+                    for btext, _, weight, vbytes in postings:
                         group = groups.get((name, btext))
                         if group is None:
                             group = pool.group(name, btext)
                         group.append((docnum, weight, vbytes))
-                        size += _POSTING_BYTES + len(vbytes or b"")
+                    if scorable:
+                        length = sum([posting[1] for posting in postings])
+                    size += _POSTING_BYTES * len(postings) + sum([len(posting[3] or b"") for posting in postings])
                 if field.separate_spelling() or field.vector:
                     raise ValueError(f"field {name!r}: spelling and vectors are not written by this writer")
                 perdocwriter.add_field(name, field, value if field.stored else None, length)

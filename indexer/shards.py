@@ -142,7 +142,12 @@ class ProcessShards:
         self.data_dir = data_dir
         self.count = count
         self.processes = max(1, min(processes, count))
-        self._context = multiprocessing.get_context("spawn")
+        # Forked, not spawned: a spawned writer imports Python, Whoosh and
+        # numpy again (about a second each, on every start), a forked one
+        # has them. The indexer starts its writers from its one thread; they
+        # touch nothing of its own (SQLite connections, sockets) and end
+        # with os._exit, closing nothing of it.
+        self._context = multiprocessing.get_context("fork")
         self._replies: Any = None
         self._inboxes: list[Any] = []
         self._workers: list[Any] = []
@@ -278,6 +283,8 @@ def _serve(data_dir: str, owned: list[int], inbox: Any, replies: Any, number: in
 
     die_with_parent()  # SIGTERM when the indexer is gone, however it ended
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the indexer decides when to stop
+    for handled in (signal.SIGTERM, signal.SIGUSR1):  # the indexer's handlers, forked: not a writer's
+        signal.signal(handled, signal.SIG_DFL)
     layout = Layout(Path(data_dir))
     from whoosh import index as whoosh_index
 

@@ -293,7 +293,7 @@ def _found(data: Path, query: str, url: str) -> bool:
 
 
 def _writers(pid: int) -> list[int]:
-    """The index writer processes of an indexer (its spawned children but
+    """The index writer processes of an indexer (its forked children but
     multiprocessing's resource tracker)."""
     children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     return [int(child) for child in children

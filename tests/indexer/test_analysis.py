@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
+import pytest
 from hypothesis import given, settings, strategies as st
+from whoosh.system import pack_uint
 
-from indexer.analysis import TermPositions
+from indexer import schema as fields
+from indexer.analysis import GROUPED_PIECES, TermPositions
+from indexer.codec import CompactPositions
 from indexer.schema import _STOP_WORDS, text_analyzer
 
 SAMPLES = [
@@ -40,3 +45,43 @@ def test_samples_index_as_the_analyzer_reads_them() -> None:
 def test_any_text_indexes_as_the_analyzer_reads_it(pieces: list[str]) -> None:
     text = " ".join(pieces) + "".join(pieces[:5])
     assert TermPositions(_STOP_WORDS)(text) == _analyzed(text)
+
+
+def _long_text(words: int) -> str:
+    """A page's worth of the samples' words, shuffled, some far apart."""
+    pieces = " ".join(SAMPLES).split()
+    return " ".join(pieces[(k * 7919) % len(pieces)] + ("\n" if k % 13 == 0 else "") for k in range(words))
+
+
+@pytest.mark.parametrize("words", [GROUPED_PIECES, 3_000, 40_000])
+def test_long_text_grouped_indexes_as_the_analyzer_reads_it(words: int) -> None:
+    text = _long_text(words) + " lighthouse"  # a word once, at a position past two varint bytes
+    fast = TermPositions(_STOP_WORDS)
+    assert fast(text) == _analyzed(text)
+    terms, counts, positions = fast.grouped(text)
+    assert len(terms) == len(set(terms)) == len(counts) and counts.sum() == len(positions)
+    assert fast(text) == _analyzed(text)  # pieces remembered: the same again
+
+
+def _expected_postings(field: Any, text: str) -> list[tuple[bytes, int, float, bytes]]:
+    """What Whoosh's TEXT field writes: the analyzer's terms, each encoded by the field's format."""
+    found = _analyzed(text)
+    if isinstance(field.format, CompactPositions):
+        return sorted((term.encode(), len(where), float(len(where)), CompactPositions().encode(where))
+                      for term, where in found.items())
+    return sorted((term.encode(), len(where), float(len(where)), pack_uint(len(where)))
+                  for term, where in found.items())
+
+
+@pytest.mark.parametrize("field_name", [fields.BODY, fields.DESCRIPTION])
+@pytest.mark.parametrize("words", [12, GROUPED_PIECES - 1, GROUPED_PIECES, 40_000])
+def test_text_fields_write_the_analyzers_postings(field_name: str, words: int) -> None:
+    field = fields.schema()[field_name]
+    text = _long_text(words)
+    assert sorted(field.index(text)) == _expected_postings(field, text)
+
+
+def test_a_long_text_without_terms_has_no_postings() -> None:
+    text = " ".join(["the", "-", "of", "(", "a"] * GROUPED_PIECES)
+    assert TermPositions(_STOP_WORDS)(text) == {} == _analyzed(text)
+    assert list(fields.schema()[fields.BODY].index(text)) == []

@@ -123,3 +123,23 @@ def test_a_packed_block_keeps_every_kind_of_weight_and_value() -> None:
             assert block.values(fixedsize) == (None,) * len(ids)
         else:
             assert block.values(fixedsize) == tuple(values)
+
+
+def _updated(path: Path, writer_class: Any) -> list[dict[str, Any]]:
+    """Pages added, then some updated over three commits (one into a new index)."""
+    path.mkdir()
+    ix = index.create_in(str(path), make_schema())
+    for rounds in (PAGES[:10], PAGES[5:15], PAGES[:3]):
+        writer = writer_class(ix, codec=Codec())
+        for page in rounds:
+            writer.update_document(url=page["url"], title=f"{page['title']} {len(rounds)}", body=page["body"])
+        writer.commit()
+    with ix.searcher() as searcher:
+        return sorted((dict(fields) for fields in searcher.all_stored_fields()), key=lambda stored: stored["url"])
+
+
+def test_an_update_replaces_the_committed_document_as_whooshs_does(tmp_path: Path) -> None:
+    ours = _updated(tmp_path / "ours", Writer)
+    assert ours == _updated(tmp_path / "whoosh", SegmentWriter)
+    assert [stored["url"] for stored in ours] == sorted({page["url"] for page in PAGES[:15]})
+    assert ours[0]["title"].endswith(" 3")
