@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter, OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 import re
@@ -681,15 +681,12 @@ class SearchEngine:
         """
         top = self.corpus.top_docs()
         tokens = {word: set(self.tokens(word)) for word in words}
-        # Each candidate's documents, and whose they are.
-        docs = np.array([docnum for candidate in candidates for docnum in candidate.docs], dtype=np.int64)
-        owner = np.repeat(np.arange(len(candidates)), [len(candidate.docs) for candidate in candidates])
+        docs, any_of = _by_candidate(candidates)
         has = {}  # token -> whether each candidate has it
         for word_tokens in tokens.values():
             for token in word_tokens:
                 if token not in has:
-                    where = top.matches_any(ranking.FIELD_WEIGHTS, token)[docs]
-                    has[token] = np.bincount(owner, weights=where, minlength=len(candidates)) > 0
+                    has[token] = any_of(top.matches_any(ranking.FIELD_WEIGHTS, token)[docs])
         matched = np.zeros(len(candidates), dtype=np.int64)
         for word in words:
             every = np.ones(len(candidates), dtype=bool)
@@ -773,12 +770,11 @@ class SearchEngine:
         if not query_tokens:
             return [False] * len(candidates)
         top = self.corpus.top_docs()
-        docs = np.array([docnum for candidate in candidates for docnum in candidate.docs], dtype=np.int64)
-        owner = np.repeat(np.arange(len(candidates)), [len(candidate.docs) for candidate in candidates])
+        docs, any_of = _by_candidate(candidates)
         every = np.ones(len(docs), dtype=bool)
         for token in set(query_tokens):
             every &= top.term_matches(fields.TITLE, token)[docs]
-        holding = np.bincount(owner, weights=every, minlength=len(candidates)) > 0
+        holding = any_of(every)
         return [held or not candidate.get(fields.TITLE) for candidate, held in zip(candidates, holding.tolist())]
 
     def _is_title(self, title: str, query_tokens: list[str]) -> bool:
@@ -1084,6 +1080,19 @@ def _primary_tag(term: str) -> bool:
 # Each facet: its name, the field it counts, and which of the field's terms count.
 _FACETS = (("site", fields.HOST, None), ("lang", fields.LANG, _primary_tag),
            ("type", fields.TYPE, None), ("access", fields.ACCESS, None))
+
+
+def _by_candidate(candidates: list[_Candidate]) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """The candidates' documents, one after another, and a function of
+    what holds for each of them (an array in their order) to whether it
+    holds for one of each candidate's documents."""
+    docs = np.array([docnum for candidate in candidates for docnum in candidate.docs], dtype=np.int64)
+    owner = np.repeat(np.arange(len(candidates)), [len(candidate.docs) for candidate in candidates])
+
+    def any_of(holds: np.ndarray) -> np.ndarray:
+        return np.bincount(owner, weights=holds, minlength=len(candidates)) > 0
+
+    return docs, any_of
 
 
 def _scoring_leaves(query: Query) -> list[Query]:
