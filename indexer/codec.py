@@ -524,6 +524,35 @@ def _inlined_entry(
     return b"".join(parts)
 
 
+def _single_entry(docnum: int, weight: float, vbytes: bytes | None, length: int) -> bytes | None:
+    """What :func:`_inlined_entry` writes for a term of one posting (two
+    thirds of a crawl's terms), without its lists; None unless the weight
+    is a whole number the varint table holds (then that function writes it).
+
+    >>> from array import array
+    >>> args = [(7, 2.0, b"\\x01\\x05", 12), (0, 1.0, None, 0), (20000, 3.0, b"", 300)]
+    >>> all(_single_entry(*a) == _inlined_entry(
+    ...     a[1], 1, a[3] or None, a[3], a[1], a[0], a[0], [a[0]], [int(a[1])], [a[2] or b""]) for a in args)
+    True
+    >>> _single_entry(1, 0.5, None, 3) is None
+    True
+    """
+    whole = int(weight)
+    if whole != weight or not 0 <= whole < _TABLE:
+        return None
+    table = _VARINT or _varint_table()
+    value = vbytes or b""
+    return b"".join((
+        CompactTermInfo._struct.pack(2, weight, 1, length_to_byte(length) if length else 0, length_to_byte(length),
+                                     max(0, weight), docnum, docnum),
+        b"\x01\x01",  # one posting, a whole weight
+        table[docnum] if docnum < _TABLE else _varint(docnum),
+        table[whole],
+        table[len(value)] if len(value) < _TABLE else _varint(len(value)),
+        value,
+    ))
+
+
 class _AppendOnlyFile(StructFile):  # type: ignore[misc]
     """A file being written from start to end, that knows its position.
 
@@ -584,15 +613,23 @@ class _FieldWriter(W3FieldWriter):  # type: ignore[misc]
         if not isinstance(items, _Grouped):
             return super().add_postings(schema, lengths, items)
         length_of = lengths.doc_field_length if lengths else (lambda docnum, fieldname: 0)
-        add, finish_term = self.add, self.finish_term
+        add, finish_term, add_entry = self.add, self.finish_term, self._tindex.add
         inline = self._codec._inlinelimit
         current = None
+        prefix = b""
         for (fieldname, btext), postings in items.sorted_groups():
             if fieldname != current:
                 if current is not None:
                     self.finish_field()
                 self.start_field(fieldname, schema[fieldname])
                 current = fieldname
+                prefix = pack_ushort(self._fieldid)
+            if len(postings) == 1 and inline > 1:
+                docnum, weight, vbytes = postings[0]
+                entry = _single_entry(docnum, weight, vbytes, length_of(docnum, fieldname))
+                if entry is not None:
+                    add_entry(prefix + btext, entry)
+                    continue
             if len(postings) < inline:
                 self._add_inlined(btext, postings, [length_of(docnum, fieldname) for docnum, _, _ in postings])
                 continue
