@@ -481,7 +481,9 @@ class IndexBuilder:
         self.commit()
         try:
             if self._anchors_complete and not full:
-                rewritten = self.flush_anchors()
+                # Committed with PageRank below: writer processes analyse
+                # them while this process computes it.
+                rewritten = self._write_dirty_anchors()
                 state = self._anchor_state(set())  # the crawled, gone and aliased URLs only
             else:
                 self._dirty.clear()

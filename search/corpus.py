@@ -1,7 +1,7 @@
 """The index's parts read as one corpus: page shards and anchor documents together.
 
 A data directory's index is several Whoosh indexes (:mod:`indexer.layout`):
-page shards, and the anchor index, where each linked URL has a document of
+page shards, and anchor shards, where each linked URL has a document of
 the text of the links to it. :class:`Corpus` opens them all through one
 reader, so one query matches pages by their own words and by the words
 others link to them with, and scores both with one set of statistics:
