@@ -202,12 +202,14 @@ class ProcessShards:
         logger.info("Page shards written by %d processes (pids %s)", self.processes,
                     ", ".join(str(worker.pid) for worker in self._workers))
 
-    def _send(self, shard: int, operation: tuple[Any, ...]) -> None:
+    def _send(self, kind: str, url: str, *document: dict[str, Any]) -> None:
+        """Send the writer of ``url``'s shard an operation (see _ShardWriters.operations)."""
         if not self._workers:
             self._start()
+        shard = shard_of(url, self.count)
         number = shard % self.processes
         buffer = self._buffers[number]
-        buffer.append(operation)
+        buffer.append((kind, shard, url, *document))
         if len(buffer) >= _CHUNK:
             self._flush(number)
 
@@ -217,20 +219,16 @@ class ProcessShards:
             self._buffers[number] = []
 
     def update(self, url: str, document: dict[str, Any]) -> None:
-        shard = shard_of(url, self.count)
-        self._send(shard, ("update", shard, url, document))
+        self._send("update", url, document)
 
     def delete(self, url: str) -> None:
-        shard = shard_of(url, self.count)
-        self._send(shard, ("delete", shard, url))
+        self._send("delete", url)
 
     def update_anchor(self, url: str, document: dict[str, Any]) -> None:
-        shard = shard_of(url, self.count)
-        self._send(shard, ("update_anchor", shard, url, document))
+        self._send("update_anchor", url, document)
 
     def delete_anchor(self, url: str) -> None:
-        shard = shard_of(url, self.count)
-        self._send(shard, ("delete_anchor", shard, url))
+        self._send("delete_anchor", url)
 
     def start_commit(self) -> None:
         """Ask every writer to commit; :meth:`commit` waits for them (the
