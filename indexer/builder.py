@@ -97,12 +97,12 @@ def anchor_text(texts: Iterable[str]) -> str:
     """
     counts: Counter[str] = Counter()
     first_form: dict[str, str] = {}
-    for text in texts:
+    for text, repeats in Counter(texts).items():  # each distinct text once, in the order they came
         text = " ".join(text.split())
         if not text:
             continue
         key = text.casefold()
-        counts[key] += 1
+        counts[key] += repeats
         first_form.setdefault(key, text)
     lines = []
     for key in sorted(counts, key=lambda k: (-counts[k], k))[:_MAX_ANCHOR_TEXTS]:
