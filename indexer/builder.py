@@ -132,16 +132,16 @@ class IndexBuilder:
         self._lock = self.layout.lock()
         pages, anchors = self.layout.create(fields.schema(cjk), shards or processes)
         self.shards = len(pages)
-        self.pages: LocalShards | ProcessShards
+        self.parts: LocalShards | ProcessShards
         if processes > 1 and self.shards > 1:
             for index in [*pages, *anchors]:
                 index.close()
-            self.pages = ProcessShards(self.data_dir, self.shards, processes)
+            self.parts = ProcessShards(self.data_dir, self.shards, processes)
         else:
-            self.pages = LocalShards(pages, anchors, str(self.layout.root))
+            self.parts = LocalShards(pages, anchors, str(self.layout.root))
         if processes > self.shards:
             logger.info("The index has %d page shard(s): %d writer process(es), not %d (python -m "
-                        "indexer rebuild --shards %d re-divides it)", self.shards, self.pages.processes,
+                        "indexer rebuild --shards %d re-divides it)", self.shards, self.parts.processes,
                         processes, processes)
         self.store = PageStore(pages_path(self.data_dir))
         self.graph = LinkGraph(graph_dir(self.data_dir))
@@ -176,7 +176,7 @@ class IndexBuilder:
         self.cancel()
         self.store.close()
         self.graph.close()
-        self.pages.close()
+        self.parts.close()
         self._lock.close()
 
     def __enter__(self) -> IndexBuilder:
@@ -186,7 +186,7 @@ class IndexBuilder:
         self.close()
 
     def _delete_page(self, url: str) -> None:
-        self.pages.delete(url)
+        self.parts.delete(url)
 
     def add(self, items: Iterable[dict[str, Any]]) -> Counter[str]:
         """Index crawler items (uncommitted until :meth:`commit`); counts by type."""
@@ -263,11 +263,11 @@ class IndexBuilder:
         if self._vocabulary:
             self.store.add_vocabulary(self._vocabulary)
             self._vocabulary.clear()
-        self.pages.start_commit()  # writer processes commit meanwhile
+        self.parts.start_commit()  # writer processes commit meanwhile
         self.graph.commit()
-        if self.pages.processes > 1:
+        if self.parts.processes > 1:
             importlib.import_module("indexer.linkmatrix")  # numpy and scipy, for finalize's PageRank
-        self.pages.commit()
+        self.parts.commit()
         # The store after the index: what it says of the anchor documents
         # (their digests) is then never ahead of them.
         self.store.commit()
@@ -275,14 +275,14 @@ class IndexBuilder:
 
     def check(self) -> None:
         """Raise :class:`indexer.shards.ShardFailed` if a page writer process has died."""
-        self.pages.check()
+        self.parts.check()
 
     def cancel(self) -> None:
         """Drop what was added since the last commit (its items stay queued)."""
         self.store.db.rollback()
         self.graph.db.rollback()
         self._vocabulary.clear()
-        self.pages.cancel()
+        self.parts.cancel()
         self._dirty |= self._unsettled
         self._unsettled.clear()
 
@@ -292,7 +292,7 @@ class IndexBuilder:
         for url in urls:
             self._dirty.update(self.graph.targets_of(url))
             self._delete_page(url)
-            self.pages.delete_anchor(url)
+            self.parts.delete_anchor(url)
         self.store.remove(urls)
         self.graph.remove(urls, inbound=True)
         self._dirty.difference_update(urls)
@@ -315,7 +315,7 @@ class IndexBuilder:
             self._add_alias(alias, url, "redirect")
         links = [(link[0], link[1]) for link in item.get("links") or () if link and link[0] != url]
         self.graph.set_links(url, links)
-        self.pages.update(url, self._page_document(item))
+        self.parts.update(url, self._page_document(item))
         self._dirty.add(url)
         self._dirty.update(target for target, _ in links)
         self._vocabulary.update(_words(item))
@@ -455,11 +455,11 @@ class IndexBuilder:
             digest = _digest(f"{anchors}\n{linking}\n{crawled}\n{lang}\n{doctype}\n{members_only}")
             if indexed.get(url) == digest:
                 continue
-            self.pages.update_anchor(url, self._anchor_document(url, anchors, linking, crawled, lang, doctype,
+            self.parts.update_anchor(url, self._anchor_document(url, anchors, linking, crawled, lang, doctype,
                                                                 members_only))
             updated.append((url, digest))
         for url in stale:
-            self.pages.delete_anchor(url)
+            self.parts.delete_anchor(url)
         self.store.forget_indexed(stale)
         self.store.set_indexed(updated)
         return len(updated)
