@@ -231,7 +231,7 @@ def plain_in_process(index: Index) -> list[float]:
 
             return _timed(run, index.queries, _warmup(index))
     finally:
-        for ix in [*shards, *([anchors] if anchors is not None else [])]:
+        for ix in [*shards, *anchors]:
             ix.close()
 
 

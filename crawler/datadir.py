@@ -10,7 +10,7 @@ lies inside a part belongs to the module named beside it.
 ===========================================  =====================================================================
 ``redis/``                                   the embedded Redis server's files: the frontier, seen URLs, the item
                                              queue (:mod:`crawler.embedded`)
-``index/``                                   the Whoosh parts: ``pages-N`` shards, ``anchors``, the writer lock
+``index/``                                   the Whoosh parts: ``pages-N`` and ``anchors-N`` shards, the writer lock
                                              (:mod:`indexer.layout`)
 ``pages.sqlite`` (``-wal``, ``-shm``)        the page store (:mod:`indexer.store`)
 ``graph/``                                   the link graph and PageRank (:mod:`indexer.graph`)

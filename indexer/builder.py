@@ -4,8 +4,9 @@
 each). A page is analysed and written once per fetch, into its page shard
 (:mod:`indexer.layout`), and is searchable from that commit on. The anchor
 text of links to a page lives in a document of its own in the anchor
-index, rewritten as links arrive (:meth:`IndexBuilder.flush_anchors`, when
-the indexer has a moment, and at the end): a few lines, cheap to analyse
+shard of the same number (written by the same process as the page shard),
+rewritten as links arrive (:meth:`IndexBuilder.flush_anchors`, when the
+indexer has a moment, and at the end): a few lines, cheap to analyse
 again, where rewriting the page would cost its whole body.
 :meth:`IndexBuilder.finalize` runs when a crawl ends: it brings every anchor
 document up to date with the stored links, including those of pages that
@@ -43,7 +44,7 @@ from crawler.traps import Blacklist
 from indexer import schema as fields
 from indexer.graph import PERSONALIZATION, LinkGraph, personalization_weights, stored_personalization
 from indexer.layout import IndexBusy, Layout
-from indexer.shards import LocalShards, ProcessShards, Writers
+from indexer.shards import LocalShards, ProcessShards
 from indexer.store import PageStore
 
 logger = logging.getLogger(__name__)
@@ -96,12 +97,12 @@ def anchor_text(texts: Iterable[str]) -> str:
     """
     counts: Counter[str] = Counter()
     first_form: dict[str, str] = {}
-    for text in texts:
+    for text, repeats in Counter(texts).items():  # each distinct text once, in the order they came
         text = " ".join(text.split())
         if not text:
             continue
         key = text.casefold()
-        counts[key] += 1
+        counts[key] += repeats
         first_form.setdefault(key, text)
     lines = []
     for key in sorted(counts, key=lambda k: (-counts[k], k))[:_MAX_ANCHOR_TEXTS]:
@@ -131,21 +132,21 @@ class IndexBuilder:
         self._lock = self.layout.lock()
         pages, anchors = self.layout.create(fields.schema(cjk), shards or processes)
         self.shards = len(pages)
-        self.pages: LocalShards | ProcessShards
+        self.parts: LocalShards | ProcessShards
         if processes > 1 and self.shards > 1:
-            for index in pages:
+            for index in [*pages, *anchors]:
                 index.close()
-            self.pages = ProcessShards(self.data_dir, self.shards, processes)
+            self.parts = ProcessShards(self.data_dir, self.shards, processes)
         else:
-            self.pages = LocalShards(pages, str(self.layout.root))
+            self.parts = LocalShards(pages, anchors, str(self.layout.root))
         if processes > self.shards:
             logger.info("The index has %d page shard(s): %d writer process(es), not %d (python -m "
-                        "indexer rebuild --shards %d re-divides it)", self.shards, self.pages.processes,
+                        "indexer rebuild --shards %d re-divides it)", self.shards, self.parts.processes,
                         processes, processes)
-        self.anchors = Writers({0: anchors}, str(self.layout.anchors))
         self.store = PageStore(pages_path(self.data_dir))
         self.graph = LinkGraph(graph_dir(self.data_dir))
         self._dirty: set[str] = set()  # URLs whose anchor document may have changed
+        self._unsettled: set[str] = set()  # those whose documents were sent, not yet committed
         # Whether the anchor documents on disk were complete when this writer
         # opened the index: then every change since is in _dirty, and
         # finalize rewrites only those. Cleared on disk until this writer
@@ -156,13 +157,26 @@ class IndexBuilder:
         self._vocabulary: Counter[str] = Counter()
         self._purged_rules: Blacklist | None = None
         self._purged_stamp: int | None = None
+        if self.layout.old_anchors.exists():
+            self._move_old_anchors()
+
+    def _move_old_anchors(self) -> None:
+        """Write every anchor document into the anchor shards, then take the
+        one anchor index of earlier versions away (search reads it until then)."""
+        self.store.forget_indexed(self.store.indexed_hashes())
+        self._write_anchors(self._anchor_state())
+        self._dirty.clear()
+        self.commit()
+        self._anchors_complete = True
+        self.layout.retire_old_anchors()
+        logger.info("The anchor documents of %s were moved into %d anchor shard(s)", self.layout.root,
+                    self.shards)
 
     def close(self) -> None:
         self.cancel()
         self.store.close()
         self.graph.close()
-        self.pages.close()
-        self.anchors.close()
+        self.parts.close()
         self._lock.close()
 
     def __enter__(self) -> IndexBuilder:
@@ -172,7 +186,7 @@ class IndexBuilder:
         self.close()
 
     def _delete_page(self, url: str) -> None:
-        self.pages.delete(url)
+        self.parts.delete(url)
 
     def add(self, items: Iterable[dict[str, Any]]) -> Counter[str]:
         """Index crawler items (uncommitted until :meth:`commit`); counts by type."""
@@ -249,29 +263,28 @@ class IndexBuilder:
         if self._vocabulary:
             self.store.add_vocabulary(self._vocabulary)
             self._vocabulary.clear()
-        self.pages.start_commit()  # writer processes commit meanwhile
-        self.store.commit()
+        self.parts.start_commit()  # writer processes commit meanwhile
         self.graph.commit()
-        self.anchors.commit()
-        if self.pages.processes > 1:
-            # This process would wait for the page writers: bring the anchor
-            # documents up to date meanwhile, so that finalize, which runs
-            # on this process alone, finds little left to do.
-            self.flush_anchors()
+        if self.parts.processes > 1:
             importlib.import_module("indexer.linkmatrix")  # numpy and scipy, for finalize's PageRank
-        self.pages.commit()
+        self.parts.commit()
+        # The store after the index: what it says of the anchor documents
+        # (their digests) is then never ahead of them.
+        self.store.commit()
+        self._unsettled.clear()
 
     def check(self) -> None:
         """Raise :class:`indexer.shards.ShardFailed` if a page writer process has died."""
-        self.pages.check()
+        self.parts.check()
 
     def cancel(self) -> None:
         """Drop what was added since the last commit (its items stay queued)."""
         self.store.db.rollback()
         self.graph.db.rollback()
         self._vocabulary.clear()
-        self.pages.cancel()
-        self.anchors.cancel()
+        self.parts.cancel()
+        self._dirty |= self._unsettled
+        self._unsettled.clear()
 
     def remove(self, urls: Iterable[str]) -> None:
         """Take ``urls`` out of the index, the store and the link graph (purge)."""
@@ -279,9 +292,7 @@ class IndexBuilder:
         for url in urls:
             self._dirty.update(self.graph.targets_of(url))
             self._delete_page(url)
-        writer = self.anchors.writer(0)
-        for url in urls:
-            writer.delete_by_term(fields.URL, url)
+            self.parts.delete_anchor(url)
         self.store.remove(urls)
         self.graph.remove(urls, inbound=True)
         self._dirty.difference_update(urls)
@@ -304,7 +315,7 @@ class IndexBuilder:
             self._add_alias(alias, url, "redirect")
         links = [(link[0], link[1]) for link in item.get("links") or () if link and link[0] != url]
         self.graph.set_links(url, links)
-        self.pages.update(url, self._page_document(item))
+        self.parts.update(url, self._page_document(item))
         self._dirty.add(url)
         self._dirty.update(target for target, _ in links)
         self._vocabulary.update(_words(item))
@@ -377,12 +388,19 @@ class IndexBuilder:
         """
         if not self._dirty:
             return 0
-        targets, self._dirty = self._dirty, set()
-        state = self._anchor_state(targets)
-        written = self._write_anchors(state, targets | {state.aliases.get(url, url) for url in targets})
-        self.store.commit()
-        self.anchors.commit()
+        written = self._write_dirty_anchors()
+        self.commit()
         return written
+
+    def _write_dirty_anchors(self) -> int:
+        """Rewrite (uncommitted) the anchor documents of the URLs whose links
+        changed; how many were rewritten."""
+        if not self._dirty:
+            return 0
+        targets, self._dirty = self._dirty, set()
+        self._unsettled |= targets
+        state = self._anchor_state(targets)
+        return self._write_anchors(state, targets | {state.aliases.get(url, url) for url in targets})
 
     def _anchor_state(self, targets: set[str] | None = None) -> _AnchorState:
         """The inbound anchor texts and linking pages of ``targets`` (None:
@@ -420,7 +438,6 @@ class IndexBuilder:
             urls = state.crawled | set(state.inbound) | set(indexed)
         urls = sorted(set(urls))
         marks = self.store.marks(url for url in urls if url in state.crawled)
-        writer = self.anchors.writer(0)
         updated: list[tuple[str, str]] = []
         stale: list[str] = []
         for url in urls:
@@ -438,11 +455,11 @@ class IndexBuilder:
             digest = _digest(f"{anchors}\n{linking}\n{crawled}\n{lang}\n{doctype}\n{members_only}")
             if indexed.get(url) == digest:
                 continue
-            writer.update_document(**self._anchor_document(url, anchors, linking, crawled, lang, doctype,
-                                                           members_only))
+            self.parts.update_anchor(url, self._anchor_document(url, anchors, linking, crawled, lang, doctype,
+                                                                members_only))
             updated.append((url, digest))
         for url in stale:
-            writer.delete_by_term(fields.URL, url)
+            self.parts.delete_anchor(url)
         self.store.forget_indexed(stale)
         self.store.set_indexed(updated)
         return len(updated)
@@ -464,7 +481,9 @@ class IndexBuilder:
         self.commit()
         try:
             if self._anchors_complete and not full:
-                rewritten = self.flush_anchors()
+                # Committed with PageRank below: writer processes analyse
+                # them while this process computes it.
+                rewritten = self._write_dirty_anchors()
                 state = self._anchor_state(set())  # the crawled, gone and aliased URLs only
             else:
                 self._dirty.clear()

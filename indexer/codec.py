@@ -524,6 +524,35 @@ def _inlined_entry(
     return b"".join(parts)
 
 
+def _single_entry(docnum: int, weight: float, vbytes: bytes | None, length: int) -> bytes | None:
+    """What :func:`_inlined_entry` writes for a term of one posting (two
+    thirds of a crawl's terms), without its lists; None unless the weight
+    is a whole number the varint table holds (then that function writes it).
+
+    >>> from array import array
+    >>> args = [(7, 2.0, b"\\x01\\x05", 12), (0, 1.0, None, 0), (20000, 3.0, b"", 300)]
+    >>> all(_single_entry(*a) == _inlined_entry(
+    ...     a[1], 1, a[3] or None, a[3], a[1], a[0], a[0], [a[0]], [int(a[1])], [a[2] or b""]) for a in args)
+    True
+    >>> _single_entry(1, 0.5, None, 3) is None
+    True
+    """
+    whole = int(weight)
+    if whole != weight or not 0 <= whole < _TABLE:
+        return None
+    table = _VARINT or _varint_table()
+    value = vbytes or b""
+    return b"".join((
+        CompactTermInfo._struct.pack(2, weight, 1, length_to_byte(length) if length else 0, length_to_byte(length),
+                                     max(0, weight), docnum, docnum),
+        b"\x01\x01",  # one posting, a whole weight
+        table[docnum] if docnum < _TABLE else _varint(docnum),
+        table[whole],
+        table[len(value)] if len(value) < _TABLE else _varint(len(value)),
+        value,
+    ))
+
+
 class _AppendOnlyFile(StructFile):  # type: ignore[misc]
     """A file being written from start to end, that knows its position.
 
@@ -556,6 +585,10 @@ class _AppendOnlyFile(StructFile):  # type: ignore[misc]
         raise OSError("an index file being written is written in order")
 
 
+# What the term index writes before a key and its entry: their lengths.
+_KEY_VALUE_LENGTHS = struct.Struct("!ii")
+
+
 def _md5_hash(key: bytes) -> int:
     """Whoosh's ``md5_hash`` of a term index key (the low 32 bits of its
     MD5), from the digest's bytes rather than through its hex string.
@@ -575,6 +608,20 @@ class _FieldWriter(W3FieldWriter):  # type: ignore[misc]
     def _create_file(self, ext: str) -> StructFile:
         return _AppendOnlyFile(super()._create_file(ext))
 
+    def _add_entry(self, key: bytes, entry: bytes) -> None:
+        """``OrderedHashWriter.add`` of the term index (the same bytes), in one
+        write: a term of a few postings costs little else."""
+        terms = self._tindex
+        if key <= terms.lastkey:
+            raise ValueError(f"Keys must increase: {terms.lastkey!r}..{key!r}")
+        dbfile = terms.dbfile
+        position = dbfile.tell()
+        terms.index.append(position)
+        dbfile.write(_KEY_VALUE_LENGTHS.pack(len(key), len(entry)) + key + entry)
+        hashed = terms.hashfn(key)
+        terms.buckets[hashed & 255].append((hashed, position))
+        terms.lastkey = key
+
     def start_term(self, btext: bytes) -> None:
         self._btext = btext
         self._postwriter.start_postings(self._fieldobj.format, CompactTermInfo())
@@ -584,15 +631,23 @@ class _FieldWriter(W3FieldWriter):  # type: ignore[misc]
         if not isinstance(items, _Grouped):
             return super().add_postings(schema, lengths, items)
         length_of = lengths.doc_field_length if lengths else (lambda docnum, fieldname: 0)
-        add, finish_term = self.add, self.finish_term
+        add, finish_term, add_entry = self.add, self.finish_term, self._add_entry
         inline = self._codec._inlinelimit
         current = None
+        prefix = b""
         for (fieldname, btext), postings in items.sorted_groups():
             if fieldname != current:
                 if current is not None:
                     self.finish_field()
                 self.start_field(fieldname, schema[fieldname])
                 current = fieldname
+                prefix = pack_ushort(self._fieldid)
+            if len(postings) == 1 and inline > 1:
+                docnum, weight, vbytes = postings[0]
+                entry = _single_entry(docnum, weight, vbytes, length_of(docnum, fieldname))
+                if entry is not None:
+                    add_entry(prefix + btext, entry)
+                    continue
             if len(postings) < inline:
                 self._add_inlined(btext, postings, [length_of(docnum, fieldname) for docnum, _, _ in postings])
                 continue
@@ -620,7 +675,7 @@ class _FieldWriter(W3FieldWriter):  # type: ignore[misc]
             sum(stored), len(ids), min(known) if known else None, max(known, default=0), max(0, *raw),
             ids[0], ids[-1], ids, [int(weight) if weight == int(weight) else weight for weight in stored], values,
         )
-        self._tindex.add(pack_ushort(self._fieldid) + btext, entry)
+        self._add_entry(pack_ushort(self._fieldid) + btext, entry)
 
     def add(self, docnum: int, weight: float, vbytes: bytes, length: int) -> None:
         # W3PostingsWriter.add_posting without its per-posting type checks.
@@ -734,22 +789,26 @@ def _open(storage: Any, name: str) -> Any:
     return storage.open_file(name)
 
 
+_Postings = list[tuple[int, float, "bytes | None"]]
+
+
 class _Grouped:
     """A pool's postings, grouped by field and term in sorted order:
     ``((fieldname, btext), [(docnum, weight, vbytes), ...])``."""
 
-    def __init__(self, groups: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]]) -> None:
+    def __init__(self, groups: dict[str, dict[bytes, _Postings]]) -> None:
         self.groups = groups
 
     def __iter__(self) -> Iterator[tuple[str, bytes, int, float, bytes | None]]:
-        for key in sorted(self.groups):
-            fieldname, btext = key
-            for docnum, weight, vbytes in self.groups[key]:
+        for (fieldname, btext), postings in self.sorted_groups():
+            for docnum, weight, vbytes in postings:
                 yield fieldname, btext, docnum, weight, vbytes
 
-    def sorted_groups(self) -> Iterator[tuple[tuple[str, bytes], list[tuple[int, float, bytes | None]]]]:
-        groups = self.groups
-        return ((key, groups[key]) for key in sorted(groups))
+    def sorted_groups(self) -> Iterator[tuple[tuple[str, bytes], _Postings]]:
+        for fieldname in sorted(self.groups):
+            terms = self.groups[fieldname]
+            for btext in sorted(terms):
+                yield (fieldname, btext), terms[btext]
 
 
 # What a posting and a term's group take in memory, roughly: a tuple in a
@@ -771,22 +830,29 @@ class GroupedPool(PostingPool):  # type: ignore[misc]
 
     def __init__(self, tempstore: Any, segment: Any, limitmb: int = 128, **kwargs: Any) -> None:
         super().__init__(tempstore, segment, limitmb=limitmb, **kwargs)
-        self.groups: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]] = {}
+        self.groups: dict[str, dict[bytes, _Postings]] = {}  # by field, then term
 
     def add(self, item: tuple[str, bytes, int, float, bytes | None]) -> None:
         fieldname, btext, docnum, weight, vbytes = item
         self.group(fieldname, btext).append((docnum, weight, vbytes))
         self.grown(_POSTING_BYTES + len(vbytes or b""))
 
-    def group(self, fieldname: str, btext: bytes) -> list[tuple[int, float, bytes | None]]:
+    def group(self, fieldname: str, btext: bytes) -> _Postings:
         """The postings of a term, to append ``(docnum, weight, vbytes)`` to."""
-        key = (fieldname, btext)
-        group = self.groups.get(key)
+        terms = self.terms(fieldname)
+        group = terms.get(btext)
         if group is None:
-            group = self.groups[key] = []
-            self.fieldnames.add(fieldname)
+            group = terms[btext] = []
             self.currentsize += _GROUP_BYTES + len(btext)
         return group
+
+    def terms(self, fieldname: str) -> dict[bytes, _Postings]:
+        """The postings of a field's terms, by term (:meth:`group` adds one)."""
+        terms = self.groups.get(fieldname)
+        if terms is None:
+            terms = self.groups[fieldname] = {}
+            self.fieldnames.add(fieldname)
+        return terms
 
     def grown(self, size: int) -> None:
         """Count the bytes of postings just appended; write a run if over the limit."""
@@ -852,8 +918,11 @@ class Writer(SegmentWriter):  # type: ignore[misc]
                     postings = plain(value) if plain is not None and isinstance(value, str) else field.index(value)
                     if not isinstance(postings, list):
                         postings = list(postings)
+                    terms = groups.get(name)
+                    if terms is None:
+                        terms = pool.terms(name)
                     for btext, _, weight, vbytes in postings:
-                        group = groups.get((name, btext))
+                        group = terms.get(btext)
                         if group is None:
                             group = pool.group(name, btext)
                         group.append((docnum, weight, vbytes))

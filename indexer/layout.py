@@ -6,12 +6,21 @@ its own, all of one schema (:func:`indexer.schema.schema`):
 - ``pages-0``, ``pages-1``, ...: the shards of crawled pages. A URL always
   lands in the same shard (:func:`shard_of`, by its MD5), so each shard has
   one writer and several indexer processes can write at once;
-- ``anchors``: one document per linked URL with the anchor text of the
-  links to it, and the pages known only that way (never fetched). Anchor
-  text grows as the crawl finds more links: its documents are short and
-  cheap to rewrite, so a page is analysed and written once, when fetched.
+- ``anchors-0``, ``anchors-1``, ...: one document per linked URL with the
+  anchor text of the links to it, and the pages known only that way (never
+  fetched), in as many shards as there are page shards, a URL's anchor
+  document in the shard of the same number as its page's: the writer of a
+  page shard writes its anchor shard too, so anchor documents are analysed
+  on every writer's core. Anchor text grows as the crawl finds more links:
+  its documents are short and cheap to rewrite, so a page is analysed and
+  written once, when fetched.
 
-Search reads every part through one reader (:mod:`search.engine`), with
+Earlier versions kept every anchor document in one index, ``anchors``: it
+is read as long as it is there, and the indexer's writer moves its
+documents into the anchor shards (by writing them all again) when it opens
+the index, then takes it away.
+
+Search reads every part through one reader (:mod:`search.corpus`), with
 collection statistics over all of them: K shards answer as one index of
 the same pages would.
 """
@@ -20,7 +29,9 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import os
 import pickle
+import shutil
 import sqlite3
 import struct
 import zlib
@@ -39,7 +50,8 @@ __all__ = [
 ]
 
 # Inside DATA_DIR/index (crawler.datadir names the data directory's parts).
-ANCHORS = "anchors"
+ANCHORS = "anchors"  # the one anchor index of earlier versions
+_ANCHOR_SHARD = "anchors-"
 _PAGES = "pages-"
 _LOCK = "writer.lock"
 
@@ -106,18 +118,41 @@ class Layout:
         return index_dir(self.data_dir)
 
     @property
-    def anchors(self) -> Path:
+    def old_anchors(self) -> Path:
+        """The one anchor index of earlier versions (read while it is there)."""
         return self.root / ANCHORS
 
     def page_dirs(self) -> list[Path]:
         """The page shards there are, in shard order."""
+        return self._numbered(_PAGES)
+
+    def anchor_dirs(self) -> list[Path]:
+        """The anchor parts to read: the anchor shards, in shard order, or
+        the one anchor index of earlier versions while it is there."""
+        if self.old_anchors.is_dir():
+            return [self.old_anchors]
+        return self._numbered(_ANCHOR_SHARD)
+
+    def _numbered(self, prefix: str) -> list[Path]:
         if not self.root.is_dir():
             return []
-        found = [path for path in self.root.iterdir() if path.name.startswith(_PAGES) and path.is_dir()]
-        return sorted(found, key=lambda path: int(path.name[len(_PAGES):] or 0))
+        found = [path for path in self.root.iterdir()
+                 if path.name.startswith(prefix) and path.name[len(prefix):].isdigit() and path.is_dir()]
+        return sorted(found, key=lambda path: int(path.name[len(prefix):]))
 
     def shard_dir(self, number: int) -> Path:
         return self.root / f"{_PAGES}{number}"
+
+    def anchor_dir(self, number: int) -> Path:
+        return self.root / f"{_ANCHOR_SHARD}{number}"
+
+    def retire_old_anchors(self) -> None:
+        """Take the anchor index of earlier versions away, once the anchor
+        shards hold its documents (renamed first: readers see it whole or not at all)."""
+        if self.old_anchors.exists():
+            retired = self.root / f".{ANCHORS}-retired-{os.getpid()}"
+            self.old_anchors.rename(retired)
+            shutil.rmtree(retired)
 
     def lock(self) -> Any:
         """Hold the index for writing (released when the file closes, or the
@@ -142,8 +177,8 @@ class Layout:
                 f"from the crawl's archive: python -m indexer rebuild --data {self.data_dir}"
             )
 
-    def create(self, schema: Any, shards: int) -> tuple[list[Any], Any]:
-        """Open the page shards and the anchor index, creating what is missing.
+    def create(self, schema: Any, shards: int) -> tuple[list[Any], list[Any]]:
+        """Open the page shards and the anchor shards (as many), creating what is missing.
 
         ``shards`` is how many page shards a new index gets; an existing one
         keeps its own number (it decides where every URL already is).
@@ -152,10 +187,10 @@ class Layout:
         existing = self.page_dirs()
         count = len(existing) or max(1, shards)
         pages = [_open_or_create(self.shard_dir(number), schema) for number in range(count)]
-        return pages, _open_or_create(self.anchors, schema)
+        return pages, [_open_or_create(self.anchor_dir(number), schema) for number in range(count)]
 
-    def open(self) -> tuple[list[Any], Any]:
-        """Open the page shards and the anchor index for reading."""
+    def open(self) -> tuple[list[Any], list[Any]]:
+        """Open the page shards and the anchor parts for reading."""
         self.check()
         dirs = self.page_dirs()
         if not dirs:
@@ -164,7 +199,8 @@ class Layout:
             raise IndexMissing(f"no index in {self.data_dir}")
         try:
             pages = [whoosh_index.open_dir(str(path)) for path in dirs]
-            anchors = whoosh_index.open_dir(str(self.anchors)) if whoosh_index.exists_in(str(self.anchors)) else None
+            anchors = [whoosh_index.open_dir(str(path)) for path in self.anchor_dirs()
+                       if whoosh_index.exists_in(str(path))]
         except EmptyIndexError:
             if self.writing():
                 raise IndexBeingBuilt(f"the index in {self.data_dir} is being created") from None
@@ -218,11 +254,11 @@ def stored_documents(data_dir: str | Path) -> dict[str, dict[str, Any]]:
             with index.searcher() as searcher:
                 for stored in searcher.all_stored_fields():
                     found[stored["url"]] = dict(stored)
-        if anchors is not None:
-            with anchors.searcher() as searcher:
+        for index in anchors:
+            with index.searcher() as searcher:
                 for stored in searcher.all_stored_fields():
                     found[stored["url"]] = {**stored, **found.get(stored["url"], {})}
     finally:
-        for index in [*pages, *([anchors] if anchors is not None else [])]:
+        for index in [*pages, *anchors]:
             index.close()
     return found

@@ -1,14 +1,15 @@
-"""Page shards written by several processes: the analysis of pages on several cores.
+"""Index shards written by several processes: the analysis of documents on several cores.
 
 Whoosh allows one writer per index, and its writer is pure Python: one
 process analyses about as fast as one core goes. With ``processes = K``
-the page shards (:mod:`indexer.layout`) are divided among K writer
-processes (shard ``i`` belongs to writer ``i % K``). The indexer's own
-process keeps everything else (the item queue, the page store, the link
-graph, the anchor documents) and sends each page document to the writer
-of its shard; a commit is complete when every writer has committed, and
-only then are the items acknowledged, so a writer that dies loses nothing:
-its items stay queued (:class:`ShardFailed` is raised).
+the shards (:mod:`indexer.layout`: page shard ``i`` and anchor shard ``i``
+go together) are divided among K writer processes (shard ``i`` belongs to
+writer ``i % K``). The indexer's own process keeps everything else (the
+item queue, the page store, the link graph, what each anchor document
+says) and sends each document, page or anchor, to the writer of its
+shard; a commit is complete when every writer has committed, and only
+then are the items acknowledged, so a writer that dies loses nothing: its
+items stay queued (:class:`ShardFailed` is raised).
 
 :class:`LocalShards` is the same interface in one process, for K = 1.
 """
@@ -96,8 +97,6 @@ class Writers:
         for index in self.indexes.values():
             index.close()
 
-    # The page-shard interface (LocalShards and ProcessShards).
-
     def update(self, number: int, url: str, document: dict[str, Any]) -> None:
         self.writer(number, url).update_document(**document)
 
@@ -105,19 +104,50 @@ class Writers:
         self.writer(number).delete_by_term(fields.URL, url)
 
 
-class LocalShards:
-    """Every page shard written in this process."""
+class _ShardWriters:
+    """The writers of some page shards and of the anchor shards of the same numbers."""
 
-    def __init__(self, indexes: list[Any], where: str) -> None:
-        self.count = len(indexes)
+    def __init__(self, pages: dict[int, Any], anchors: dict[int, Any], where: str) -> None:
+        self.pages = Writers(pages, where)
+        self.anchors = Writers(anchors, where)
+        # What a writer process is sent: the operation's name, then its arguments.
+        self.operations: dict[str, Callable[..., None]] = {
+            "update": self.pages.update, "delete": self.pages.delete,
+            "update_anchor": self.anchors.update, "delete_anchor": self.anchors.delete,
+        }
+
+    def commit(self) -> None:
+        self.pages.commit()
+        self.anchors.commit()
+
+    def cancel(self) -> None:
+        self.pages.cancel()
+        self.anchors.cancel()
+
+    def close(self) -> None:
+        self.pages.close()
+        self.anchors.close()
+
+
+class LocalShards:
+    """Every shard written in this process."""
+
+    def __init__(self, pages: list[Any], anchors: list[Any], where: str) -> None:
+        self.count = len(pages)
         self.processes = 1
-        self._writers = Writers(dict(enumerate(indexes)), where)
+        self._writers = _ShardWriters(dict(enumerate(pages)), dict(enumerate(anchors)), where)
 
     def update(self, url: str, document: dict[str, Any]) -> None:
-        self._writers.update(shard_of(url, self.count), url, document)
+        self._writers.pages.update(shard_of(url, self.count), url, document)
 
     def delete(self, url: str) -> None:
-        self._writers.delete(shard_of(url, self.count), url)
+        self._writers.pages.delete(shard_of(url, self.count), url)
+
+    def update_anchor(self, url: str, document: dict[str, Any]) -> None:
+        self._writers.anchors.update(shard_of(url, self.count), url, document)
+
+    def delete_anchor(self, url: str) -> None:
+        self._writers.anchors.delete(shard_of(url, self.count), url)
 
     def start_commit(self) -> None:
         pass
@@ -136,7 +166,7 @@ class LocalShards:
 
 
 class ProcessShards:
-    """The page shards of ``data_dir`` written by ``processes`` processes."""
+    """The shards of ``data_dir`` written by ``processes`` processes."""
 
     def __init__(self, data_dir: Path, count: int, processes: int) -> None:
         self.data_dir = data_dir
@@ -172,12 +202,14 @@ class ProcessShards:
         logger.info("Page shards written by %d processes (pids %s)", self.processes,
                     ", ".join(str(worker.pid) for worker in self._workers))
 
-    def _send(self, shard: int, operation: tuple[Any, ...]) -> None:
+    def _send(self, kind: str, url: str, *document: dict[str, Any]) -> None:
+        """Send the writer of ``url``'s shard an operation (see _ShardWriters.operations)."""
         if not self._workers:
             self._start()
+        shard = shard_of(url, self.count)
         number = shard % self.processes
         buffer = self._buffers[number]
-        buffer.append(operation)
+        buffer.append((kind, shard, url, *document))
         if len(buffer) >= _CHUNK:
             self._flush(number)
 
@@ -187,12 +219,16 @@ class ProcessShards:
             self._buffers[number] = []
 
     def update(self, url: str, document: dict[str, Any]) -> None:
-        shard = shard_of(url, self.count)
-        self._send(shard, ("update", shard, url, document))
+        self._send("update", url, document)
 
     def delete(self, url: str) -> None:
-        shard = shard_of(url, self.count)
-        self._send(shard, ("delete", shard, url))
+        self._send("delete", url)
+
+    def update_anchor(self, url: str, document: dict[str, Any]) -> None:
+        self._send("update_anchor", url, document)
+
+    def delete_anchor(self, url: str) -> None:
+        self._send("delete_anchor", url)
 
     def start_commit(self) -> None:
         """Ask every writer to commit; :meth:`commit` waits for them (the
@@ -278,7 +314,7 @@ class ProcessShards:
 
 
 def _serve(data_dir: str, owned: list[int], inbox: Any, replies: Any, number: int) -> None:
-    """A writer process: apply operations to the shards it owns until closed."""
+    """A writer process: apply operations to the shards it owns (page and anchor) until closed."""
     from crawler.processes import die_with_parent
 
     die_with_parent()  # SIGTERM when the indexer is gone, however it ended
@@ -288,10 +324,11 @@ def _serve(data_dir: str, owned: list[int], inbox: Any, replies: Any, number: in
     layout = Layout(Path(data_dir))
     from whoosh import index as whoosh_index
 
-    writers = Writers({shard: whoosh_index.open_dir(str(layout.shard_dir(shard))) for shard in owned},
-                      str(layout.root))
+    writers = _ShardWriters({shard: whoosh_index.open_dir(str(layout.shard_dir(shard))) for shard in owned},
+                            {shard: whoosh_index.open_dir(str(layout.anchor_dir(shard))) for shard in owned},
+                            str(layout.root))
     error: str | None = None
-    handlers: dict[str, Callable[..., None]] = {"update": writers.update, "delete": writers.delete}
+    handlers = writers.operations
     try:
         while True:
             message = inbox.get()

@@ -45,7 +45,7 @@ def collect(data_dir: str | Path) -> IndexStats:
     data_dir = Path(data_dir)
     layout = Layout(data_dir)
     pages, anchors = layout.open()
-    parts = [*pages, *([anchors] if anchors is not None else [])]
+    parts = [*pages, *anchors]
     crawled = segments = 0
     anchor_only = 0
     for index in parts:

@@ -1,7 +1,7 @@
 """The index's parts read as one corpus: page shards and anchor documents together.
 
 A data directory's index is several Whoosh indexes (:mod:`indexer.layout`):
-page shards, and the anchor index, where each linked URL has a document of
+page shards, and anchor shards, where each linked URL has a document of
 the text of the links to it. :class:`Corpus` opens them all through one
 reader, so one query matches pages by their own words and by the words
 others link to them with, and scores both with one set of statistics:
@@ -92,6 +92,7 @@ class Corpus:
         self.layout = Layout(Path(data_dir))
         self.options = options
         self.pages, self.anchors = self.layout.open()
+        self._anchor_dirs = self.layout.anchor_dirs()
         self.schema = self.pages[0].schema
         self._searcher: Any = None
         self._top_docs: TopDocs | None = None
@@ -99,7 +100,7 @@ class Corpus:
         self._generations: tuple[int, ...] = ()
 
     def _indexes(self) -> list[Any]:
-        return [*self.pages, *([self.anchors] if self.anchors is not None else [])]
+        return [*self.pages, *self.anchors]
 
     def generations(self) -> tuple[int, ...]:
         """What changes when any part commits."""
@@ -107,13 +108,17 @@ class Corpus:
 
     def searcher(self) -> Any:
         """A searcher over every part at its latest commit (reopened only when one changed)."""
+        anchor_dirs = self.layout.anchor_dirs()
+        if anchor_dirs != self._anchor_dirs or len(self.anchors) != len(anchor_dirs):
+            # Created since, or the anchor index of earlier versions moved into shards.
+            self.pages, self.anchors = self.layout.open()
+            self._anchor_dirs = anchor_dirs
+            self._generations = ()
         generations = self.generations()
         if self._searcher is not None and generations == self._generations:
             return self._searcher
-        if self.anchors is None and self.layout.anchors.exists():
-            self.pages, self.anchors = self.layout.open()
         page_readers = [reader for index in self.pages for reader in _leaves(index.reader())]
-        anchor_readers = _leaves(self.anchors.reader()) if self.anchors is not None else []
+        anchor_readers = [reader for index in self.anchors for reader in _leaves(index.reader())]
         readers = page_readers + anchor_readers
         reader = MultiReader(readers) if len(readers) != 1 else readers[0]
         pages = sum(r.doc_count() for r in page_readers)

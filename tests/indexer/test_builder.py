@@ -155,7 +155,7 @@ def test_segments_merged_answer_as_before_in_the_compact_format(tmp_path: Path) 
     assert all(before), before
     from whoosh import index
 
-    for part in [*index_dir(tmp_path).glob("pages-*"), index_dir(tmp_path) / "anchors"]:
+    for part in [*index_dir(tmp_path).glob("pages-*"), *index_dir(tmp_path).glob("anchors-*")]:
         ix = index.open_dir(str(part))
         ix.optimize()  # one segment: every posting read and written again
         ix.close()
@@ -181,20 +181,62 @@ def test_a_finalize_of_the_changes_leaves_nothing_for_a_full_one(tmp_path: Path)
         assert builder.finalize(full=True).reindexed == 0
 
 
-def test_with_page_writer_processes_a_commit_brings_anchor_text_up_to_date(tmp_path: Path) -> None:
-    """The indexer's process, which would wait for its page writers, writes
-    the anchor documents meanwhile: anchor text is searchable from the
-    commit on, and finalize (on one process) finds nothing left to rewrite."""
+def test_with_writer_processes_anchor_documents_go_to_the_anchor_shard_of_their_url(tmp_path: Path) -> None:
+    """The writer processes analyse the anchor documents too, each into the
+    anchor shard of its URL's number: searchable once flushed (the
+    indexer's idle moment), and finalize finds nothing left to rewrite."""
+    from indexer.layout import shard_of
+
+    linked = [f"http://a.test/{n}" for n in range(12)]
     with IndexBuilder(tmp_path, shards=2, processes=2) as builder:
         builder.add([
-            page("http://a.test/", "Home", "welcome", [("http://a.test/b", "lighthouse keeper"),
-                                                       ("http://x.test/", "harbour chart")]),
-            page("http://a.test/b", "B", "a page"),
+            page("http://a.test/", "Home", "welcome", [(url, f"lighthouse keeper {n}") for n, url in enumerate(linked)]
+                 + [("http://x.test/", "harbour chart")]),
+            page("http://a.test/b", "B", "a page", [("http://a.test/", "home")]),
         ])
         builder.commit()
-        assert anchor_score(tmp_path, "http://a.test/b", "lighthouse") > 0
+        assert builder.flush_anchors() == 14
         with SearchEngine(tmp_path) as engine:
             assert [r.url for r in engine.search("harbour").results] == ["http://x.test/"]
         report = builder.finalize()
     assert report.reindexed == 0
-    assert (report.pages, report.anchor_only) == (2, 1)
+    assert (report.pages, report.anchor_only) == (2, 13)
+    from whoosh import index
+
+    for number in range(2):
+        with index.open_dir(str(index_dir(tmp_path) / f"anchors-{number}")).searcher() as searcher:
+            urls = [stored["url"] for stored in searcher.all_stored_fields()]
+        assert urls and all(shard_of(url, 2) == number for url in urls)
+
+
+def test_the_one_anchor_index_of_earlier_versions_is_read_then_moved_into_anchor_shards(tmp_path: Path) -> None:
+    import shutil
+
+    items = [page(f"http://a.test/{n}", f"Page {n}", f"harbour {n}",
+                  [(f"http://a.test/{(n + 1) % 6}", f"lighthouse {n}"), (f"http://x.test/{n}", f"tide table {n}")])
+             for n in range(6)]
+    for name, shards in (("one", 1), ("two", 2)):
+        with IndexBuilder(tmp_path / name, shards=shards) as builder:
+            builder.add([dict(item) for item in items])
+            builder.finalize()
+    data, root = tmp_path / "two", index_dir(tmp_path / "two")
+    queries = ["lighthouse", "tide table 3", "harbour 2", "lighthouse 4 harbour"]
+
+    def answers(engine: SearchEngine | None = None) -> list:
+        if engine is None:
+            with SearchEngine(data) as engine:
+                return answers(engine)
+        return [[(r.url, round(r.score, 6)) for r in engine.search(query).results] for query in queries]
+
+    now, stored = answers(), docs(data)
+    for part in root.glob("anchors-*"):  # the layout of earlier versions: one anchor index
+        shutil.rmtree(part)
+    shutil.copytree(index_dir(tmp_path / "one") / "anchors-0", root / "anchors")
+    assert answers() == now and docs(data) == stored
+    with SearchEngine(data) as running:  # a search server open across the move
+        assert answers(running) == now
+        with IndexBuilder(data) as builder:
+            assert builder.finalize().reindexed == 0
+        assert not (root / "anchors").exists() and len(list(root.glob("anchors-*"))) == 2
+        assert answers(running) == now
+    assert answers() == now and docs(data) == stored

@@ -25,8 +25,10 @@ def _old_data_dir(data: Path) -> None:
     writer = pages[0].writer()
     writer.add_document(url="http://old.test/", host="old.test", title="Old harbour page", crawled=True)
     writer.commit()
-    for index in (*pages, anchors):
+    for index in (*pages, *anchors):
         index.close()
+    layout = Layout(data)  # and one anchor index, as that version kept them
+    layout.anchor_dir(0).rename(layout.old_anchors)
     db = sqlite3.connect(pages_path(data))
     old_tables = store_module._SCHEMA
     for name, definition in store_module._ADDED_COLUMNS:
@@ -42,6 +44,7 @@ def _old_data_dir(data: Path) -> None:
 def test_an_older_store_and_index_are_read_and_then_extended(tmp_path: Path) -> None:
     data = tmp_path / "data"
     _old_data_dir(data)
+    layout = Layout(data)
     with PageStore(pages_path(data), readonly=True) as store:  # search, before any indexer ran
         assert store.get("http://old.test/") == {"url": "http://old.test/", "host": "old.test",
                                                  "title": "Old harbour page", "lang": "", "status": 200,
@@ -54,6 +57,7 @@ def test_an_older_store_and_index_are_read_and_then_extended(tmp_path: Path) -> 
         assert engine.search("harbour type:pdf").total == 0
         assert engine.search("harbour -type:pdf").total == 1
     with IndexBuilder(data) as builder:
+        assert not layout.old_anchors.exists() and layout.anchor_dirs() == [layout.anchor_dir(0)]
         builder.add([page("http://new.test/members/q3.html", "Members harbour report", "Revenue grew.",
                           members_only=True, kind="pdf", size=2048)])
         builder.finalize()

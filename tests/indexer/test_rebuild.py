@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 from warcio.archiveiterator import ArchiveIterator
+from whoosh import index as whoosh_index
 
 from crawler.datadir import archive_dir, index_dir, redis_dir
+from indexer.layout import shard_of
 from search.engine import SearchEngine
 from tests.commands import run
 from tests.demoweb import DemoWeb
@@ -124,6 +126,10 @@ def test_three_shards_written_by_two_processes_answer_exactly_like_one_index(reb
     assert done.returncode == 0, done.stderr[-3000:]
     assert "written by 2 processes" in done.stderr
     assert len(list(index_dir(copy).glob("pages-*"))) == 3
+    for number in range(3):  # anchor documents in shards too, each in its URL's
+        with whoosh_index.open_dir(str(index_dir(copy) / f"anchors-{number}")).searcher() as searcher:
+            urls = [stored["url"] for stored in searcher.all_stored_fields()]
+        assert urls and all(shard_of(url, 3) == number for url in urls)
     texts = queries(web)
     for text, before, after in zip(texts, answers(data, texts), answers(copy, texts)):
         assert after == before, text
