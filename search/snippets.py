@@ -18,12 +18,12 @@ that search does not republish what only members may read.
 from __future__ import annotations
 
 import re
-import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
+from unicodedata import east_asian_width
 
 from whoosh import highlight
 
@@ -35,8 +35,11 @@ WIDTH = 240  # columns of a snippet (a CJK character takes two)
 _FRAGMENT = 150
 
 
+_WIDE = ("W", "F")  # east Asian widths of two columns
+
+
 def _columns(char: str) -> int:
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return 2 if east_asian_width(char) in _WIDE else 1
 
 
 def trim(text: str, width: int = WIDTH) -> str:
@@ -84,13 +87,14 @@ def _cut(text: str, width: int) -> int | None:
     >>> _cut("ab **c** de", 4), _cut("西湖龙井茶", 4), _cut("abc", 3)
     (8, 2, None)
     """
-    if not text or max(text) < _FIRST_WIDE:  # one column each: no need to look at every character
+    if not text or text.isascii() or max(text) < _FIRST_WIDE:  # one column each: no need to look at every character
         return _narrow_cut(text, width)
     used = 0
     for index, char in enumerate(text):
-        used += _columns(char) if char != "*" else 0
-        if used > width:
-            return index
+        if char != "*":
+            used += 2 if east_asian_width(char) in _WIDE else 1
+            if used > width:
+                return index
     return None
 
 
@@ -122,14 +126,18 @@ _ASCII_SPACES = ("  ", "\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e",
 
 def _single_spaced(text: str) -> bool:
     """Whether ``text``'s words are apart by one space each, nothing else
-    (a search for each ASCII whitespace runs far faster than an expression
-    over every character).
+    (a search for each ASCII whitespace, or for two spaces in printable text,
+    runs far faster than an expression over every character).
 
     >>> _single_spaced("a b"), _single_spaced("a  b"), _single_spaced("a\\nb"), _single_spaced("é\\u3000b")
     (True, False, False, False)
+    >>> _single_spaced("西湖 龙井"), _single_spaced("西湖  龙井"), _single_spaced("西湖\\u200b 龙井")
+    (True, False, True)
     """
     if text.isascii():
         return not any(space in text for space in _ASCII_SPACES)
+    if text.isprintable():  # no whitespace but the space (the others are not printable)
+        return "  " not in text
     return not _SPACES.search(text)
 _MAX_MATCHES = 200
 
@@ -181,14 +189,20 @@ class WordPattern:
         the tokens stands (found by ``str.find``, case aside): the
         expression alone tries every position of the text, 40 ns each."""
         lowered = text.lower()
-        starts = set()
-        for literal in self._literals or ():
-            at = lowered.find(literal)
-            while at >= 0:
-                starts.add(at)
-                at = lowered.find(literal, at + 1)
+        # Each token's next place, the nearest taken first: a caller that
+        # stops at its first matches does not pay for the whole text.
+        ahead = {literal: lowered.find(literal) for literal in self._literals or ()}
+        ahead = {literal: at for literal, at in ahead.items() if at >= 0}
         end = 0
-        for start in sorted(starts):
+        while ahead:
+            start = min(ahead.values())
+            for literal, at in list(ahead.items()):
+                if at == start:
+                    following = lowered.find(literal, at + 1)
+                    if following < 0:
+                        del ahead[literal]
+                    else:
+                        ahead[literal] = following
             if start < end:
                 continue  # inside the last match, as finditer goes on from its end
             match = self.regex.match(text, start)
