@@ -139,6 +139,7 @@ class TopDocs:
         self._live: np.ndarray | None = None
         self._terms: OrderedDict[tuple[str, str], _Scored] = OrderedDict()
         self._labels: dict[tuple[str, Any], tuple[list[str], np.ndarray]] = {}
+        self._label_orders: dict[tuple[str, Any], np.ndarray] = {}
         self._stored: OrderedDict[int, dict[str, Any]] = OrderedDict()
         self._documents: OrderedDict[tuple[str, bool], list[int]] = OrderedDict()
         self._blocks: OrderedDict[tuple[int, int], tuple[np.ndarray, Sequence[bytes]]] = OrderedDict()
@@ -437,6 +438,17 @@ class TopDocs:
                     ids = np.fromiter(reader.postings(fieldname, text).all_ids(), dtype=np.int64)
                     codes[ids + offset] = code
             found = self._labels[key] = (values, codes)
+        return found
+
+    def label_order(self, fieldname: str, keep: Any = None) -> np.ndarray:
+        """The place of each of :meth:`labels`' values among them sorted."""
+        key = (fieldname, keep)
+        found = self._label_orders.get(key)
+        if found is None:
+            values = self.labels(fieldname, keep)[0]
+            found = np.empty(len(values), dtype=np.int64)
+            found[sorted(range(len(values)), key=values.__getitem__)] = np.arange(len(values))
+            self._label_orders[key] = found
         return found
 
     def kept_matches(self, fieldname: str, text: str) -> np.ndarray | None:
