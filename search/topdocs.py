@@ -373,6 +373,8 @@ class TopDocs:
                 chunks.append((int(found[-1]), None, None, where))
                 _kept(self._blocks, where[:2], lambda: (found, values), _KEPT_BLOCKS)
             matcher._next_block()
+        if len(blocks) == 1:
+            return blocks[0], weights_[0]
         return np.concatenate(blocks), np.concatenate(weights_)
 
     def positions(self, fieldname: str, text: str, docnums: Sequence[int]) -> list[list[int] | None] | None:
@@ -391,12 +393,12 @@ class TopDocs:
         assert chunks is not None
         wanted = np.asarray(docnums, dtype=np.int64)
         # The chunk each document would be in: the first whose last document is not before it.
-        where = np.searchsorted(np.array([chunk[0] for chunk in chunks], dtype=np.int64), wanted)
+        where = np.array([chunk[0] for chunk in chunks], dtype=np.int64).searchsorted(wanted)
         answer: list[list[int] | None] = [None] * len(docnums)
         for at in np.unique(where[where < len(chunks)]).tolist():
             ids, values = self._chunk(chunks[at])
             places = np.flatnonzero(where == at)
-            indexes = np.searchsorted(ids, wanted[places])
+            indexes = ids.searchsorted(wanted[places])
             for place, index in zip(places.tolist(), indexes.tolist()):
                 if index < len(ids) and ids[index] == docnums[place]:
                     answer[place] = decode(values[index])
@@ -673,7 +675,7 @@ class _Scored:
 
     def at(self, docnums: np.ndarray) -> np.ndarray:
         """The scores of ``docnums`` (0 where the term is not)."""
-        where = np.searchsorted(self.ids, docnums)
+        where = self.ids.searchsorted(docnums)
         inside = where < len(self.ids)
         found = np.zeros(len(docnums))
         hits = inside.copy()
@@ -691,7 +693,10 @@ def _block(postfile: Any, where: tuple[int, int, int, int, bool], offset: int) -
     block = block_data(zlib.decompress(data) if compressed else data)
     if isinstance(block, PackedBlock):
         gaps = np.frombuffer(block.data, _LITTLE[block.idtype], block.count, block.ids_at)
-        found = (gaps.astype(np.int64) if byteids else np.cumsum(gaps, dtype=np.int64)) + offset
+        found = gaps.astype(np.int64)  # cast, then summed: np.cumsum(gaps, dtype=...) takes twice as long
+        if not byteids:
+            found = found.cumsum()
+        found += offset
         if block.weight_type is not None:
             weights = np.frombuffer(block.data, _LITTLE[block.weight_type], block.count,
                                     block.weights_at).astype(np.float64)
