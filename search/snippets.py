@@ -178,8 +178,10 @@ class WordPattern:
         self._tried = [alternatives[alternative] for alternative in self._ordered]
         literals = {token for _, token, _ in self._tried}
         # Every alternative begins with its token: in ASCII text, a match
-        # can only start where a token is found, case aside.
+        # can only start where a token is found, case aside; in any text,
+        # where a token without case (CJK, digits) is found as it is.
         self._literals = sorted(literals) if all(literal.isascii() for literal in literals) else None
+        self._caseless = all(literal == literal.upper() == literal.casefold() for literal in literals)
 
     @property
     def regex(self) -> re.Pattern[str]:
@@ -192,7 +194,9 @@ class WordPattern:
         """Where each match begins and ends, and the query word it is of:
         the matches that begin a word (or are CJK, which has no word boundaries)."""
         if self._literals is not None and text.isascii():
-            found: Iterator[tuple[int, int, int]] = self._scan(text)
+            found: Iterator[tuple[int, int, int]] = self._scan(text, text.lower())
+        elif self._caseless:
+            found = self._scan(text, text)
         else:
             found = ((match.start(), match.end(), self.word_of[(match.lastindex or 1) - 1])
                      for match in self.regex.finditer(text))
@@ -201,15 +205,14 @@ class WordPattern:
                 continue
             yield start, end, word
 
-    def _scan(self, text: str) -> Iterator[tuple[int, int, int]]:
-        """The matches of ``regex.finditer(text)`` for ASCII text, tried
-        only where one of the tokens stands (found by ``str.find``, case
-        aside): the expression alone tries every position of the text, 40
-        ns each."""
-        lowered = text.lower()
+    def _scan(self, text: str, lowered: str) -> Iterator[tuple[int, int, int]]:
+        """The matches of ``regex.finditer(text)``, tried only where one of
+        the tokens stands in ``lowered`` (``text`` in lower case, its
+        characters where they were), found by ``str.find``: the expression
+        alone tries every position of the text, 40 ns each."""
         # Each token's next place, the nearest taken first: a caller that
         # stops at its first matches does not pay for the whole text.
-        ahead = {literal: lowered.find(literal) for literal in self._literals or ()}
+        ahead = {literal: lowered.find(literal) for _, literal, _ in self._tried}
         ahead = {literal: at for literal, at in ahead.items() if at >= 0}
         end = 0
         while ahead:
