@@ -399,9 +399,9 @@ class TopDocs:
             ids, values = self._chunk(chunks[at])
             places = np.flatnonzero(where == at)
             indexes = ids.searchsorted(wanted[places])
-            for place, index in zip(places.tolist(), indexes.tolist()):
-                if index < len(ids) and ids[index] == docnums[place]:
-                    answer[place] = decode(values[index])
+            there = ids[np.minimum(indexes, len(ids) - 1)] == wanted[places]  # the document has the term
+            for place, index in zip(places[there].tolist(), indexes[there].tolist()):
+                answer[place] = decode(values[index])
         return answer
 
     def _chunk(self, chunk: _Chunk) -> tuple[np.ndarray, Sequence[bytes]]:
