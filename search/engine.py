@@ -306,7 +306,7 @@ class SearchEngine:
             for name in ranking.FIELD_WEIGHTS:
                 top.lengths(name)
             for _, fieldname, keep in _FACETS:
-                top.labels(fieldname, keep)
+                top.label_order(fieldname, keep)  # and the labels it orders
             if self.graph is not None:
                 self._read_ranks()
         except CORRUPTION as exc:
@@ -545,14 +545,15 @@ class SearchEngine:
             top = self.corpus.top_docs()
             matched = np.logical_or.reduce(masks) if len(masks) > 1 else masks[0].copy()
             matched &= self._one_per_url_of(top)
+            docs = np.flatnonzero(matched)
             for name, fieldname, keep in _FACETS:
                 values, codes = top.labels(fieldname, keep)
-                picked = codes[matched]
-                found = np.bincount(picked[picked >= 0], minlength=len(values))
+                found = np.bincount(codes[docs] + 1, minlength=len(values) + 1)[1:]  # code -1: no value
                 present = np.flatnonzero(found)  # the values matched, not every site there is
-                if len(present) > FACETS:  # the most frequent, and every value tied with the last of them
-                    present = present[found[present] >= np.partition(found[present], -FACETS)[-FACETS]]
-                for code in present:
+                if len(present) > FACETS:  # the most frequent, ties by value, as they are shown
+                    order = top.label_order(fieldname, keep)
+                    present = present[np.lexsort((order[present], -found[present]))[:FACETS]]
+                for code in present.tolist():
                     counts[name][values[code]] = int(found[code])
         else:
             for candidate in candidates:

@@ -18,12 +18,12 @@ that search does not republish what only members may read.
 from __future__ import annotations
 
 import re
-import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
+from unicodedata import east_asian_width
 
 from whoosh import highlight
 
@@ -35,8 +35,11 @@ WIDTH = 240  # columns of a snippet (a CJK character takes two)
 _FRAGMENT = 150
 
 
+_WIDE = ("W", "F")  # east Asian widths of two columns
+
+
 def _columns(char: str) -> int:
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return 2 if east_asian_width(char) in _WIDE else 1
 
 
 def trim(text: str, width: int = WIDTH) -> str:
@@ -84,13 +87,14 @@ def _cut(text: str, width: int) -> int | None:
     >>> _cut("ab **c** de", 4), _cut("西湖龙井茶", 4), _cut("abc", 3)
     (8, 2, None)
     """
-    if not text or max(text) < _FIRST_WIDE:  # one column each: no need to look at every character
+    if not text or text.isascii() or max(text) < _FIRST_WIDE:  # one column each: no need to look at every character
         return _narrow_cut(text, width)
     used = 0
     for index, char in enumerate(text):
-        used += _columns(char) if char != "*" else 0
-        if used > width:
-            return index
+        if char != "*":
+            used += 2 if east_asian_width(char) in _WIDE else 1
+            if used > width:
+                return index
     return None
 
 
@@ -122,16 +126,22 @@ _ASCII_SPACES = ("  ", "\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e",
 
 def _single_spaced(text: str) -> bool:
     """Whether ``text``'s words are apart by one space each, nothing else
-    (a search for each ASCII whitespace runs far faster than an expression
-    over every character).
+    (a search for each ASCII whitespace, or for two spaces in printable text,
+    runs far faster than an expression over every character).
 
     >>> _single_spaced("a b"), _single_spaced("a  b"), _single_spaced("a\\nb"), _single_spaced("é\\u3000b")
     (True, False, False, False)
+    >>> _single_spaced("西湖 龙井"), _single_spaced("西湖  龙井"), _single_spaced("西湖\\u200b 龙井")
+    (True, False, True)
     """
     if text.isascii():
         return not any(space in text for space in _ASCII_SPACES)
+    if text.isprintable():  # no whitespace but the space (the others are not printable)
+        return "  " not in text
     return not _SPACES.search(text)
 _MAX_MATCHES = 200
+_WORD_RUN = re.compile(r"\w*")
+_WORD_CHAR = re.compile(r"\w")
 
 
 class WordPattern:
@@ -142,69 +152,98 @@ class WordPattern:
     which query word it belongs to. The expression begins with literals
     only, so the regular expression engine skips ahead by their first
     characters (a leading ``\\b`` or look-behind would make it try every
-    position); a match inside a longer word is dropped afterwards.
+    position); a match inside a longer word is dropped afterwards. It is
+    compiled only for text that is not ASCII (compiling it took a fifth of
+    a snippet's time): in ASCII text, the alternatives are tried in turn
+    where their tokens stand.
     """
 
     def __init__(self, groups: Sequence[Sequence[str]]) -> None:
-        alternatives: dict[str, int] = {}
-        literals: set[str] = set()
+        alternatives: dict[str, tuple[int, str, str]] = {}  # -> its word, token (lower case), ending
         for word, tokens in enumerate(groups):
             for token in tokens:
                 if not token:
                     continue
                 if _LATIN_STEM.match(token):
-                    alternative = rf"{re.escape(token)}\w*"  # a stem and its endings
+                    ending = r"\w*"  # a stem and its endings
                 elif has_cjk(token):
-                    alternative = re.escape(token)
+                    ending = ""
                 else:
-                    alternative = rf"{re.escape(token)}(?!\w)"
-                alternatives.setdefault(alternative, word)
-                literals.add(token.lower())
-        ordered = sorted(alternatives, key=len, reverse=True)  # longest first: json.dumps before json
-        self.regex = re.compile("|".join(f"({alternative})" for alternative in ordered), re.IGNORECASE)
-        self.word_of = [alternatives[alternative] for alternative in ordered]
+                    ending = r"(?!\w)"
+                alternatives.setdefault(re.escape(token) + ending, (word, token.lower(), ending))
+        self._ordered = sorted(alternatives, key=len, reverse=True)  # longest first: json.dumps before json
+        self.word_of = [alternatives[alternative][0] for alternative in self._ordered]
         self.words = len({*self.word_of})
+        self._regex: re.Pattern[str] | None = None
+        self._tried = [alternatives[alternative] for alternative in self._ordered]
+        literals = {token for _, token, _ in self._tried}
         # Every alternative begins with its token: in ASCII text, a match
-        # can only start where a token is found, case aside.
+        # can only start where a token is found, case aside; in any text,
+        # where a token without case (CJK, digits) is found as it is.
         self._literals = sorted(literals) if all(literal.isascii() for literal in literals) else None
+        self._caseless = all(literal == literal.upper() == literal.casefold() for literal in literals)
 
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        """Matches that begin a word (or are CJK, which has no word boundaries)."""
-        for match in self._scan(text) if self._literals is not None and text.isascii() else self.regex.finditer(text):
-            start = match.start()
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """One alternation of every token, each its own group."""
+        if self._regex is None:
+            self._regex = re.compile("|".join(f"({alternative})" for alternative in self._ordered), re.IGNORECASE)
+        return self._regex
+
+    def finditer(self, text: str) -> Iterator[tuple[int, int, int]]:
+        """Where each match begins and ends, and the query word it is of:
+        the matches that begin a word (or are CJK, which has no word boundaries)."""
+        if self._literals is not None and text.isascii():
+            found: Iterator[tuple[int, int, int]] = self._scan(text, text.lower())
+        elif self._caseless:
+            found = self._scan(text, text)
+        else:
+            found = ((match.start(), match.end(), self.word_of[(match.lastindex or 1) - 1])
+                     for match in self.regex.finditer(text))
+        for start, end, word in found:
             if start and text[start - 1].isalnum() and not is_cjk(text[start]):
                 continue
-            yield match
+            yield start, end, word
 
-    def _scan(self, text: str) -> Iterator[re.Match[str]]:
-        """``regex.finditer(text)`` for ASCII text, tried only where one of
-        the tokens stands (found by ``str.find``, case aside): the
-        expression alone tries every position of the text, 40 ns each."""
-        lowered = text.lower()
-        starts = set()
-        for literal in self._literals or ():
-            at = lowered.find(literal)
-            while at >= 0:
-                starts.add(at)
-                at = lowered.find(literal, at + 1)
+    def _scan(self, text: str, lowered: str) -> Iterator[tuple[int, int, int]]:
+        """The matches of ``regex.finditer(text)``, tried only where one of
+        the tokens stands in ``lowered`` (``text`` in lower case, its
+        characters where they were), found by ``str.find``: the expression
+        alone tries every position of the text, 40 ns each."""
+        # Each token's next place, the nearest taken first: a caller that
+        # stops at its first matches does not pay for the whole text.
+        ahead = {literal: lowered.find(literal) for _, literal, _ in self._tried}
+        ahead = {literal: at for literal, at in ahead.items() if at >= 0}
         end = 0
-        for start in sorted(starts):
+        while ahead:
+            start = min(ahead.values())
+            for literal, at in list(ahead.items()):
+                if at == start:
+                    following = lowered.find(literal, at + 1)
+                    if following < 0:
+                        del ahead[literal]
+                    else:
+                        ahead[literal] = following
             if start < end:
                 continue  # inside the last match, as finditer goes on from its end
-            match = self.regex.match(text, start)
-            if match is not None:
-                end = match.end()
-                yield match
-
-    def word(self, match: re.Match[str]) -> int:
-        return self.word_of[(match.lastindex or 1) - 1]
+            for word, token, ending in self._tried:  # the first alternative that matches, as the expression's
+                if not lowered.startswith(token, start):
+                    continue
+                after = start + len(token)
+                if ending == r"\w*":
+                    after = _WORD_RUN.match(text, after).end()  # type: ignore[union-attr]
+                elif ending and _WORD_CHAR.match(text, after):
+                    continue
+                end = after
+                yield start, end, word
+                break
 
     def mark(self, text: str) -> str:
         """``text`` with every match wrapped in ``**``."""
         pieces, last = [], 0
-        for match in self.finditer(text):
-            pieces += [text[last : match.start()], f"**{match.group()}**"]
-            last = match.end()
+        for start, end, _ in self.finditer(text):
+            pieces += [text[last:start], f"**{text[start:end]}**"]
+            last = end
         return "".join(pieces) + text[last:]
 
 
@@ -213,7 +252,8 @@ def word_pattern(tokens: Iterable[str] | Sequence[Sequence[str]]) -> WordPattern
     each), or of its words' tokens (a list of lists); None without tokens.
 
     >>> pattern = word_pattern(["encod", "json.dumps", "龙井"])
-    >>> [m.group() for m in pattern.finditer("JSON encoders: json.dumps; 西湖龙井茶; xencoder")]
+    >>> text = "JSON encoders: json.dumps; 西湖龙井茶; xencoder"
+    >>> [text[start:end] for start, end, _ in pattern.finditer(text)]
     ['encoders', 'json.dumps', '龙井']
     >>> pattern.mark("the JSON encoder")
     'the JSON **encoder**'
@@ -244,15 +284,14 @@ def passage(text: str, pattern: WordPattern | None, width: int = WIDTH) -> str:
     kinds: list[int] = []
     inside: Counter[int] = Counter()
     best, best_count, first = -1, 0, 0
-    for match in islice(pattern.finditer(text), _MAX_MATCHES) if pattern else ():
-        start = match.start()
+    for start, _, word in islice(pattern.finditer(text), _MAX_MATCHES) if pattern else ():
         while first < len(starts) and starts[first] <= start - span:
             inside[kinds[first]] -= 1
             if not inside[kinds[first]]:
                 del inside[kinds[first]]
             first += 1
         starts.append(start)
-        kinds.append(pattern.word(match))  # type: ignore[union-attr]
+        kinds.append(word)
         inside[kinds[-1]] += 1
         if len(inside) > best_count:
             best, best_count = first, len(inside)
@@ -290,8 +329,8 @@ def sentence(text: str, pattern: WordPattern | None, width: int = WIDTH) -> str:
         text = " ".join(text.split())
     ends = [match.end() for match in _SENTENCE_END.finditer(text)]
     words: dict[int, set[int]] = {}
-    for match in islice(pattern.finditer(text), _MAX_MATCHES):
-        words.setdefault(bisect_right(ends, match.start()), set()).add(pattern.word(match))
+    for start, _, word in islice(pattern.finditer(text), _MAX_MATCHES):
+        words.setdefault(bisect_right(ends, start), set()).add(word)
     if not words:
         return ""
     number = max(words, key=lambda index: (len(words[index]), -index))

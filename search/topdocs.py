@@ -139,6 +139,7 @@ class TopDocs:
         self._live: np.ndarray | None = None
         self._terms: OrderedDict[tuple[str, str], _Scored] = OrderedDict()
         self._labels: dict[tuple[str, Any], tuple[list[str], np.ndarray]] = {}
+        self._label_orders: dict[tuple[str, Any], np.ndarray] = {}
         self._stored: OrderedDict[int, dict[str, Any]] = OrderedDict()
         self._documents: OrderedDict[tuple[str, bool], list[int]] = OrderedDict()
         self._blocks: OrderedDict[tuple[int, int], tuple[np.ndarray, Sequence[bytes]]] = OrderedDict()
@@ -200,46 +201,59 @@ class TopDocs:
         found = self._evaluate(query)
         if found is None:
             return np.zeros(self.size), np.zeros(self.size, dtype=bool)
+        if isinstance(found, _Scored):
+            return found.scores, found.matched
         return found
 
-    def _evaluate(self, query: Query) -> tuple[np.ndarray, np.ndarray] | None:
+    def _evaluate(self, query: Query) -> _Scored | tuple[np.ndarray, np.ndarray] | None:
         """:meth:`evaluate`, or None when nothing matches ``query``: the
         fields a word is not in add nothing to an ``Or`` of them, and make
-        an ``And`` match nothing (a sum with zeros is the same sum)."""
+        an ``And`` match nothing (a sum with zeros is the same sum). A term
+        stays as its postings (:class:`_Scored`): an ``Or`` or ``And`` adds
+        each child's scores where it has them, in the children's order, so
+        the sums are those of adding whole arrays, without making one for
+        every term."""
         if type(query) is Term or type(query) is Phrase:
             term = self._scored(query)
             if term.empty:
                 return None
-            scores, matched = term.scores, term.matched
-        else:
-            parts = []
-            for child in query.subqueries:
-                part = self._evaluate(child)
-                if part is not None:
-                    parts.append(part)
-                elif type(query) is And:
-                    return None
-            if not parts:
+            if query.boost != 1.0:
+                return _Scored(term.ids, term.values * query.boost, self.size)
+            return term
+        parts: list[_Scored | tuple[np.ndarray, np.ndarray]] = []
+        for child in query.subqueries:
+            part = self._evaluate(child)
+            if part is not None:
+                parts.append(part)
+            elif type(query) is And:
                 return None
-            if len(parts) == 1:  # scores 0 wherever it does not match: an And of it alone too
-                scores, matched = parts[0]
+        if not parts:
+            return None
+        if len(parts) == 1:  # scores 0 wherever it does not match: an And of it alone too
+            found = parts[0]
+            if query.boost == 1.0:
+                return found
+            if isinstance(found, _Scored):
+                return _Scored(found.ids, found.values * query.boost, self.size)
+            return found[0] * query.boost, found[1]
+        both = type(query) is And
+        scores = np.zeros(self.size)
+        matched = np.ones(self.size, dtype=bool) if both else np.zeros(self.size, dtype=bool)
+        for part in parts:
+            if isinstance(part, _Scored):
+                scores[part.ids] += part.values
+                if both:
+                    matched &= part.matched
+                else:
+                    matched[part.ids] = True
             else:
-                scores = parts[0][0].copy()
-                matched = parts[0][1].copy()  # a term's arrays are kept: never changed in place
-                combine = np.logical_and if type(query) is And else np.logical_or
-                for child_scores, child_matched in parts[1:]:
-                    scores += child_scores
-                    combine(matched, child_matched, out=matched)
-                if type(query) is And:
-                    scores[~matched] = 0.0  # an And scores only where it matches
+                scores += part[0]
+                (np.logical_and if both else np.logical_or)(matched, part[1], out=matched)
+        if both:
+            scores[~matched] = 0.0  # an And scores only where it matches
         if query.boost != 1.0:
-            scores = scores * query.boost
+            scores *= query.boost
         return scores, matched
-
-    def _term(self, query: Term) -> tuple[np.ndarray, np.ndarray]:
-        """A term's unboosted scores and matches (the last few kept)."""
-        found = self._scored(query)
-        return found.scores, found.matched
 
     def _scored(self, query: Term | Phrase) -> _Scored:
         if type(query) is Phrase:
@@ -257,10 +271,9 @@ class TopDocs:
             return self._nothing()
         if any(word.chunks is None for word in words):
             raise QueryError(f"Phrase search: {query.fieldname!r} field has no positions")
-        matched = words[0].matched.copy()
+        docnums = words[0].ids
         for word in words[1:]:
-            matched &= word.matched
-        docnums = np.flatnonzero(matched)
+            docnums = np.intersect1d(docnums, word.ids, assume_unique=True)
         lists = [self._positions(query.fieldname, word, docnums) for word in words]
         found = np.zeros(len(docnums), dtype=bool)
         for at in range(len(docnums)):
@@ -273,15 +286,12 @@ class TopDocs:
         docnums = docnums[found]
         if not len(docnums):
             return self._nothing()
-        scored = _Scored(np.zeros(self.size), np.zeros(self.size, dtype=bool))
-        scored.scores[docnums] = _tree_sum([word.scores[docnums] for word in words])
-        scored.matched[docnums] = True
-        return scored
+        return _Scored(docnums, _tree_sum([word.at(docnums) for word in words]), self.size)
 
     def _nothing(self) -> _Scored:
         """What a term no document has scores (one pair of arrays for all such terms)."""
         if self._none is None:
-            self._none = _Scored(np.zeros(self.size), np.zeros(self.size, dtype=bool))
+            self._none = _Scored(np.zeros(0, dtype=np.int64), np.zeros(0), self.size)
             self._none.empty = True
         return self._none
 
@@ -307,23 +317,24 @@ class TopDocs:
                 continue
         if not infos:
             return self._nothing()
-        scored = _Scored(np.zeros(self.size), np.zeros(self.size, dtype=bool))
+        chunks: list[_Chunk] | None = None
         # The term's document frequency over the corpus, from the entries
         # just read (the searcher would look the term up again in every part).
         bm25 = self._bm25(self.segments[infos[0][0]][0], fieldname, text,
                           sum(info.doc_frequency() for _, info in infos))
         if field.format is not None and field.format.supports("positions"):
-            scored.chunks = []
-        scores, matched = scored.scores, scored.matched
-        for number, info in infos:
-            ids, weights = self._postings(number, info, field.format, scored.chunks)
-            if bm25 is not None:
-                idf, avgfl, b, k1 = bm25
-                lengths = self.lengths(fieldname)[ids]
-                scores[ids] = idf * ((weights * (k1 + 1)) / (weights + k1 * ((1 - b) + b * lengths / avgfl)))
-            else:  # a field without lengths scores by the term's weight
-                scores[ids] = weights
-            matched[ids] = True
+            chunks = []
+        pieces = [self._postings(number, info, field.format, chunks) for number, info in infos]
+        ids = pieces[0][0] if len(pieces) == 1 else np.concatenate([found for found, _ in pieces])
+        weights = pieces[0][1] if len(pieces) == 1 else np.concatenate([found for _, found in pieces])
+        if bm25 is not None:
+            idf, avgfl, b, k1 = bm25
+            lengths = self.lengths(fieldname)[ids]
+            values = idf * ((weights * (k1 + 1)) / (weights + k1 * ((1 - b) + b * lengths / avgfl)))
+        else:  # a field without lengths scores by the term's weight
+            values = weights
+        scored = _Scored(ids, values, self.size)
+        scored.chunks = chunks
         return scored
 
     def _bm25(self, sub: Any, fieldname: str, text: bytes, documents: int) -> tuple[float, float, float, float] | None:
@@ -362,6 +373,8 @@ class TopDocs:
                 chunks.append((int(found[-1]), None, None, where))
                 _kept(self._blocks, where[:2], lambda: (found, values), _KEPT_BLOCKS)
             matcher._next_block()
+        if len(blocks) == 1:
+            return blocks[0], weights_[0]
         return np.concatenate(blocks), np.concatenate(weights_)
 
     def positions(self, fieldname: str, text: str, docnums: Sequence[int]) -> list[list[int] | None] | None:
@@ -380,15 +393,15 @@ class TopDocs:
         assert chunks is not None
         wanted = np.asarray(docnums, dtype=np.int64)
         # The chunk each document would be in: the first whose last document is not before it.
-        where = np.searchsorted(np.array([chunk[0] for chunk in chunks], dtype=np.int64), wanted)
+        where = np.array([chunk[0] for chunk in chunks], dtype=np.int64).searchsorted(wanted)
         answer: list[list[int] | None] = [None] * len(docnums)
         for at in np.unique(where[where < len(chunks)]).tolist():
             ids, values = self._chunk(chunks[at])
             places = np.flatnonzero(where == at)
-            indexes = np.searchsorted(ids, wanted[places])
-            for place, index in zip(places.tolist(), indexes.tolist()):
-                if index < len(ids) and ids[index] == docnums[place]:
-                    answer[place] = decode(values[index])
+            indexes = ids.searchsorted(wanted[places])
+            there = ids[np.minimum(indexes, len(ids) - 1)] == wanted[places]  # the document has the term
+            for place, index in zip(places[there].tolist(), indexes[there].tolist()):
+                answer[place] = decode(values[index])
         return answer
 
     def _chunk(self, chunk: _Chunk) -> tuple[np.ndarray, Sequence[bytes]]:
@@ -429,6 +442,17 @@ class TopDocs:
             found = self._labels[key] = (values, codes)
         return found
 
+    def label_order(self, fieldname: str, keep: Any = None) -> np.ndarray:
+        """The place of each of :meth:`labels`' values among them sorted."""
+        key = (fieldname, keep)
+        found = self._label_orders.get(key)
+        if found is None:
+            values = self.labels(fieldname, keep)[0]
+            found = np.empty(len(values), dtype=np.int64)
+            found[sorted(range(len(values)), key=values.__getitem__)] = np.arange(len(values))
+            self._label_orders[key] = found
+        return found
+
     def kept_matches(self, fieldname: str, text: str) -> np.ndarray | None:
         """True for every document with the term, if its arrays are kept
         (a query scored it lately); None if they are not."""
@@ -437,26 +461,26 @@ class TopDocs:
 
     def term_matches(self, fieldname: str, value: Any) -> np.ndarray:
         """True for every document with the term (deleted ones included)."""
-        return self._term(Term(fieldname, value))[1]
+        return self._scored(Term(fieldname, value)).matched
 
     def matches_any(self, fieldnames: Iterable[str], text: str) -> np.ndarray:
         """True for every document that has the term ``text`` in one of the fields."""
         found = np.zeros(self.size, dtype=bool)
         for fieldname in fieldnames:
-            found |= self._term(Term(fieldname, text))[1]
+            found[self._scored(Term(fieldname, text)).ids] = True
         return found
 
     def term_scores(self, query: Query, anchor: bool, docnums: Sequence[int] | None = None) -> np.ndarray:
         """Every document's (or each of ``docnums``') summed score for the
         terms of ``query`` in the anchor field (``anchor``) or in the other
         fields, whether or not the document matches the query as a whole."""
-        picked = slice(None) if docnums is None else np.asarray(docnums, dtype=np.int64)
-        total = np.zeros(self.size if docnums is None else len(docnums))
+        picked = None if docnums is None else np.asarray(docnums, dtype=np.int64)
+        total = np.zeros(self.size if picked is None else len(picked))
         for leaf in _terms_of(query):
             if (leaf.fieldname == self.anchor_field) == anchor:
                 term = self._scored(leaf)
                 if not term.empty:  # no document has it: it adds nothing
-                    total += term.scores[picked] * leaf.boost
+                    total += (term.scores if picked is None else term.at(picked)) * leaf.boost
         return total
 
     def link_documents(self) -> None:
@@ -617,15 +641,47 @@ def _tree_sum(arrays: list[np.ndarray]) -> np.ndarray:
 
 
 class _Scored:
-    """A term's scores, matches, and where its positions lie (None: a field without positions)."""
+    """A term's scores where it matches (``ids`` ascending, ``values``), and
+    where its positions lie (None: a field without positions); as arrays of
+    every document, made when first asked for: most terms of a query are
+    only added up where they match."""
 
-    __slots__ = ("scores", "matched", "chunks", "empty")
+    __slots__ = ("ids", "values", "size", "chunks", "empty", "_scores", "_matched")
 
-    def __init__(self, scores: np.ndarray, matched: np.ndarray) -> None:
-        self.scores = scores
-        self.matched = matched
+    def __init__(self, ids: np.ndarray, values: np.ndarray, size: int) -> None:
+        self.ids = ids
+        self.values = values
+        self.size = size
         self.chunks: list[_Chunk] | None = None
         self.empty = False  # no document has the term
+        self._scores: np.ndarray | None = None
+        self._matched: np.ndarray | None = None
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Every document's score (0 where the term is not): read it, never change it."""
+        if self._scores is None:
+            self._scores = np.zeros(self.size)
+            self._scores[self.ids] = self.values
+        return self._scores
+
+    @property
+    def matched(self) -> np.ndarray:
+        """True for every document with the term: read it, never change it."""
+        if self._matched is None:
+            self._matched = np.zeros(self.size, dtype=bool)
+            self._matched[self.ids] = True
+        return self._matched
+
+    def at(self, docnums: np.ndarray) -> np.ndarray:
+        """The scores of ``docnums`` (0 where the term is not)."""
+        where = self.ids.searchsorted(docnums)
+        inside = where < len(self.ids)
+        found = np.zeros(len(docnums))
+        hits = inside.copy()
+        hits[inside] = self.ids[where[inside]] == docnums[inside]
+        found[hits] = self.values[where[hits]]
+        return found
 
 
 def _block(postfile: Any, where: tuple[int, int, int, int, bool], offset: int) -> tuple[np.ndarray, np.ndarray, Any]:
@@ -637,7 +693,10 @@ def _block(postfile: Any, where: tuple[int, int, int, int, bool], offset: int) -
     block = block_data(zlib.decompress(data) if compressed else data)
     if isinstance(block, PackedBlock):
         gaps = np.frombuffer(block.data, _LITTLE[block.idtype], block.count, block.ids_at)
-        found = (gaps.astype(np.int64) if byteids else np.cumsum(gaps, dtype=np.int64)) + offset
+        found = gaps.astype(np.int64)  # cast, then summed: np.cumsum(gaps, dtype=...) takes twice as long
+        if not byteids:
+            found = found.cumsum()
+        found += offset
         if block.weight_type is not None:
             weights = np.frombuffer(block.data, _LITTLE[block.weight_type], block.count,
                                     block.weights_at).astype(np.float64)

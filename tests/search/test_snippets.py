@@ -10,7 +10,7 @@ import pytest
 from search.snippets import WordPattern, passage, trim, word_pattern
 
 PIECES = ["a", "b", "e", "s", "us", "Use", "USER", "json.dumps", "JSON", "*", "**", " ", "  ", "\n", "\t",
-          "西湖", "龙井", "é", "—", ".", "-", "x1", "_", "ſ", "K", "ﬁ"]
+          "西湖", "龙井", "é", "—", ".", "-", "x1", "_", "ſ", "K", "ﬁ", "1"]
 
 
 def _text(rng: random.Random, size: int) -> str:
@@ -54,15 +54,36 @@ def test_tokens_found_by_find_are_the_expressions_matches() -> None:
     checked = 0
     for _ in range(3000):
         text = _text(rng, 200).encode("ascii", "ignore").decode()
-        tokens = [[rng.choice(["us", "use", "json.dumps", "json", "a", "be", "s", "x1", "k"])]
+        tokens = [rng.sample(["us", "use", "json.dumps", "json", "a", "be", "s", "x1", "k", "Use"], rng.randrange(1, 3))
                   for _ in range(rng.randrange(1, 4))]
         pattern = word_pattern(tokens)
         assert isinstance(pattern, WordPattern) and pattern._literals is not None
-        everywhere = [(m.start(), m.end(), m.lastindex) for m in pattern.regex.finditer(text)
-                      if not (m.start() and text[m.start() - 1].isalnum())]
-        assert [(m.start(), m.end(), m.lastindex) for m in pattern.finditer(text)] == everywhere
+        everywhere = [(m.start(), m.end(), pattern.word_of[m.lastindex - 1]) for m in pattern.regex.finditer(text)
+                      if m.lastindex and not (m.start() and text[m.start() - 1].isalnum())]
+        assert list(pattern.finditer(text)) == everywhere
         checked += bool(everywhere)
     assert checked > 1000
+
+
+def test_tokens_without_case_found_by_find_are_the_expressions_matches() -> None:
+    """In any text, a pattern of tokens without case (CJK, digits) is tried
+    only where a token stands as it is: the matches are its expression's."""
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(3000):
+        text = _text(rng, 200)
+        tokens = [rng.sample(["西湖", "龙井", "龙", "1", "x1", "—"], rng.randrange(1, 3))
+                  for _ in range(rng.randrange(1, 3))]
+        pattern = word_pattern(tokens)
+        assert isinstance(pattern, WordPattern)
+        if not pattern._caseless:
+            continue
+        everywhere = [(m.start(), m.end(), pattern.word_of[m.lastindex - 1]) for m in pattern.regex.finditer(text)
+                      if m.lastindex and not (m.start() and text[m.start() - 1].isalnum()
+                                              and not "\u4e00" <= text[m.start()] <= "\u9fff")]
+        assert list(pattern.finditer(text)) == everywhere
+        checked += bool(everywhere)
+    assert checked > 500
 
 
 @pytest.mark.parametrize("text", ["Stay here. The JSON encoder: json.dumps(x) encodes; use it.", "西湖龙井茶是绿茶"])
