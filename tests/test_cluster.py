@@ -126,11 +126,13 @@ def test_a_crawl_on_a_cluster_gives_the_pages_index_and_rates_of_one_server(
         # Arrival times carry the machine's scheduling noise: the median gap,
         # not the least, shows the floor (each gap is 1x-1.5x DOWNLOAD_DELAY).
         assert statistics.median(gaps) >= DELAY, (site, statistics.median(gaps))
-        one_rate, rate = 1 / statistics.mean(one_gaps[site]), 1 / statistics.mean(gaps)
-        # Never faster than on one server. Not slower either, on a quiet
-        # machine; but that is speed, and a loaded machine's crawl process is
-        # CPU-bound at these delays: speed is for benchmarks to measure.
-        assert rate <= one_rate * 1.15, (site, one_rate, rate)
+        # Never faster than a site's limit, one page a DOWNLOAD_DELAY, on
+        # average either. Not against the one-server crawl's own rate: at
+        # these delays a crawl is CPU-bound, and a reference crawl slowed by
+        # a loaded machine made a cluster crawl look too fast (8.7 against
+        # 13.8 pages/s, both under the limit of 20); speed is for
+        # benchmarks to measure.
+        assert statistics.mean(gaps) >= DELAY, (site, statistics.mean(gaps), statistics.mean(one_gaps[site]))
 
 
 def test_a_master_killed_and_restarted_mid_crawl_loses_nothing(
