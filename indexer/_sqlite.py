@@ -18,12 +18,34 @@ def connect(path: Path, schema: str, readonly: bool = False) -> sqlite3.Connecti
     indexer works) never wait for it and never see half a commit.
     """
     if readonly:
-        return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        return _reader(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, check_same_thread=False)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
     db.executescript(schema)
+    return db
+
+
+def _reader(path: Path) -> sqlite3.Connection:
+    """A read-only connection to ``path``.
+
+    A reader of a WAL database creates its shared-memory file beside it
+    (``-shm``), which a full disk refuses ("disk I/O error"). When no
+    write-ahead log is left, the database file holds every commit: it is
+    then read as an immutable file, so that search and ``stats`` still work
+    on a full disk. With a log left, the error stands (the file alone may
+    lack the log's commits).
+    """
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+    try:
+        db.execute("PRAGMA schema_version").fetchone()
+    except sqlite3.OperationalError:
+        db.close()
+        log = path.with_name(path.name + "-wal")
+        if log.exists() and log.stat().st_size:
+            raise
+        return sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
     return db
 
 

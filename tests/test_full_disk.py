@@ -7,6 +7,7 @@ for the test and unmounted after it, whatever happened."""
 
 from __future__ import annotations
 
+import errno
 import json
 import random
 import re
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from crawler.datadir import redis_dir
+from indexer.store import PageStore
 from tests.commands import crawl, run
 from tests.webserver import page, serve_site, text
 
@@ -132,3 +134,28 @@ def test_the_indexer_beside_the_crawl_on_a_full_disk_stops_the_crawl(tmp_path: P
         line = _stopped_in_one_line(done, data)
         assert "the indexer could not write" in line
         assert _documents(data) >= before
+
+
+def _fill(directory: Path) -> None:
+    """Write ``directory``'s file system full."""
+    with open(directory / "filler", "wb", buffering=0) as filler:
+        try:
+            while True:
+                filler.write(b"\0" * 4096)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC, exc
+
+
+def test_the_page_store_reads_on_a_full_disk(tmp_path: Path) -> None:
+    """A reader of a WAL database makes a shared-memory file beside it, which
+    a full disk refuses: search and ``stats`` must still read the pages."""
+    with small_disk(tmp_path / "disk", 2) as disk:
+        path = disk / "pages.sqlite"
+        with PageStore(path) as store:
+            store.put({"url": "http://harbour.test/ferry", "title": "Ferry timetable", "text": "at dawn"},
+                      "harbour.test")
+            store.commit()
+        _fill(disk)
+        with PageStore(path, readonly=True) as store:
+            found = store.get("http://harbour.test/ferry")
+        assert found is not None and found["title"] == "Ferry timetable"
