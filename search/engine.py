@@ -873,7 +873,7 @@ class SearchEngine:
                     found = proximity.phrase_and_near(positions, ranking.NEAR_WORDS)
                     if any(found):
                         counts[owner[docnum]][name] = found
-        idf = sum(searcher.idf(fields.BODY, token) for token in sequence) / len(sequence)
+        idf = sum(top.idf(fields.BODY, token) for token in sequence) / len(sequence)
         return {
             url: idf * proximity.bonus(found, ranking.FIELD_WEIGHTS, ranking.EXACT_PHRASE)
             for url, found in counts.items() if found

@@ -320,8 +320,8 @@ class TopDocs:
         chunks: list[_Chunk] | None = None
         # The term's document frequency over the corpus, from the entries
         # just read (the searcher would look the term up again in every part).
-        bm25 = self._bm25(self.segments[infos[0][0]][0], fieldname, text,
-                          sum(info.doc_frequency() for _, info in infos))
+        documents = sum(info.doc_frequency() for _, info in infos)
+        bm25 = self._bm25(self.segments[infos[0][0]][0], fieldname, text, documents)
         if field.format is not None and field.format.supports("positions"):
             chunks = []
         pieces = [self._postings(number, info, field.format, chunks) for number, info in infos]
@@ -335,6 +335,7 @@ class TopDocs:
             values = weights
         scored = _Scored(ids, values, self.size)
         scored.chunks = chunks
+        scored.documents = documents
         return scored
 
     def _bm25(self, sub: Any, fieldname: str, text: bytes, documents: int) -> tuple[float, float, float, float] | None:
@@ -392,16 +393,22 @@ class TopDocs:
         chunks = found.chunks
         assert chunks is not None
         wanted = np.asarray(docnums, dtype=np.int64)
-        # The chunk each document would be in: the first whose last document is not before it.
-        where = np.array([chunk[0] for chunk in chunks], dtype=np.int64).searchsorted(wanted)
         answer: list[list[int] | None] = [None] * len(docnums)
-        for at in np.unique(where[where < len(chunks)]).tolist():
-            ids, values = self._chunk(chunks[at])
-            places = np.flatnonzero(where == at)
-            indexes = ids.searchsorted(wanted[places])
-            there = ids[np.minimum(indexes, len(ids) - 1)] == wanted[places]  # the document has the term
-            for place, index in zip(places[there].tolist(), indexes[there].tolist()):
-                answer[place] = decode(values[index])
+        # The chunks hold the term's postings one after another: each
+        # document's posting, found among them all, is in the chunk whose
+        # postings end after it, at its place past those before.
+        postings = found.ids
+        at = postings.searchsorted(wanted)
+        places = np.flatnonzero(postings[np.minimum(at, len(postings) - 1)] == wanted)  # the documents with the term
+        ends = postings.searchsorted(np.array([chunk[0] for chunk in chunks], dtype=np.int64), side="right")
+        numbers = ends.searchsorted(at[places], side="right")
+        starts = [0, *ends.tolist()]
+        opened: dict[int, Sequence[bytes]] = {}
+        for place, posting, number in zip(places.tolist(), at[places].tolist(), numbers.tolist()):
+            values = opened.get(number)
+            if values is None:
+                values = opened[number] = self._chunk(chunks[number])[1]
+            answer[place] = decode(values[posting - starts[number]])
         return answer
 
     def _chunk(self, chunk: _Chunk) -> tuple[np.ndarray, Sequence[bytes]]:
@@ -452,6 +459,16 @@ class TopDocs:
             found[sorted(range(len(values)), key=values.__getitem__)] = np.arange(len(values))
             self._label_orders[key] = found
         return found
+
+    def idf(self, fieldname: str, text: str) -> float:
+        """The searcher's IDF of a term; from the document frequency its
+        scoring read, if a query scored it lately (the searcher would look
+        the term up again in every part of the index)."""
+        found = self._terms.get((fieldname, text))
+        idf_of = getattr(self.searcher.weighting, "idf_of", None)
+        if found is None or idf_of is None:
+            return float(self.searcher.idf(fieldname, text))
+        return float(idf_of(found.documents))
 
     def kept_matches(self, fieldname: str, text: str) -> np.ndarray | None:
         """True for every document with the term, if its arrays are kept
@@ -646,7 +663,7 @@ class _Scored:
     every document, made when first asked for: most terms of a query are
     only added up where they match."""
 
-    __slots__ = ("ids", "values", "size", "chunks", "empty", "_scores", "_matched")
+    __slots__ = ("ids", "values", "size", "chunks", "empty", "documents", "_scores", "_matched")
 
     def __init__(self, ids: np.ndarray, values: np.ndarray, size: int) -> None:
         self.ids = ids
@@ -654,6 +671,7 @@ class _Scored:
         self.size = size
         self.chunks: list[_Chunk] | None = None
         self.empty = False  # no document has the term
+        self.documents = 0  # a term's document frequency, deleted documents included (a phrase's: 0)
         self._scores: np.ndarray | None = None
         self._matched: np.ndarray | None = None
 
