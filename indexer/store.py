@@ -118,7 +118,8 @@ class PageStore:
         self._row = "url, host, title, lang, status, depth, fetched, data, " + ", ".join(
             name if name in columns else "NULL" for name in _PAGE_COLUMNS)
         self._sections = "sections" in columns
-        self._text = "text" in columns
+        # The text and sections columns, as :meth:`bodies` reads them (NULL: a store from before).
+        self._columns = ", ".join(name if name in columns else "NULL" for name in ("text", "sections"))
 
     def close(self) -> None:
         self.db.close()
@@ -177,42 +178,43 @@ class PageStore:
     def bodies(self, urls: Iterable[str]) -> dict[str, tuple[str, list[list[str]]]]:
         """Body text and sections (``[id, text]``) of each stored page among
         ``urls``: what a result's snippet and deep link are cut from. Read
-        from their own columns; from the page's data for a page stored
-        before them."""
-        if not self._text or not self._sections:
-            return self._bodies_from_data(urls)
+        from their own columns; from the page's data where a page was
+        stored before one of them."""
         found: dict[str, tuple[str, list[list[str]]]] = {}
         older = []
-        for url, text, sections in rows_in(self.db, "SELECT url, text, sections FROM pages WHERE url IN", urls):
+        for url, text, sections in rows_in(self.db, f"SELECT url, {self._columns} FROM pages WHERE url IN", urls):
             if text is None or sections is None:
                 older.append(url)
             else:
                 found[url] = (zlib.decompress(text).decode(), json.loads(sections))
         if older:
-            found.update(self._bodies_from_data(older))
-        return found
-
-    def _bodies_from_data(self, urls: Iterable[str]) -> dict[str, tuple[str, list[list[str]]]]:
-        found: dict[str, tuple[str, list[list[str]]]] = {}
-        for url, blob in rows_in(self.db, "SELECT url, data FROM pages WHERE url IN", urls):
-            data = json.loads(zlib.decompress(blob))
-            found[url] = (data.get("text") or "", data.get("sections") or [])
+            found.update(self._from_data(older))
         return found
 
     def sections(self, urls: Iterable[str]) -> dict[str, list[list[str]]]:
         """The sections of each stored page among ``urls``, as :meth:`bodies`
         gives them, without reading the pages' text."""
-        if not self._sections:
-            return {url: sections for url, (_, sections) in self._bodies_from_data(urls).items()}
         found: dict[str, list[list[str]]] = {}
         older = []
-        for url, sections in rows_in(self.db, "SELECT url, sections FROM pages WHERE url IN", urls):
+        column = "sections" if self._sections else "NULL"
+        for url, sections in rows_in(self.db, f"SELECT url, {column} FROM pages WHERE url IN", urls):
             if sections is None:
                 older.append(url)
             else:
                 found[url] = json.loads(sections)
         if older:
-            found.update((url, sections) for url, (_, sections) in self._bodies_from_data(older).items())
+            found.update((url, sections) for url, (_, sections) in self._from_data(older).items())
+        return found
+
+    def _from_data(self, urls: list[str]) -> dict[str, tuple[str, list[list[str]]]]:
+        """:meth:`bodies` of pages stored before the text or sections column:
+        what their column lacks, from their data."""
+        found: dict[str, tuple[str, list[list[str]]]] = {}
+        query = f"SELECT url, data, {self._columns} FROM pages WHERE url IN"
+        for url, blob, text, sections in rows_in(self.db, query, urls):
+            data = json.loads(zlib.decompress(blob))
+            found[url] = (data.get("text") or "" if text is None else zlib.decompress(text).decode(),
+                          data.get("sections") or [] if sections is None else json.loads(sections))
         return found
 
     def hosts(self) -> set[str]:

@@ -62,6 +62,14 @@ def test_the_text_is_kept_in_its_own_column_and_read_back(tmp_path: Path) -> Non
             "http://b.test/": (_PAGES[2]["text"], []),
         }
         assert [stored["text"] for stored in store.pages()] == [item["text"] for item in _PAGES]
+    db = sqlite3.connect(pages_path(tmp_path))  # sections stored before their column, the text after its
+    db.execute("UPDATE pages SET sections = NULL WHERE url = 'http://a.test/'")
+    db.commit()
+    db.close()
+    with PageStore(pages_path(tmp_path), readonly=True) as store:
+        assert store.bodies(["http://a.test/"]) == {"http://a.test/": (_PAGES[0]["text"], [["hours", "Opening hours"]])}
+        assert store.sections(["http://a.test/", "http://b.test/"]) == {"http://a.test/": [["hours", "Opening hours"]],
+                                                                        "http://b.test/": []}
 
 
 def test_a_page_without_text_keeps_saying_so(tmp_path: Path) -> None:
