@@ -22,6 +22,7 @@ says which.
 
 from __future__ import annotations
 
+import struct
 import zlib
 from bisect import bisect_right
 from collections import OrderedDict
@@ -29,6 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
+from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC
 from whoosh.query import And, Or, Phrase, Query, QueryError, Term
 from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25FScorer
@@ -324,7 +326,7 @@ class TopDocs:
         bm25 = self._bm25(self.segments[infos[0][0]][0], fieldname, text, documents)
         if field.format is not None and field.format.supports("positions"):
             chunks = []
-        pieces = [self._postings(number, info, field.format, chunks) for number, info in infos]
+        pieces = [self._postings(number, info, chunks) for number, info in infos]
         ids = pieces[0][0] if len(pieces) == 1 else np.concatenate([found for found, _ in pieces])
         weights = pieces[0][1] if len(pieces) == 1 else np.concatenate([found for _, found in pieces])
         if bm25 is not None:
@@ -347,8 +349,7 @@ class TopDocs:
             return parameters(sub, fieldname, text, documents)  # type: ignore[no-any-return]
         return _parameters(weighting.scorer(sub, fieldname, text))
 
-    def _postings(self, number: int, info: Any, format_: Any,
-                  chunks: list[_Chunk] | None) -> tuple[np.ndarray, np.ndarray]:
+    def _postings(self, number: int, info: Any, chunks: list[_Chunk] | None) -> tuple[np.ndarray, np.ndarray]:
         """A term's document numbers (in the corpus) and weights in one
         segment, deleted documents included; where its positions lie added
         to ``chunks``, unless None."""
@@ -361,19 +362,20 @@ class TopDocs:
             if isinstance(weights, (int, float)):
                 return found, np.full(len(found), float(weights))
             return found, np.asarray(weights, dtype=np.float64) if weights else np.ones(len(found))
-        terms = reader._terms
-        matcher = terms._codec.postings_reader(terms._postfile, info, format_)
+        postfile = reader._terms._postfile
         blocks: list[np.ndarray] = []
         weights_: list[np.ndarray] = []
-        while matcher.is_active():
-            where = (number, matcher._dataoffset, matcher._nextoffset, matcher._compression, matcher._byteids)
-            found, weights, values = _block(terms._postfile, where, offset)
+        for start, end, compression in _block_places(postfile, info.extent()[0]):
+            where = (number, start, end, compression, False)
+            found, weights, values = _block(postfile, where, offset)
             blocks.append(found)
             weights_.append(weights)
             if chunks is not None:
                 chunks.append((int(found[-1]), None, None, where))
-                _kept(self._blocks, where[:2], lambda: (found, values), _KEPT_BLOCKS)
-            matcher._next_block()
+                self._blocks[where[:2]] = found, values
+                self._blocks.move_to_end(where[:2])
+                if len(self._blocks) > _KEPT_BLOCKS:
+                    self._blocks.popitem(last=False)
         if len(blocks) == 1:
             return blocks[0], weights_[0]
         return np.concatenate(blocks), np.concatenate(weights_)
@@ -700,6 +702,29 @@ class _Scored:
         hits[inside] = self.ids[where[inside]] == docnums[inside]
         found[hits] = self.values[where[hits]]
         return found
+
+
+# Each posting block's length, before its header (negative: the list's last block).
+_BLOCK_LENGTH = struct.Struct("!i")
+
+
+def _block_places(postfile: Any, start: int) -> Iterator[tuple[int, int, int]]:
+    """Where the data of each block of the posting list at ``start`` begins
+    and ends, and its compression: Whoosh 3's layout, read as its matcher
+    reads it (a dozen calls a block: most of the cost of a short list)."""
+    magic = postfile.get(start, len(WHOOSH3_HEADER_MAGIC))
+    if magic != WHOOSH3_HEADER_MAGIC:
+        raise Exception(f"Block tag error {magic!r}")  # what Whoosh's matcher raises
+    position = start + len(WHOOSH3_HEADER_MAGIC)
+    while True:
+        (length,) = _BLOCK_LENGTH.unpack(postfile.get(position, _BLOCK_LENGTH.size))
+        postfile.seek(position + _BLOCK_LENGTH.size)
+        compression = postfile.read_pickle()[3]  # (count, last id, max weight, compression, lengths)
+        end = position + _BLOCK_LENGTH.size + abs(length)
+        yield postfile.tell(), end, compression
+        if length < 0:
+            return
+        position = end
 
 
 def _block(postfile: Any, where: tuple[int, int, int, int, bool], offset: int) -> tuple[np.ndarray, np.ndarray, Any]:
