@@ -167,6 +167,10 @@ class TopDocs:
     def stored_fields(self, docnum: int) -> dict[str, Any]:
         """A document's stored fields, as the searcher reads them (the last
         ``_KEPT_DOCUMENTS`` kept: read them, never change them in place)."""
+        if self._every_stored:  # every live document's are kept: none is dropped, no order of use to keep
+            found = self._stored.get(docnum)
+            if found is not None:
+                return found
         read = self._columns.read if self._columns is not None else self.searcher.stored_fields
         return _kept(self._stored, docnum, lambda: read(docnum), _KEPT_DOCUMENTS)
 
