@@ -407,7 +407,7 @@ class _TermsReader(W3TermsReader):  # type: ignore[misc]
         infos = self._infos
         if key in infos:
             return infos[key]
-        data = self._tindex.get(self._keycoder(fieldname, tbytes))
+        data = _hash_get(self._tindex, self._keycoder(fieldname, tbytes))
         found = None if data is None else CompactTermInfo.from_bytes(data)
         if len(infos) >= _KEPT_INFOS:
             infos.clear()
@@ -449,6 +449,41 @@ class _TermsReader(W3TermsReader):  # type: ignore[misc]
         if found is None:
             raise TermNotFound(f"No term {fieldname}:{tbytes!r}")
         return found
+
+
+# A hash table slot of Whoosh's hash files: the key's hash, where its item is.
+_SLOT = struct.Struct("!Iq")
+
+
+def _hash_get(table: Any, key: bytes) -> bytes | None:
+    """``table.get(key)``: the first value of ``key`` in a Whoosh hash file
+    (None if it has none), found by the same probe of the same slots in
+    one function where the file is in memory. Whoosh's takes a generator,
+    a hash through a hex string and a method call for each read: most of
+    the time of a term's look-up, which a search makes for each field of
+    each word in each part of the index."""
+    buf = getattr(table.dbfile, "_buf", None)
+    if buf is None or table.hashfn is not md5_hash:
+        return table.get(key)  # type: ignore[no-any-return]
+    keyhash = _md5_hash(key)
+    start, slots = table.tables[keyhash & 255]
+    if not slots:
+        return None
+    end = start + slots * _SLOT.size
+    slot = start + (keyhash >> 8) % slots * _SLOT.size
+    for _ in range(slots):
+        found, item = _SLOT.unpack_from(buf, slot)
+        if not item:
+            return None
+        if found == keyhash:
+            keylength, length = _KEY_VALUE_LENGTHS.unpack_from(buf, item)
+            item += _KEY_VALUE_LENGTHS.size
+            if keylength == len(key) and buf[item : item + keylength] == key:
+                return bytes(buf[item + keylength : item + keylength + length])
+        slot += _SLOT.size
+        if slot == end:
+            slot = start
+    return None
 
 
 class _FieldCursor(W3FieldCursor):  # type: ignore[misc]
@@ -754,12 +789,21 @@ class _MappedFile(BufferFile):  # type: ignore[misc]
         page index read whole: 24.6 -> 21.3 ms). A longer pickle is read
         from here (a cut one never unpickles: it ends at its STOP opcode)."""
         start = self._position
-        head = BytesIO(bytes(self._buf[start : start + _PICKLE_HEAD]))
+        head = bytes(self._buf[start : start + _PICKLE_HEAD])
         try:
-            found = pickle.load(head)
+            found = pickle.loads(head)  # what follows the pickle is left alone
         except (EOFError, ValueError, pickle.UnpicklingError):
             return pickle.load(self)
-        self._position = start + head.tell()
+        # Where it ends: the same value pickled again, as a block's header
+        # is (protocol 2), when that is how it begins (half the time of
+        # unpickling from a stream, which tells where it stopped).
+        again = pickle.dumps(found, 2)
+        if head.startswith(again):
+            self._position = start + len(again)
+        else:
+            stream = BytesIO(head)
+            pickle.load(stream)
+            self._position = start + stream.tell()
         return found
 
     def close(self) -> None:

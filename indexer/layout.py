@@ -128,17 +128,24 @@ class Layout:
 
     def anchor_dirs(self) -> list[Path]:
         """The anchor parts to read: the anchor shards, in shard order, or
-        the one anchor index of earlier versions while it is there."""
-        if self.old_anchors.is_dir():
+        the one anchor index of earlier versions while it is there (asked
+        of the system directly: ``Path.is_dir`` of a path that is not there
+        costs a raised and caught error, a few times a ``stat``)."""
+        if os.path.isdir(self.old_anchors):
             return [self.old_anchors]
         return self._numbered(_ANCHOR_SHARD)
 
     def _numbered(self, prefix: str) -> list[Path]:
-        if not self.root.is_dir():
+        """The directories named ``prefix`` and a number, in number order:
+        read in one listing, with each entry's type (a search checks the
+        parts there are before each query)."""
+        try:
+            with os.scandir(self.root) as entries:
+                found = [(int(entry.name[len(prefix):]), Path(entry.path)) for entry in entries
+                         if entry.name.startswith(prefix) and entry.name[len(prefix):].isdigit() and entry.is_dir()]
+        except (FileNotFoundError, NotADirectoryError):
             return []
-        found = [path for path in self.root.iterdir()
-                 if path.name.startswith(prefix) and path.name[len(prefix):].isdigit() and path.is_dir()]
-        return sorted(found, key=lambda path: int(path.name[len(prefix):]))
+        return [path for _, path in sorted(found, key=lambda numbered: numbered[0])]
 
     def shard_dir(self, number: int) -> Path:
         return self.root / f"{_PAGES}{number}"

@@ -26,7 +26,8 @@ from indexer._sqlite import connect, rows_in
 
 __all__ = ["PageStore", "STORED_FIELDS"]
 
-# Page fields kept compressed in one blob; the rest are columns.
+# Page fields kept compressed in one blob (the text in a blob of its own);
+# the rest are columns.
 STORED_FIELDS = ("description", "keywords", "headings", "emphasis", "text", "links", "sections")
 
 _SCHEMA = """
@@ -42,7 +43,8 @@ CREATE TABLE IF NOT EXISTS pages (
     members_only INTEGER NOT NULL DEFAULT 0,
     kind TEXT NOT NULL DEFAULT '',
     size INTEGER,
-    sections TEXT
+    sections TEXT,
+    text BLOB
 );
 CREATE TABLE IF NOT EXISTS aliases (
     alias TEXT PRIMARY KEY,
@@ -91,9 +93,14 @@ _ADDED_COLUMNS = (
     # looks at the headings of many pages and shows the text of a few
     # (NULL: stored before; read from the page's data).
     ("sections", "TEXT"),
+    # The page's text, zlib-compressed UTF-8, out of the page's data: a
+    # result's snippet is cut from it without decompressing and parsing the
+    # page's links and other fields (NULL: stored before; the text is in
+    # the page's data).
+    ("text", "BLOB"),
 )
 # The added columns a page row is read with (:func:`_page`).
-_PAGE_COLUMNS = ("members_only", "kind", "size")
+_PAGE_COLUMNS = ("members_only", "kind", "size", "text")
 
 
 class PageStore:
@@ -111,6 +118,8 @@ class PageStore:
         self._row = "url, host, title, lang, status, depth, fetched, data, " + ", ".join(
             name if name in columns else "NULL" for name in _PAGE_COLUMNS)
         self._sections = "sections" in columns
+        # The text and sections columns, as :meth:`bodies` reads them (NULL: a store from before).
+        self._columns = ", ".join(name if name in columns else "NULL" for name in ("text", "sections"))
 
     def close(self) -> None:
         self.db.close()
@@ -127,15 +136,19 @@ class PageStore:
     def put(self, item: dict[str, Any], host: str) -> None:
         """Store (or replace) a page item as the crawler produced it."""
         data = {name: item.get(name) for name in STORED_FIELDS}
+        text = data.pop("text")
+        if not isinstance(text, str):  # no text: the data says so, as in a row from before the text column
+            data["text"] = text
         blob = zlib.compress(json.dumps(data, ensure_ascii=False).encode(), 3)
         self.db.execute(
             "INSERT OR REPLACE INTO pages (url, host, title, lang, status, depth, fetched, data, members_only,"
-            " kind, size, sections) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " kind, size, sections, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 item["url"], host, item.get("title") or "", item.get("lang") or "",
                 item.get("status"), item.get("depth"), item.get("fetched"), blob,
                 int(bool(item.get("members_only"))), item.get("kind") or "", item.get("size"),
                 json.dumps(item.get("sections") or [], ensure_ascii=False),
+                zlib.compress(text.encode(), 3) if isinstance(text, str) else None,
             ),
         )
         # A page fetched under its own URL is no longer anybody's alias.
@@ -164,27 +177,44 @@ class PageStore:
 
     def bodies(self, urls: Iterable[str]) -> dict[str, tuple[str, list[list[str]]]]:
         """Body text and sections (``[id, text]``) of each stored page among
-        ``urls``: what a result's snippet and deep link are cut from."""
+        ``urls``: what a result's snippet and deep link are cut from. Read
+        from their own columns; from the page's data where a page was
+        stored before one of them."""
         found: dict[str, tuple[str, list[list[str]]]] = {}
-        for url, blob in rows_in(self.db, "SELECT url, data FROM pages WHERE url IN", urls):
-            data = json.loads(zlib.decompress(blob))
-            found[url] = (data.get("text") or "", data.get("sections") or [])
+        older = []
+        for url, text, sections in rows_in(self.db, f"SELECT url, {self._columns} FROM pages WHERE url IN", urls):
+            if text is None or sections is None:
+                older.append(url)
+            else:
+                found[url] = (zlib.decompress(text).decode(), json.loads(sections))
+        if older:
+            found.update(self._from_data(older))
         return found
 
     def sections(self, urls: Iterable[str]) -> dict[str, list[list[str]]]:
         """The sections of each stored page among ``urls``, as :meth:`bodies`
         gives them, without reading the pages' text."""
-        if not self._sections:
-            return {url: sections for url, (_, sections) in self.bodies(urls).items()}
         found: dict[str, list[list[str]]] = {}
         older = []
-        for url, sections in rows_in(self.db, "SELECT url, sections FROM pages WHERE url IN", urls):
+        column = "sections" if self._sections else "NULL"
+        for url, sections in rows_in(self.db, f"SELECT url, {column} FROM pages WHERE url IN", urls):
             if sections is None:
                 older.append(url)
             else:
                 found[url] = json.loads(sections)
         if older:
-            found.update((url, sections) for url, (_, sections) in self.bodies(older).items())
+            found.update((url, sections) for url, (_, sections) in self._from_data(older).items())
+        return found
+
+    def _from_data(self, urls: list[str]) -> dict[str, tuple[str, list[list[str]]]]:
+        """:meth:`bodies` of pages stored before the text or sections column:
+        what their column lacks, from their data."""
+        found: dict[str, tuple[str, list[list[str]]]] = {}
+        query = f"SELECT url, data, {self._columns} FROM pages WHERE url IN"
+        for url, blob, text, sections in rows_in(self.db, query, urls):
+            data = json.loads(zlib.decompress(blob))
+            found[url] = (data.get("text") or "" if text is None else zlib.decompress(text).decode(),
+                          data.get("sections") or [] if sections is None else json.loads(sections))
         return found
 
     def hosts(self) -> set[str]:
@@ -339,8 +369,10 @@ class PageStore:
 
 
 def _page(row: tuple[Any, ...]) -> dict[str, Any]:
-    url, host, title, lang, status, depth, fetched, blob, members_only, kind, size = row
+    url, host, title, lang, status, depth, fetched, blob, members_only, kind, size, text = row
     page = json.loads(zlib.decompress(blob))
+    if text is not None:
+        page["text"] = zlib.decompress(text).decode()
     page.update(
         url=url, host=host, title=title, lang=lang, status=status, depth=depth, fetched=fetched
     )

@@ -211,7 +211,7 @@ class _Candidate:
     text: float
     level: int = 0
     words_matched: int = 0
-    features: ranking.Features = field(default=ranking.Features(text=0.0))  # frozen: one for all, until ranked
+    features: ranking.Features = field(default=ranking.Features(text=0.0))  # immutable: one for all, until ranked
     final: float = 0.0
 
     def add(self, docnum: int, stored: dict[str, Any], score: float = 0.0) -> None:
@@ -738,7 +738,7 @@ class SearchEngine:
         for candidate in head:
             if any(len(section) > 1 and self._analyses_to(section[1], wanted)
                    for section in sections.get(candidate.url, ())):
-                candidate.features = dataclasses.replace(candidate.features, exact_heading=True)
+                candidate.features = candidate.features._replace(exact_heading=True)
                 candidate.final = ranking.score(candidate.features)
                 changed = True
         if changed:
@@ -873,7 +873,7 @@ class SearchEngine:
                     found = proximity.phrase_and_near(positions, ranking.NEAR_WORDS)
                     if any(found):
                         counts[owner[docnum]][name] = found
-        idf = sum(searcher.idf(fields.BODY, token) for token in sequence) / len(sequence)
+        idf = sum(top.idf(fields.BODY, token) for token in sequence) / len(sequence)
         return {
             url: idf * proximity.bonus(found, ranking.FIELD_WEIGHTS, ranking.EXACT_PHRASE)
             for url, found in counts.items() if found

@@ -33,8 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from indexer.analysis import has_cjk
 
@@ -71,9 +70,10 @@ PER_HOST = 2  # results from one host on a page
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Features:
-    """Everything the order of one result depends on.
+class Features(NamedTuple):
+    """Everything the order of one result depends on (a tuple: one is made
+    for every candidate of every query, five times faster than a frozen
+    dataclass).
 
     ``level`` is how far the query was relaxed to match the page (0: every
     word as written; 1: every word's parts; 2: some of the words, see

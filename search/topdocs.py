@@ -22,6 +22,7 @@ says which.
 
 from __future__ import annotations
 
+import struct
 import zlib
 from bisect import bisect_right
 from collections import OrderedDict
@@ -29,6 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
+from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC
 from whoosh.query import And, Or, Phrase, Query, QueryError, Term
 from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25FScorer
@@ -165,6 +167,10 @@ class TopDocs:
     def stored_fields(self, docnum: int) -> dict[str, Any]:
         """A document's stored fields, as the searcher reads them (the last
         ``_KEPT_DOCUMENTS`` kept: read them, never change them in place)."""
+        if self._every_stored:  # every live document's are kept: none is dropped, no order of use to keep
+            found = self._stored.get(docnum)
+            if found is not None:
+                return found
         read = self._columns.read if self._columns is not None else self.searcher.stored_fields
         return _kept(self._stored, docnum, lambda: read(docnum), _KEPT_DOCUMENTS)
 
@@ -320,11 +326,11 @@ class TopDocs:
         chunks: list[_Chunk] | None = None
         # The term's document frequency over the corpus, from the entries
         # just read (the searcher would look the term up again in every part).
-        bm25 = self._bm25(self.segments[infos[0][0]][0], fieldname, text,
-                          sum(info.doc_frequency() for _, info in infos))
+        documents = sum(info.doc_frequency() for _, info in infos)
+        bm25 = self._bm25(self.segments[infos[0][0]][0], fieldname, text, documents)
         if field.format is not None and field.format.supports("positions"):
             chunks = []
-        pieces = [self._postings(number, info, field.format, chunks) for number, info in infos]
+        pieces = [self._postings(number, info, chunks) for number, info in infos]
         ids = pieces[0][0] if len(pieces) == 1 else np.concatenate([found for found, _ in pieces])
         weights = pieces[0][1] if len(pieces) == 1 else np.concatenate([found for _, found in pieces])
         if bm25 is not None:
@@ -335,6 +341,7 @@ class TopDocs:
             values = weights
         scored = _Scored(ids, values, self.size)
         scored.chunks = chunks
+        scored.documents = documents
         return scored
 
     def _bm25(self, sub: Any, fieldname: str, text: bytes, documents: int) -> tuple[float, float, float, float] | None:
@@ -346,8 +353,7 @@ class TopDocs:
             return parameters(sub, fieldname, text, documents)  # type: ignore[no-any-return]
         return _parameters(weighting.scorer(sub, fieldname, text))
 
-    def _postings(self, number: int, info: Any, format_: Any,
-                  chunks: list[_Chunk] | None) -> tuple[np.ndarray, np.ndarray]:
+    def _postings(self, number: int, info: Any, chunks: list[_Chunk] | None) -> tuple[np.ndarray, np.ndarray]:
         """A term's document numbers (in the corpus) and weights in one
         segment, deleted documents included; where its positions lie added
         to ``chunks``, unless None."""
@@ -360,19 +366,20 @@ class TopDocs:
             if isinstance(weights, (int, float)):
                 return found, np.full(len(found), float(weights))
             return found, np.asarray(weights, dtype=np.float64) if weights else np.ones(len(found))
-        terms = reader._terms
-        matcher = terms._codec.postings_reader(terms._postfile, info, format_)
+        postfile = reader._terms._postfile
         blocks: list[np.ndarray] = []
         weights_: list[np.ndarray] = []
-        while matcher.is_active():
-            where = (number, matcher._dataoffset, matcher._nextoffset, matcher._compression, matcher._byteids)
-            found, weights, values = _block(terms._postfile, where, offset)
+        for start, end, compression in _block_places(postfile, info.extent()[0]):
+            where = (number, start, end, compression, False)
+            found, weights, values = _block(postfile, where, offset)
             blocks.append(found)
             weights_.append(weights)
             if chunks is not None:
                 chunks.append((int(found[-1]), None, None, where))
-                _kept(self._blocks, where[:2], lambda: (found, values), _KEPT_BLOCKS)
-            matcher._next_block()
+                self._blocks[where[:2]] = found, values
+                self._blocks.move_to_end(where[:2])
+                if len(self._blocks) > _KEPT_BLOCKS:
+                    self._blocks.popitem(last=False)
         if len(blocks) == 1:
             return blocks[0], weights_[0]
         return np.concatenate(blocks), np.concatenate(weights_)
@@ -392,16 +399,22 @@ class TopDocs:
         chunks = found.chunks
         assert chunks is not None
         wanted = np.asarray(docnums, dtype=np.int64)
-        # The chunk each document would be in: the first whose last document is not before it.
-        where = np.array([chunk[0] for chunk in chunks], dtype=np.int64).searchsorted(wanted)
         answer: list[list[int] | None] = [None] * len(docnums)
-        for at in np.unique(where[where < len(chunks)]).tolist():
-            ids, values = self._chunk(chunks[at])
-            places = np.flatnonzero(where == at)
-            indexes = ids.searchsorted(wanted[places])
-            there = ids[np.minimum(indexes, len(ids) - 1)] == wanted[places]  # the document has the term
-            for place, index in zip(places[there].tolist(), indexes[there].tolist()):
-                answer[place] = decode(values[index])
+        # The chunks hold the term's postings one after another: each
+        # document's posting, found among them all, is in the chunk whose
+        # postings end after it, at its place past those before.
+        postings = found.ids
+        at = postings.searchsorted(wanted)
+        places = np.flatnonzero(postings[np.minimum(at, len(postings) - 1)] == wanted)  # the documents with the term
+        ends = postings.searchsorted(np.array([chunk[0] for chunk in chunks], dtype=np.int64), side="right")
+        numbers = ends.searchsorted(at[places], side="right")
+        starts = [0, *ends.tolist()]
+        opened: dict[int, Sequence[bytes]] = {}
+        for place, posting, number in zip(places.tolist(), at[places].tolist(), numbers.tolist()):
+            values = opened.get(number)
+            if values is None:
+                values = opened[number] = self._chunk(chunks[number])[1]
+            answer[place] = decode(values[posting - starts[number]])
         return answer
 
     def _chunk(self, chunk: _Chunk) -> tuple[np.ndarray, Sequence[bytes]]:
@@ -452,6 +465,16 @@ class TopDocs:
             found[sorted(range(len(values)), key=values.__getitem__)] = np.arange(len(values))
             self._label_orders[key] = found
         return found
+
+    def idf(self, fieldname: str, text: str) -> float:
+        """The searcher's IDF of a term; from the document frequency its
+        scoring read, if a query scored it lately (the searcher would look
+        the term up again in every part of the index)."""
+        found = self._terms.get((fieldname, text))
+        idf_of = getattr(self.searcher.weighting, "idf_of", None)
+        if found is None or idf_of is None:
+            return float(self.searcher.idf(fieldname, text))
+        return float(idf_of(found.documents))
 
     def kept_matches(self, fieldname: str, text: str) -> np.ndarray | None:
         """True for every document with the term, if its arrays are kept
@@ -646,7 +669,7 @@ class _Scored:
     every document, made when first asked for: most terms of a query are
     only added up where they match."""
 
-    __slots__ = ("ids", "values", "size", "chunks", "empty", "_scores", "_matched")
+    __slots__ = ("ids", "values", "size", "chunks", "empty", "documents", "_scores", "_matched")
 
     def __init__(self, ids: np.ndarray, values: np.ndarray, size: int) -> None:
         self.ids = ids
@@ -654,6 +677,7 @@ class _Scored:
         self.size = size
         self.chunks: list[_Chunk] | None = None
         self.empty = False  # no document has the term
+        self.documents = 0  # a term's document frequency, deleted documents included (a phrase's: 0)
         self._scores: np.ndarray | None = None
         self._matched: np.ndarray | None = None
 
@@ -682,6 +706,29 @@ class _Scored:
         hits[inside] = self.ids[where[inside]] == docnums[inside]
         found[hits] = self.values[where[hits]]
         return found
+
+
+# Each posting block's length, before its header (negative: the list's last block).
+_BLOCK_LENGTH = struct.Struct("!i")
+
+
+def _block_places(postfile: Any, start: int) -> Iterator[tuple[int, int, int]]:
+    """Where the data of each block of the posting list at ``start`` begins
+    and ends, and its compression: Whoosh 3's layout, read as its matcher
+    reads it (a dozen calls a block: most of the cost of a short list)."""
+    magic = postfile.get(start, len(WHOOSH3_HEADER_MAGIC))
+    if magic != WHOOSH3_HEADER_MAGIC:
+        raise Exception(f"Block tag error {magic!r}")  # what Whoosh's matcher raises
+    position = start + len(WHOOSH3_HEADER_MAGIC)
+    while True:
+        (length,) = _BLOCK_LENGTH.unpack(postfile.get(position, _BLOCK_LENGTH.size))
+        postfile.seek(position + _BLOCK_LENGTH.size)
+        compression = postfile.read_pickle()[3]  # (count, last id, max weight, compression, lengths)
+        end = position + _BLOCK_LENGTH.size + abs(length)
+        yield postfile.tell(), end, compression
+        if length < 0:
+            return
+        position = end
 
 
 def _block(postfile: Any, where: tuple[int, int, int, int, bool], offset: int) -> tuple[np.ndarray, np.ndarray, Any]:
