@@ -19,7 +19,7 @@ programs are given (:func:`with_db`); credentials belong in the URL.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -136,3 +136,17 @@ def partitions_of(client: Any, name: str = "web") -> Partitions:
     recorded = client.get(f"{name}:partitions")
     count = int(recorded) if recorded else 1
     return Partitions(count, tagged=count > 1 or is_cluster(client))
+
+
+def piped(pipe: Any, script: Any, keys: Sequence[Any], args: Sequence[Any]) -> None:
+    """Queue a call of ``script`` (redis-py's ``Script``) on ``pipe``, a
+    pipeline of one server, as ``EVAL`` with the script's text.
+
+    Called on a pipeline, redis-py's ``Script`` sends ``EVALSHA`` and has
+    the pipeline ask ``SCRIPT EXISTS`` before each execute: a round trip of
+    its own, which made the crawl's flush (links queued, leases released)
+    two round trips instead of one. The text is a few KiB more on the
+    socket; the server keeps compiled scripts by their digest and does not
+    compile it again.
+    """
+    pipe.eval(script.script, len(keys), *keys, *args)

@@ -49,7 +49,7 @@ import redis
 from scrapy import Request, signals
 
 from crawler import settings as defaults
-from crawler.connection import client_for, cluster_url, is_cluster, redis_params, with_db
+from crawler.connection import client_for, cluster_url, is_cluster, piped, redis_params, with_db
 from crawler.embedded import EmbeddedRedis
 from crawler.fingerprints import simhash_blocks
 from crawler.leases import Leases
@@ -558,7 +558,8 @@ class Frontier:
             a, b = self._part_seen.args(fp) if fp else ("", "")
             args.extend((a, b, depth, data, site, *keys.site(site, depth)))
         if pipe is not None:
-            return self._push(keys=keys.keys, args=args, client=pipe)
+            piped(pipe, self._push, keys.keys, args)
+            return None
         return self._push(keys=keys.keys, args=args)
 
     def __len__(self) -> int:

@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from crawler import settings as defaults
+from crawler.connection import piped
 from crawler.partitions import Partitions
 from crawler.turns import LUA, depths_key, list_key, parse_lease, site_key
 
@@ -422,7 +423,7 @@ class Leases:
         keys += [site_key(part.queue, site) for _, site, _ in leases]
         args = [value for lease, site, _ in leases for value in (lease, site)]
         if pipe is not None:
-            self._done(keys=keys, args=args, client=pipe)
+            piped(pipe, self._done, keys, args)
         else:
             self._done(keys=keys, args=args)
 

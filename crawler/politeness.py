@@ -8,9 +8,9 @@ the largest of
 
 - ``DOWNLOAD_DELAY``, as a floor;
 - the site's robots.txt ``Crawl-delay``, capped by ``ROBOTS_CRAWL_DELAY_MAX``;
-- ``POLITENESS_SLOWDOWN`` times the site's recent response time: a site that
-  slows down is asked less often (backoff), and more often again as it
-  recovers;
+- ``POLITENESS_SLOWDOWN`` times the site's recent response time, once it
+  takes a second or more (:func:`site_delay`): a site that slows down is
+  asked less often (backoff), and more often again as it recovers;
 
 and tells the frontier when it differs from ``DOWNLOAD_DELAY``; it pauses the
 site for the ``Retry-After`` of a 429 or 503 answer (capped by
@@ -46,11 +46,36 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["PolitenessMiddleware"]
+__all__ = ["PolitenessMiddleware", "site_delay"]
 
 _EWMA = 0.3  # weight of the newest response time in the running average
-_SLOW = 1.0  # seconds: a response time worth a line in the log
+_SLOW = 1.0  # seconds: a slow site's response time (logged, and backed off from)
 _SHARE_CHANGE = 0.1  # a site's delay is told to the frontier when it changes by this share
+
+
+def site_delay(delay: float, crawl_delay: float, latency: float, slowdown: float, max_delay: float) -> float:
+    """The least gap between two requests to a site: ``delay`` (the crawl's
+    ``DOWNLOAD_DELAY``), its robots.txt ``crawl_delay``, or the backoff from
+    a slow site, ``slowdown`` times its response time ``latency``, whichever
+    is longest, and no longer than ``max_delay`` (unless ``delay`` is).
+
+    A site is slow when it takes a second or more to answer. A shorter
+    response time says as much about the crawl as about the site: a crawl
+    busy parsing pages reads the responses that came in late, and on a fast
+    site backing off from that lag left one request in flight where 16 were
+    allowed (``DOWNLOAD_DELAY = 0``: the download slot's delay followed the
+    lag, 0.01 to 0.3 s, with 12 requests waiting in it). With the default
+    delay of a second, the backoff only counted from a second on anyway.
+
+    >>> site_delay(1.0, 0.0, 0.4, 1.0, 60.0), site_delay(1.0, 0.0, 2.5, 1.0, 60.0)
+    (1.0, 2.5)
+    >>> site_delay(0.0, 0.0, 0.3, 1.0, 60.0), site_delay(0.0, 0.0, 1.5, 2.0, 60.0)
+    (0.0, 3.0)
+    >>> site_delay(0.0, 5.0, 0.3, 1.0, 60.0), site_delay(1.0, 0.0, 90.0, 1.0, 60.0)
+    (5.0, 60.0)
+    """
+    slow = slowdown * latency if latency >= _SLOW else 0.0
+    return min(max(delay, crawl_delay, slow), max(max_delay, delay))
 
 
 class PolitenessMiddleware:
@@ -103,8 +128,8 @@ class PolitenessMiddleware:
 
     def delay_for(self, site: str) -> float:
         """The least gap between two requests to ``site`` now."""
-        slow = self.slowdown * self._latency.get(site, 0.0)
-        return min(max(self.delay, self._crawl_delay.get(site, 0.0), slow), max(self.max_delay, self.delay))
+        return site_delay(self.delay, self._crawl_delay.get(site, 0.0), self._latency.get(site, 0.0),
+                          self.slowdown, self.max_delay)
 
     def _share(self, site: str) -> None:
         """Tell the frontier the site's delay when it moved away from what it

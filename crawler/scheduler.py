@@ -298,14 +298,14 @@ class Scheduler(BaseScheduler):
         """Whether more than ``items_max`` pages wait for the indexer: then
         the node takes no new requests until it has drained half of them, so
         the item queue (and Redis memory) stays bounded when the indexer is
-        slower than the crawl, or not running yet. Read before each batch is
-        taken (one command per ``pop_batch`` requests), and twice a second
-        while paused; with several partitions (a command each) at most twice
-        a second, so the queue may pass the limit by half a second's pages."""
+        slower than the crawl, or not running yet. Read at most twice a
+        second (a round trip before each batch was one of the five a page
+        cost on a fast site), so the queue may pass the limit by half a
+        second's pages."""
         if not self.items_max:
             return False
         now = time.monotonic()
-        if (self._items_behind or len(self.frontier.parts) > 1) and now - self._items_checked < 0.5:
+        if now - self._items_checked < 0.5:
             return self._items_behind
         self._items_checked = now
         waiting = self.frontier.items_waiting()

@@ -173,8 +173,10 @@ POLITENESS_JITTER = 0.5
 # behind the frontier's turns (robots.txt takes no turn): the jitter above is
 # drawn by the frontier, and Scrapy's (0.5x-1.5x) would undercut the floor.
 DOWNLOAD_DELAY_JITTER = 0
-# A site that answers slowly is asked less often: the delay is at least this
-# many times its recent response time (the backoff), up to POLITENESS_MAX_DELAY.
+# A site that answers slowly (in a second or more) is asked less often: the
+# delay is at least this many times its recent response time (the backoff),
+# up to POLITENESS_MAX_DELAY. A quicker answer is no backoff: its time is as
+# much the crawl's own lag in reading it as the site's.
 POLITENESS_SLOWDOWN = 1.0
 POLITENESS_MAX_DELAY = 60.0
 # 429/503 with Retry-After pause the site, for at most this many seconds.

@@ -125,10 +125,14 @@ class _Drain:
 
     def commit_due(self, idle: bool, now: float) -> bool:
         """Whether the items in hand are committed now: a full batch, one
-        ``_COMMIT_SECONDS`` old, a stop, or a dry queue with no crawl to follow."""
+        ``_COMMIT_SECONDS`` old, a stop, or a dry queue with no crawl to
+        follow, or none any more (the crawl said it is over: nothing more
+        will come, and the last batch waited up to ``_COMMIT_SECONDS`` for
+        its commit, with the crawl waiting for the index)."""
         pending = self.queue.pending
         due = pending >= _BATCH or now - self.last_commit >= _COMMIT_SECONDS
-        return bool(pending) and (due or self.stop.requested or (idle and not self.follow))
+        over = not self.follow or self.stop.finish
+        return bool(pending) and (due or self.stop.requested or (idle and over))
 
     def commit(self, now: float) -> None:
         """Commit the index, then take the committed items off the queue."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 import redis
 
+from indexer.builder import IndexBuilder
+from indexer.drain import Stop, _Drain
 from indexer.queue import ItemQueue, QueueBusy
 
 ROOT = Path(__file__).parents[2]
@@ -46,6 +49,24 @@ def test_only_one_consumer(redis_client: redis.Redis) -> None:
     ItemQueue(redis_client).acquire()
     with pytest.raises(QueueBusy, match="only one may run"):
         ItemQueue(redis_client).acquire(wait=0)
+
+
+def test_the_last_batch_is_committed_once_the_crawl_is_over(redis_client: redis.Redis, tmp_path: Path) -> None:
+    # Following a crawl, a batch in hand waits for more items (a commit per
+    # batch, not per item); once the crawl says it is over, none will come.
+    _push(redis_client, *(_item(n) for n in range(3)))
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)}
+    try:
+        stop = Stop()
+    finally:
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+    with IndexBuilder(tmp_path) as builder:
+        loop = _Drain(builder, ItemQueue(redis_client), follow=True, stop=stop)
+        assert loop.index_batch() and not loop.index_batch()
+        assert not loop.commit_due(idle=True, now=loop.last_commit)
+        stop.finish = True  # SIGUSR1, from the crawl
+        assert loop.commit_due(idle=True, now=loop.last_commit)
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
