@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 from whoosh.system import pack_uint
 
 from indexer import schema as fields
+from indexer import analysis
 from indexer.analysis import GROUPED_PIECES, TermPositions
 from indexer.codec import CompactPositions
 from indexer.schema import _STOP_WORDS, text_analyzer
@@ -85,3 +86,20 @@ def test_a_long_text_without_terms_has_no_postings() -> None:
     text = " ".join(["the", "-", "of", "(", "a"] * GROUPED_PIECES)
     assert TermPositions(_STOP_WORDS)(text) == {} == _analyzed(text)
     assert list(fields.schema()[fields.BODY].index(text)) == []
+
+
+def test_what_the_analysis_remembers_stays_bounded_over_unique_chinese_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each run of Chinese text is one piece of as many tokens as characters,
+    seldom seen twice: remembering them all grew an indexer by gigabytes."""
+    monkeypatch.setattr(analysis, "_MAX_CACHED_TOKENS", 20_000)
+    fast = TermPositions(_STOP_WORDS)
+    for page in range(60):
+        runs = ["".join(chr(0x4E00 + (page * 7919 + k * 104729 + i * 31) % 20_000) for i in range(300))
+                for k in range(5)]
+        text = " ".join(run + " json.dumps 西湖" for run in runs)
+        assert fast(text) == _analyzed(text)
+        words, pieces, tokens = fast.remembered()
+        assert tokens <= 20_000 + len(text)  # at most the limit, and the text in hand
+        assert words <= 10  # the words of the runs are not remembered one by one
+    for text in SAMPLES:
+        assert fast(text) == _analyzed(text)  # after starting over, the same terms
