@@ -884,6 +884,8 @@ class SearchEngine:
         owner = {docnum: candidate.url for candidate in shown for docnum in candidate.docs}
         scores: dict[str, dict[str, float]] = {candidate.url: {} for candidate in shown}
         tokens = [token for word in text.split() for token in self.tokens(word)]
+        if not owner:  # no documents to explain (an empty filter would let every one through)
+            return scores
         for name, weight in ranking.FIELD_WEIGHTS.items():
             terms = [Term(name, token, boost=weight) for token in dict.fromkeys(tokens)]
             query = UnionOr(terms) if terms else NullQuery

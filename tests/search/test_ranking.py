@@ -169,3 +169,10 @@ def test_explain_shows_every_number(build: Build) -> None:
     assert {"fields", "text", "proximity", "pagerank", "prior", "formula", "exact_title"} <= set(details)
     assert details["fields"]["title"] > 0 and details["fields"]["body"] > 0
     assert details["exact_title"] is True
+
+
+def test_explain_of_a_query_that_finds_nothing_says_so(build: Build) -> None:
+    engine = build(page("http://a.test/", "Ferry timetable", "The ferry timetable for winter."),
+                   page("http://a.test/b", "Ferry fares", "Fares of the ferry."))
+    found = engine.search("ferry -ferry", explain=True)  # the words match, the exclusion takes every page
+    assert found.results == [] and found.total == 0
