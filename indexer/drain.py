@@ -163,6 +163,12 @@ class _Drain:
         in hand, never; without ``follow``, now; with it, when the crawl is over."""
         if self.stop.requested:
             return True
+        ended = False
+        if self.follow and now - self.last_check >= _CHECK_SECONDS:
+            # Busy or idle: a crawl that starts and ends while the indexer
+            # is busy with its items must still be seen running.
+            self.last_check = now
+            ended = self.crawl_ended()
         if not idle or self.queue.pending:
             return False
         if not self.follow:
@@ -171,12 +177,10 @@ class _Drain:
             logger.info("The crawl is over: everything queued is indexed")
             self.stop.crawl_over = True
             return True
-        if now - self.last_check >= _CHECK_SECONDS:
-            self.last_check = now
-            if self.crawl_ended() and len(self.queue) == 0:
-                logger.info("The crawl is over: every node has stopped and nothing is queued")
-                self.stop.crawl_over = True
-                return True
+        if ended and len(self.queue) == 0:
+            logger.info("The crawl is over: every node has stopped and nothing is queued")
+            self.stop.crawl_over = True
+            return True
         return False
 
     def crawl_ended(self) -> bool:

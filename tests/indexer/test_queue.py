@@ -55,18 +55,37 @@ def test_the_last_batch_is_committed_once_the_crawl_is_over(redis_client: redis.
     # Following a crawl, a batch in hand waits for more items (a commit per
     # batch, not per item); once the crawl says it is over, none will come.
     _push(redis_client, *(_item(n) for n in range(3)))
-    handlers = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)}
-    try:
-        stop = Stop()
-    finally:
-        for number, handler in handlers.items():
-            signal.signal(number, handler)
+    stop = _stop()
     with IndexBuilder(tmp_path) as builder:
         loop = _Drain(builder, ItemQueue(redis_client), follow=True, stop=stop)
         assert loop.index_batch() and not loop.index_batch()
         assert not loop.commit_due(idle=True, now=loop.last_commit)
         stop.finish = True  # SIGUSR1, from the crawl
         assert loop.commit_due(idle=True, now=loop.last_commit)
+
+
+def _stop() -> Stop:
+    """A :class:`Stop`, the test's own signal handlers left as they were."""
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)}
+    try:
+        return Stop()
+    finally:
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+
+
+def test_a_crawl_that_runs_and_ends_while_the_indexer_is_busy_is_followed_to_its_end(
+        redis_client: redis.Redis, tmp_path: Path) -> None:
+    _push(redis_client, *(_item(n) for n in range(3)))
+    with IndexBuilder(tmp_path) as builder:
+        loop = _Drain(builder, ItemQueue(redis_client), follow=True, stop=_stop())
+        redis_client.sadd("web:nodes", "node-1")  # a node crawls while the indexer works on its items
+        assert loop.index_batch()
+        assert not loop.done(idle=False, now=loop.last_check + 3)
+        redis_client.srem("web:nodes", "node-1")  # the crawl ends
+        loop.commit(loop.last_commit)
+        assert not loop.index_batch()
+        assert loop.done(idle=True, now=loop.last_check + 3)  # nothing more will come: the indexer stops
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
