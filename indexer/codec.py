@@ -58,10 +58,15 @@ from whoosh.system import pack_uint, pack_ushort
 from indexer.analysis import GROUPED_PIECES, TermPositions
 
 __all__ = ["FastText", "CompactPositions", "CompactTermInfo", "Codec", "GroupedPool", "Writer", "INLINE_LIMIT",
-           "PackedBlock", "block_data"]
+           "PackedBlock", "block_data", "DamagedPostings"]
 
 # Posting lists shorter than this live in the term index.
 INLINE_LIMIT = 32
+
+
+class DamagedPostings(ValueError):
+    """A posting list that does not start as Whoosh writes one (bytes
+    overwritten in a segment); Whoosh's own reader raises a bare Exception."""
 
 
 class CompactPositions(Positions):  # type: ignore[misc]

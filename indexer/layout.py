@@ -43,6 +43,7 @@ from whoosh import index as whoosh_index
 from whoosh.index import EmptyIndexError
 
 from crawler.datadir import index_dir
+from indexer.codec import DamagedPostings
 
 __all__ = [
     "Layout", "IndexBusy", "IndexMissing", "IndexBeingBuilt", "IndexDamaged", "OldLayout", "CORRUPTION",
@@ -83,12 +84,12 @@ class IndexDamaged(RuntimeError):
 
 # What reading a file that is not what it should be raises: Whoosh's
 # pickles, zlib blocks and structs cut short or overwritten, its table of
-# contents unreadable ("created on different architecture"), SQLite's "file
-# is not a database" or "disk image is malformed" (not a lock: that is an
-# OperationalError, and transient).
+# contents unreadable ("created on different architecture"), a posting
+# list's header overwritten, SQLite's "file is not a database" or "disk
+# image is malformed" (not a lock: that is an OperationalError, and transient).
 CORRUPTION: tuple[type[BaseException], ...] = (
     EOFError, zlib.error, struct.error, pickle.UnpicklingError, whoosh_index.IndexError,
-    whoosh_index.IndexVersionError, sqlite3.DatabaseError,
+    whoosh_index.IndexVersionError, DamagedPostings, sqlite3.DatabaseError,
 )
 
 

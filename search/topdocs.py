@@ -36,7 +36,7 @@ from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
 
-from indexer.codec import PackedBlock, block_data
+from indexer.codec import DamagedPostings, PackedBlock, block_data
 
 __all__ = ["TopDocs", "Hit", "Hits", "supports"]
 
@@ -718,7 +718,7 @@ def _block_places(postfile: Any, start: int) -> Iterator[tuple[int, int, int]]:
     reads it (a dozen calls a block: most of the cost of a short list)."""
     magic = postfile.get(start, len(WHOOSH3_HEADER_MAGIC))
     if magic != WHOOSH3_HEADER_MAGIC:
-        raise Exception(f"Block tag error {magic!r}")  # what Whoosh's matcher raises
+        raise DamagedPostings(f"a posting list starts with {magic!r}, not {WHOOSH3_HEADER_MAGIC!r}")
     position = start + len(WHOOSH3_HEADER_MAGIC)
     while True:
         (length,) = _BLOCK_LENGTH.unpack(postfile.get(position, _BLOCK_LENGTH.size))

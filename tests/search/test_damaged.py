@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from whoosh import index as whoosh_index
+from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC
 
 from crawler.datadir import index_dir, pages_path
 from tests.commands import run
@@ -51,3 +53,22 @@ def test_a_damaged_file_is_one_line_naming_the_repair(demo_crawl, tmp_path: Path
     assert rebuilt.returncode == 0, rebuilt.stderr[-2000:]
     again = run("search", "--data", str(copy), "--json", web.facts["chinese_title"]["title"])
     assert again.returncode == 0 and web.facts["chinese_title"]["url"] in again.stdout
+
+
+def test_an_overwritten_posting_list_is_one_line_naming_the_repair(demo_crawl, tmp_path: Path) -> None:
+    """Bytes overwritten where a posting list starts (Whoosh's own reader
+    raises a bare Exception there): the search of a word whose postings are
+    there says the index is damaged, in one line."""
+    _, data, _ = demo_crawl
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy, ignore=shutil.ignore_patterns("redis"))
+    with whoosh_index.open_dir(str(index_dir(copy) / "pages-0")).reader() as reader:
+        word = next(term.decode() for _, term in reader.most_frequent_terms("body", 20)
+                    if term.isalpha() and len(term) > 4)
+    for segment in (index_dir(copy) / "pages-0").glob("*.seg"):
+        segment.write_bytes(segment.read_bytes().replace(WHOOSH3_HEADER_MAGIC, b"W3Xx"))
+    done = run("search", "--data", str(copy), word)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert f"is damaged; rebuild the index from the crawl's archive: python -m indexer rebuild --data {copy}" \
+        in done.stderr
