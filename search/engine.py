@@ -403,6 +403,16 @@ class SearchEngine:
         """
         return list(self._analysed(text))
 
+    def _marked(self, word: str) -> list[str]:
+        """What a query word's snippets mark: its tokens, and the word as
+        typed when its stem is not its start (``ferry`` is ``ferri``,
+        which marks ``ferries`` but would miss ``ferry`` itself)."""
+        tokens = self.tokens(word)
+        typed = word.strip('"').lower()
+        if tokens and typed.isascii() and typed.isalpha() and not typed.startswith(tuple(tokens)):
+            tokens.append(typed)
+        return tokens
+
     def _analyse(self, text: str) -> tuple[str, ...]:
         return tuple(token.text for token in self.analyzer(text))
 
@@ -463,7 +473,7 @@ class SearchEngine:
         if window and self.store is not None:
             bodies = self._bodies(c.url for c, _ in window)
         per_field = self._field_scores(searcher, words_text, [c for c, _ in window]) if explain else {}
-        pattern = word_pattern([self.tokens(word) for word in words_text.split()]) if window else None
+        pattern = word_pattern([self._marked(word) for word in words_text.split()]) if window else None
         sequence = self._sequence([word for word in words_text.replace('"', " ").split()
                                    if word not in ("OR", "AND", "NOT") and word[0] not in "-+"
                                    and ":" not in word]) if window else []

@@ -22,7 +22,7 @@ def test_a_members_page_is_marked_and_shows_one_sentence(build: Build) -> None:
     results = {result.url: result for result in engine.search("ferry revenue northern").results}
     members = results["http://members.test/q3.html"]
     assert members.members_only and members.to_json()["members_only"] is True
-    assert members.snippet == "Ferry **revenue** grew by a third in the **northern** district this quarter."
+    assert members.snippet == "**Ferry** **revenue** grew by a third in the **northern** district this quarter."
     public = engine.search("board says").results[0]
     assert public.url == "http://public.test/news.html" and public.members_only is False
 

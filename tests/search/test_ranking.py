@@ -75,6 +75,12 @@ def test_a_two_character_chinese_word_finds_its_page_inside_a_compound(build: Bu
     assert engine.search("龙井").results[0].snippet.count("**龙井**") >= 1
 
 
+def test_snippets_mark_a_word_whose_stem_is_not_how_it_starts(build: Build) -> None:
+    engine = build(page("http://a.test/ferry", "Crossings", FILLER + "Two ferries cross; the city ferry is older."))
+    snippet = engine.search("ferry city").results[0].snippet
+    assert "**ferries**" in snippet and "**ferry**" in snippet and "**city**" in snippet
+
+
 def test_all_words_first_then_pages_with_more_of_them(build: Build) -> None:
     engine = build(
         page("http://a.test/one", "Ferry", "The ferry leaves at noon."),
