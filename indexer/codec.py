@@ -55,7 +55,7 @@ from whoosh.analysis import CompositeAnalyzer, IDTokenizer, LowercaseFilter, Reg
 from whoosh.formats import Existence, Frequency, Positions
 from whoosh.system import pack_uint, pack_ushort
 
-from indexer.analysis import GROUPED_PIECES, TermPositions
+from indexer.analysis import GROUPED_PIECES, TermPositions, uncounted_tokens
 
 __all__ = ["FastText", "CompactPositions", "CompactTermInfo", "Codec", "GroupedPool", "Writer", "INLINE_LIMIT",
            "PackedBlock", "block_data", "DamagedPostings"]
@@ -977,6 +977,8 @@ class Writer(SegmentWriter):  # type: ignore[misc]
                         group.append((docnum, weight, vbytes))
                     if scorable:
                         length = sum([posting[1] for posting in postings])
+                        if isinstance(field, FastText) and isinstance(value, str):
+                            length -= uncounted_tokens(value, field.cjk)
                     size += _POSTING_BYTES * len(postings) + sum([len(posting[3] or b"") for posting in postings])
                 if field.separate_spelling() or field.vector:
                     raise ValueError(f"field {name!r}: spelling and vectors are not written by this writer")

@@ -26,7 +26,7 @@ SAMPLES = [
 
 def _analyzed(text: str) -> dict[str, list[int]]:
     terms: dict[str, list[int]] = defaultdict(list)
-    for token in text_analyzer()(text, positions=True):
+    for token in text_analyzer()(text, positions=True, mode="index"):
         terms[token.text].append(token.pos)
     return dict(terms)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from indexer import schema as fields
 from search.engine import SearchEngine
 from tests.items import page
 from tests.search.conftest import Build
@@ -73,6 +74,30 @@ def test_a_two_character_chinese_word_finds_its_page_inside_a_compound(build: Bu
     assert urls(engine, "龙井") == ["http://zh.test/tea"]
     assert urls(engine, "西湖龙井茶")[0] == "http://zh.test/tea"
     assert engine.search("龙井").results[0].snippet.count("**龙井**") >= 1
+
+
+def test_a_one_character_chinese_query_finds_the_character_inside_compounds(build: Build) -> None:
+    engine = build(
+        page("http://zh.test/puer", "普洱茶", "普洱茶产于云南，常被压制成茶饼。"),
+        page("http://zh.test/tea", "西湖龙井茶", "西湖龙井茶是产于杭州西湖的绿茶。"),
+        page("http://zh.test/noodles", "兰州牛肉面", "兰州牛肉面是甘肃兰州的特色面食。"),
+    )
+    assert set(urls(engine, "茶")) == {"http://zh.test/puer", "http://zh.test/tea"}
+    assert urls(engine, "面") == ["http://zh.test/noodles"]
+    assert "**茶**" in engine.search("茶").results[0].snippet
+    # Two characters still ask for the two together, not each alone.
+    assert urls(engine, "茶饼") == ["http://zh.test/puer"]
+    assert urls(engine, "龙井茶") == ["http://zh.test/tea"]
+
+
+def test_characters_indexed_beside_their_bigrams_do_not_lengthen_a_page(build: Build) -> None:
+    """BM25 weighs a page by its length: Chinese text is as long as its bigrams, not twice that."""
+    engine = build(page("http://zh.test/tea", "龙井", "西湖龙井茶是绿茶"),
+                   page("http://en.test/tea", "Tea", "green tea"))
+    searcher = engine._fresh_searcher()
+    lengths = {searcher.stored_fields(docnum)[fields.URL]: searcher.doc_field_length(docnum, fields.BODY)
+               for docnum in searcher.document_numbers() if fields.URL in searcher.stored_fields(docnum)}
+    assert lengths == {"http://zh.test/tea": 7, "http://en.test/tea": 2}
 
 
 def test_snippets_mark_a_word_whose_stem_is_not_how_it_starts(build: Build) -> None:
