@@ -92,6 +92,8 @@ MEMBERS_SNIPPETS = ("short", "none")
 _FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"
 _TITLE_SEPARATORS = re.compile(r"\s+[—–|·:-]\s+|\s+-\s+")
 _LATIN = re.compile(r"[a-z]{4,}\Z")
+# The number before a heading's text: "11.4.4. ", "2. ", "1.2 " (not "404 ").
+_SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.\s+|^\s*\d+(?:\.\d+)+\s+")
 
 
 class SearchError(Exception):
@@ -739,14 +741,17 @@ class SearchEngine:
         """Among the first results, a page with a heading that is the query
         scores ranking.HEADING_BOOST times more: the page with a section
         "Sign and verify" before the one titled "Crypto" (Node.js headings
-        0.958 to 0.983 MRR@10)."""
+        0.958 to 0.983 MRR@10). A heading's number ("11.4.4. Printing with
+        CUPS", as DocBook writes them) is not part of what it says."""
         wanted = self.tokens(" ".join(words))
         if not wanted:
             return
         head = candidates[:_RERANK]
         changed = False
         for candidate in head:
-            if any(len(section) > 1 and self._analyses_to(section[1], wanted)
+            if any(len(section) > 1 and (self._analyses_to(section[1], wanted) or (
+                       (unnumbered := _SECTION_NUMBER.sub("", section[1], count=1)) != section[1]
+                       and self._analyses_to(unnumbered, wanted)))
                    for section in sections.get(candidate.url, ())):
                 candidate.features = candidate.features._replace(exact_heading=True)
                 candidate.final = ranking.score(candidate.features)

@@ -227,6 +227,23 @@ def test_a_page_with_a_heading_that_is_the_query_goes_first(build: Build) -> Non
     assert again.to_json(True) == first.to_json(True)
 
 
+def test_a_numbered_heading_is_the_query_without_its_number(build: Build) -> None:
+    """DocBook and Sphinx number their sections: "11.4.4. Printing with CUPS" is the query "Printing with CUPS"."""
+    engine = build(
+        page("http://a.test/network", "Network applications", FILLER * 3 + "The CUPS server prints for every "
+             "host: printing with CUPS needs a queue. " + FILLER,
+             sections=[["network", "6. Network applications", "h1"], ["cups-server", "6.9. The CUPS server", "h2"]]),
+        page("http://a.test/data", "Data conversion", FILLER * 3 + "To print with CUPS, use lp. " + FILLER,
+             sections=[["data", "11. Data conversion", "h1"],
+                       ["printing-with-cups", "11.4.4. Printing with CUPS", "h3"],
+                       ["mail", "11.5. Mail data conversion", "h2"]]),
+        *[page(f"http://a.test/other{n}", f"Harbour {n}", FILLER * 3) for n in range(5)],
+    )
+    first = engine.search("Printing with CUPS", explain=True).results[0]
+    assert (first.page, first.url) == ("http://a.test/data", "http://a.test/data#printing-with-cups")
+    assert any("heading of the page is the query" in rule for rule in first.explain["rules"])
+
+
 @pytest.mark.parametrize("query", ["*", "*:*", "x?y", "[a TO z]"])
 def test_wildcards_and_ranges_are_characters_not_syntax(build: Build, query: str) -> None:
     """`*` expanded to every document (30 s on 10,000 pages), `q*` to every term starting with q."""
