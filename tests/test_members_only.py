@@ -239,7 +239,8 @@ def test_the_search_page_marks_them_and_serves_no_copy(crawled: Crawled, base: s
     item = html.split("<li>", 2)[1]  # the first result
     assert f'href="{url}"' in item and '<span class="members"' in item and "members only</span>" in item
     assert "/cached?" not in item
-    assert "Ferry <mark>revenue</mark> grew by a third in the <mark>northern</mark> district this quarter." in item
+    assert ("<mark>Ferry</mark> <mark>revenue</mark> grew by a third in the <mark>northern</mark> district "
+            "this quarter.") in item
     status, _, body = _get(base + "cached?" + urllib.parse.urlencode({"url": url}))
     assert status == 403 and "members only" in body.decode() and "Ferry revenue" not in body.decode()
     status, _, body = _get(base + "cached?" + urllib.parse.urlencode({"url": crawled.site.url("/public.html")}))
