@@ -134,6 +134,7 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@pytest.mark.alone
 def test_every_seed_refusing_connections_ends_after_one_retry_round(tmp_path: Path) -> None:
     seed = f"http://127.0.0.1:{_free_port()}"  # nothing listens there
     done = crawl([seed + "/"], tmp_path, *QUICK, "ROBOTS_RETRY_DELAY=2")
