@@ -24,9 +24,11 @@ $(DEV_STAMP): $(STAMP) requirements-dev.txt
 demo: $(STAMP)
 	@$(BIN)/python -m tests.demo
 
+# Two processes, a test file to each at a time (pytest-xdist); the tests marked
+# `alone` (pytest.ini) run with nothing beside them.
 test: $(STAMP)
 	@$(BIN)/python -m tests.system
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 # The fast loop: lint, types, and the tests that start no process and are not
 # slow on their own (pytest.ini's markers). `make test` runs every test.

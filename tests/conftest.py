@@ -3,10 +3,13 @@ and the ``system`` marker, put on the tests that start them."""
 
 from __future__ import annotations
 
+import fcntl
 import inspect
+import os
 import subprocess
 import types
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -101,3 +104,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             if found[thing]:
                 item.add_marker(pytest.mark.system)
                 break
+
+
+# --- tests run side by side -----------------------------------------------------------
+# `make test` runs the tests in two processes (pytest-xdist, a file to a process). A test
+# marked `alone` measures rates or times: while it runs, with its fixtures' setup and
+# teardown, the other process runs no test, and it waits for the one running there to end.
+# Two lock files in the run's temporary directory, shared by both processes: a turnstile
+# taken by every test on its way in, so that a test waiting to run alone is not passed
+# over for ever, and the lock itself, shared by the other tests.
+
+
+@contextmanager
+def _turn(directory: Path, alone: bool) -> Iterator[None]:
+    with open(directory / "turnstile.lock", "a") as turnstile, open(directory / "tests.lock", "a") as running:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        fcntl.flock(running, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        fcntl.flock(turnstile, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(running, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # one process: every test runs alone
+        return (yield)
+    # Each process's temporary directory is one of the run's: their parent is shared.
+    with _turn(Path(item.config.option.basetemp).parent, item.get_closest_marker("alone") is not None):
+        return (yield)

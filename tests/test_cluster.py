@@ -109,6 +109,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DemoWe
         yield web, len(web.requests), data
 
 
+@pytest.mark.alone
 def test_a_crawl_on_a_cluster_gives_the_pages_index_and_rates_of_one_server(
     cluster: RedisClusterServers, reference: tuple[DemoWeb, int, Path], tmp_path: Path
 ) -> None:

@@ -134,6 +134,7 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@pytest.mark.alone
 def test_every_seed_refusing_connections_ends_after_one_retry_round(tmp_path: Path) -> None:
     seed = f"http://127.0.0.1:{_free_port()}"  # nothing listens there
     done = crawl([seed + "/"], tmp_path, *QUICK, "ROBOTS_RETRY_DELAY=2")
@@ -150,6 +151,7 @@ def test_every_seed_refusing_connections_ends_after_one_retry_round(tmp_path: Pa
     assert "Spider closed (crawled_nothing)" in log
 
 
+@pytest.mark.alone
 def test_status_while_running_gives_the_rate_over_the_last_interval(tmp_path: Path) -> None:
     def numbered(path: str):  # a book without end, each page its own text
         number = path.strip("/").split(".")[0]

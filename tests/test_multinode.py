@@ -136,6 +136,7 @@ def _rate(site: Site) -> float:
     return (len(times) - 1) / (times[-1] - times[0])
 
 
+@pytest.mark.alone
 def test_a_sites_request_rate_does_not_grow_with_the_number_of_nodes(tmp_path: Path) -> None:
     rates = []
     for nodes in (1, 3):
@@ -221,6 +222,7 @@ def _committed(data: Path) -> int:
         return 0
 
 
+@pytest.mark.alone
 def test_a_crawl_waits_for_a_slow_indexer_instead_of_filling_redis(shared: RedisServer, tmp_path: Path) -> None:
     client = redis.Redis.from_url(shared.url)
     data = tmp_path / "index-data"
@@ -255,6 +257,7 @@ def test_a_crawl_waits_for_a_slow_indexer_instead_of_filling_redis(shared: Redis
     assert web.facts["chinese_title"]["url"] in documents(data)
 
 
+@pytest.mark.alone
 def test_a_page_fetched_during_a_crawl_is_found_by_search_within_30_seconds(tmp_path: Path) -> None:
     data = tmp_path / "data"
     with RedisServer(tmp_path / "redis") as server, serve_site(_distinct_site(60)) as site:

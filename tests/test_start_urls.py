@@ -51,6 +51,7 @@ def _pages(site: Site) -> Counter[str]:
     return Counter(path for path in site.paths() if path != "/robots.txt" and not path.startswith("/lantern-probe-"))
 
 
+@pytest.mark.alone
 def test_a_busy_node_fetches_urls_pushed_to_web_start_urls_as_seeds(shared: RedisServer, tmp_path: Path) -> None:
     with serve_site(_pages_site(40)) as busy, serve_site(_SITE) as pushed:
         running = node(shared.url, tmp_path / "a", [busy.url("/")], "DOWNLOAD_DELAY=0.1", "INDEX_WITH_CRAWL=0")

@@ -265,6 +265,7 @@ def _gaps(site: Site) -> list[float]:
     return [b - a for a, b in zip(times, times[1:])]
 
 
+@pytest.mark.alone
 def test_politeness_delays_crawl_delay_and_retry_after(tmp_path: Path) -> None:
     routes = dict(POLITE)
     routes["retry_after"] = {"/robots.txt": text("User-agent: *\nDisallow:\n"), "/": _TooMany()}
