@@ -36,7 +36,7 @@ from whoosh.reading import TermNotFound
 
 from crawler.datadir import graph_dir, pages_path
 from indexer import schema as fields
-from indexer.analysis import word_by_word
+from indexer.analysis import has_cjk, word_by_word
 from indexer.graph import LINKS_FILE, LinkGraph, personalization_weights, stored_personalization
 from indexer.layout import CORRUPTION, IndexBeingBuilt, IndexDamaged, IndexMissing, OldLayout, is_corruption
 from indexer.store import PageStore
@@ -196,10 +196,18 @@ class _Request:
     plain: bool
     restrict: Query | None
     mask: Query | None
+    # A query of one word whose tokens may be relaxed to any of them: a
+    # Chinese run without spaces (西湖醋鱼做法, five bigrams) is one word.
+    runs: bool = False
 
     @property
     def question(self) -> bool:
         return self.plain and len(self.words) >= QUESTION_WORDS
+
+    @property
+    def relaxable(self) -> bool:
+        """Whether the ``any`` level can find what the others did not: several words, or a run of them."""
+        return self.plain and (len(self.words) > 1 or self.runs)
 
 
 @dataclass
@@ -460,7 +468,9 @@ class SearchEngine:
             excluded = [*excluded, Term(fields.CRAWLED, False)]
         mask = None if not excluded else excluded[0] if len(excluded) == 1 else Or(excluded)
         candidates, total, matched_all, masks = self._candidates(
-            searcher, _Request(words_text, words, plain, restrict, mask), depth, n * page
+            searcher, _Request(words_text, words, plain, restrict, mask,
+                               runs=any(has_cjk(word) and len(self.tokens(word)) > 1 for word in words)),
+            depth, n * page
         )
         facets = self._facets(masks, candidates) if total and want_facets else {}
         if beyond:  # past the last page there is: how many, and nothing more
@@ -509,7 +519,7 @@ class SearchEngine:
         masks: list[Any] | None = []
         previous: Query | None = None
         for number, level in enumerate(LEVELS):
-            if number and (level == ANY and not (request.plain and len(request.words) > 1)):
+            if number and level == ANY and not request.relaxable:
                 break
             if number and len(seen) >= wanted and not (level == ANY and request.question):
                 break

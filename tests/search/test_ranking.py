@@ -90,6 +90,20 @@ def test_a_one_character_chinese_query_finds_the_character_inside_compounds(buil
     assert urls(engine, "龙井茶") == ["http://zh.test/tea"]
 
 
+def test_a_chinese_query_without_spaces_finds_the_pages_with_most_of_it(build: Build) -> None:
+    """西湖醋鱼做法 ("West Lake fish, how to cook it") is one word of five
+    bigrams; no page holds 做法, and the page about the dish comes first."""
+    engine = build(
+        page("http://zh.test/fish", "西湖醋鱼", "西湖醋鱼是杭州传统名菜，选用草鱼烹制。"),
+        page("http://zh.test/lake", "西湖", "西湖位于杭州城西，湖光山色。"),
+        page("http://zh.test/noodles", "兰州牛肉面", "兰州牛肉面是甘肃兰州的特色面食。"),
+    )
+    assert urls(engine, "西湖醋鱼做法") == ["http://zh.test/fish", "http://zh.test/lake"]
+    results = engine.search("西湖醋鱼", explain=True).results
+    assert [(r.url, r.explain["level"]) for r in results] == [("http://zh.test/fish", "strict"),
+                                                              ("http://zh.test/lake", "any")]
+
+
 def test_characters_indexed_beside_their_bigrams_do_not_lengthen_a_page(build: Build) -> None:
     """BM25 weighs a page by its length: Chinese text is as long as its bigrams, not twice that."""
     engine = build(page("http://zh.test/tea", "龙井", "西湖龙井茶是绿茶"),
