@@ -58,15 +58,10 @@ from whoosh.system import pack_uint, pack_ushort
 from indexer.analysis import GROUPED_PIECES, TermPositions, uncounted_tokens
 
 __all__ = ["FastText", "CompactPositions", "CompactTermInfo", "Codec", "GroupedPool", "Writer", "INLINE_LIMIT",
-           "PackedBlock", "block_data", "DamagedPostings"]
+           "PackedBlock", "block_data"]
 
 # Posting lists shorter than this live in the term index.
 INLINE_LIMIT = 32
-
-
-class DamagedPostings(ValueError):
-    """A posting list that does not start as Whoosh writes one (bytes
-    overwritten in a segment); Whoosh's own reader raises a bare Exception."""
 
 
 class CompactPositions(Positions):  # type: ignore[misc]

@@ -43,10 +43,10 @@ from whoosh import index as whoosh_index
 from whoosh.index import EmptyIndexError
 
 from crawler.datadir import index_dir
-from indexer.codec import DamagedPostings
 
 __all__ = [
     "Layout", "IndexBusy", "IndexMissing", "IndexBeingBuilt", "IndexDamaged", "OldLayout", "CORRUPTION",
+    "DamagedPostings",
     "is_corruption", "stored_documents", "shard_of", "ANCHORS",
 ]
 
@@ -80,6 +80,11 @@ class IndexDamaged(RuntimeError):
     def __init__(self, data_dir: str | Path, what: str) -> None:
         super().__init__(f"{what} in {data_dir} is damaged; rebuild the index from the crawl's archive: "
                          f"python -m indexer rebuild --data {data_dir}")
+
+
+class DamagedPostings(ValueError):
+    """A posting list that does not start as Whoosh writes one (bytes
+    overwritten in a segment); Whoosh's own reader raises a bare Exception."""
 
 
 # What reading a file that is not what it should be raises: Whoosh's

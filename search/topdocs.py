@@ -36,7 +36,8 @@ from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
 
-from indexer.codec import DamagedPostings, PackedBlock, block_data
+from indexer.codec import PackedBlock, block_data
+from indexer.layout import DamagedPostings
 
 __all__ = ["TopDocs", "Hit", "Hits", "supports"]
 
