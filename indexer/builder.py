@@ -378,18 +378,20 @@ class IndexBuilder:
         """The PageRank personalization finalize uses (``{}``: none)."""
         return stored_personalization(self.store)
 
-    def flush_anchors(self) -> int:
+    def flush_anchors(self, commit: bool = True) -> int:
         """Bring the anchor documents of the URLs whose links changed since
-        the last flush up to date, and commit them; how many were rewritten.
+        the last flush up to date, and commit them (unless not ``commit``:
+        then with the next commit); how many were rewritten.
 
-        The indexer calls it when it has a moment (and ``finalize`` covers
-        whatever is left): anchor text that arrives later costs a rewrite of
-        a few lines, never of the page.
+        The indexer calls it every few seconds while a crawl runs (and
+        ``finalize`` covers whatever is left): anchor text that arrives
+        later costs a rewrite of a few lines, never of the page.
         """
         if not self._dirty:
             return 0
         written = self._write_dirty_anchors()
-        self.commit()
+        if commit:
+            self.commit()
         return written
 
     def _write_dirty_anchors(self) -> int:

@@ -10,7 +10,8 @@ any moment loses nothing. Each turn of the loop is four steps:
    is stopping, or the queue ran dry and there is nothing to wait for
    (:meth:`_Drain.commit_due`); with nothing in hand, spare time goes to
    checking the page writers, renewing the claim on the queue and the
-   anchor documents (:meth:`_Drain.tend`);
+   anchor documents (:meth:`_Drain.tend`), which a busy indexer beside a
+   crawl also brings up to date with a commit every few seconds;
 3. report progress (:meth:`_Drain.report`);
 4. stop or go on (:meth:`_Drain.done`): on SIGINT or SIGTERM; without
    ``follow``, when the queue is dry; with it, when the crawl that started
@@ -41,7 +42,8 @@ _COMMIT_SECONDS = 5.0
 _POLL_SECONDS = 0.2
 _REPORT_SECONDS = 10.0
 _CHECK_SECONDS = 2.0
-# Anchor documents are brought up to date when the queue is empty, at most this often.
+# Anchor documents are brought up to date at most this often: when the
+# queue is empty, or, beside a crawl that goes on, with a commit.
 _ANCHOR_SECONDS = 5.0
 # A queue longer than this at the start is drained under a progress bar.
 _PROGRESS_MIN = 1000
@@ -135,7 +137,19 @@ class _Drain:
         return bool(pending) and (due or self.stop.requested or (idle and over))
 
     def commit(self, now: float) -> None:
-        """Commit the index, then take the committed items off the queue."""
+        """Commit the index, then take the committed items off the queue.
+
+        Beside a crawl that goes on, the anchor documents whose links
+        changed are rewritten into the same commit every ``_ANCHOR_SECONDS``:
+        an indexer that is never idle would otherwise leave them all to
+        ``finalize`` (python3-doc: 3,662 of its 4,189 documents, most of
+        finalize's time), and a search during the crawl would not find a page
+        by the words of the links to it.
+        """
+        if (self.follow and not self.stop.finish and not self.stop.requested
+                and now - self.last_anchors >= _ANCHOR_SECONDS):
+            self.builder.flush_anchors(commit=False)
+            self.last_anchors = now
         self.builder.commit()
         self.queue.ack()
         self.last_commit = now

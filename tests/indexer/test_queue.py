@@ -88,6 +88,30 @@ def test_a_crawl_that_runs_and_ends_while_the_indexer_is_busy_is_followed_to_its
         assert loop.done(idle=True, now=loop.last_check + 3)  # nothing more will come: the indexer stops
 
 
+def test_a_busy_indexer_beside_a_crawl_writes_anchor_text_with_its_commits(
+        redis_client: redis.Redis, tmp_path: Path) -> None:
+    # Never idle while the crawl goes on, the indexer still brings the anchor
+    # documents up to date every few seconds, in a commit of items: a search
+    # during the crawl finds a page by the words of the links to it, and
+    # finalize is left little to do.
+    from search.engine import SearchEngine
+
+    _push(redis_client, {"type": "page", "url": "http://a.test/hub", "title": "Hub", "text": "words",
+                         "links": [["http://a.test/elsewhere", "distant beacon"]]})
+    with IndexBuilder(tmp_path) as builder:
+        loop = _Drain(builder, ItemQueue(redis_client), follow=True, stop=_stop())
+        assert loop.index_batch()
+        loop.commit(loop.last_anchors + 1)  # sooner than every few seconds: pages only
+        with SearchEngine(tmp_path) as engine:
+            assert engine.search("distant beacon").total == 0
+        _push(redis_client, _item(1))
+        assert loop.index_batch()
+        loop.commit(loop.last_anchors + 6)
+        with SearchEngine(tmp_path) as engine:
+            assert [result.url for result in engine.search("distant beacon").results] == ["http://a.test/elsewhere"]
+        assert builder.finalize().reindexed == 0
+
+
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
