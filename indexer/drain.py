@@ -43,8 +43,11 @@ _POLL_SECONDS = 0.2
 _REPORT_SECONDS = 10.0
 _CHECK_SECONDS = 2.0
 # Anchor documents are brought up to date at most this often: when the
-# queue is empty, or, beside a crawl that goes on, with a commit.
+# queue is empty, or, beside a crawl that goes on, with a commit; and at
+# most a fifth of the time (a rewrite that took 2 s waits 8 s for the next:
+# a page linked from every page has more links to read each time).
 _ANCHOR_SECONDS = 5.0
+_ANCHOR_SHARE = 0.2
 # A queue longer than this at the start is drained under a progress bar.
 _PROGRESS_MIN = 1000
 
@@ -86,7 +89,8 @@ class _Drain:
         self.total = 0
         self.since_report = self.started = time.monotonic()
         self.reported = 0
-        self.last_commit = self.last_check = self.last_anchors = time.monotonic()
+        self.last_commit = self.last_check = time.monotonic()
+        self.anchors_due = self.last_commit + _ANCHOR_SECONDS
         self.seen_nodes = False  # whether a node of the crawl was ever seen running
         backlog = len(queue)
         self.progress: Progress | None = None
@@ -140,16 +144,14 @@ class _Drain:
         """Commit the index, then take the committed items off the queue.
 
         Beside a crawl that goes on, the anchor documents whose links
-        changed are rewritten into the same commit every ``_ANCHOR_SECONDS``:
+        changed are rewritten into the same commit every few seconds:
         an indexer that is never idle would otherwise leave them all to
         ``finalize`` (python3-doc: 3,662 of its 4,189 documents, most of
         finalize's time), and a search during the crawl would not find a page
         by the words of the links to it.
         """
-        if (self.follow and not self.stop.finish and not self.stop.requested
-                and now - self.last_anchors >= _ANCHOR_SECONDS):
-            self.builder.flush_anchors(commit=False)
-            self.last_anchors = now
+        if self.follow and not self.stop.finish and not self.stop.requested and now >= self.anchors_due:
+            self.flush_anchors(now, commit=False)
         self.builder.commit()
         self.queue.ack()
         self.last_commit = now
@@ -157,12 +159,18 @@ class _Drain:
     def tend(self, now: float) -> None:
         """Nothing in hand, nothing queued: check the page writer processes,
         keep the claim on the queue, and bring the anchor documents up to
-        date (the links' words to their pages) every ``_ANCHOR_SECONDS``."""
+        date (the links' words to their pages) every few seconds."""
         self.builder.check()
         self.queue.renew()
-        if now - self.last_anchors >= _ANCHOR_SECONDS:
-            self.builder.flush_anchors()
-            self.last_anchors = now
+        if now >= self.anchors_due:
+            self.flush_anchors(now)
+
+    def flush_anchors(self, now: float, commit: bool = True) -> None:
+        """Bring the anchor documents up to date; the next time is due in
+        ``_ANCHOR_SECONDS``, or later if this took more than ``_ANCHOR_SHARE`` of that."""
+        started = time.monotonic()
+        self.builder.flush_anchors(commit=commit)
+        self.anchors_due = now + max(_ANCHOR_SECONDS, (time.monotonic() - started) / _ANCHOR_SHARE)
 
     def report(self, now: float) -> None:
         """A log line every ``_REPORT_SECONDS`` while items come (the

@@ -101,12 +101,12 @@ def test_a_busy_indexer_beside_a_crawl_writes_anchor_text_with_its_commits(
     with IndexBuilder(tmp_path) as builder:
         loop = _Drain(builder, ItemQueue(redis_client), follow=True, stop=_stop())
         assert loop.index_batch()
-        loop.commit(loop.last_anchors + 1)  # sooner than every few seconds: pages only
+        loop.commit(loop.anchors_due - 1)  # sooner than every few seconds: pages only
         with SearchEngine(tmp_path) as engine:
             assert engine.search("distant beacon").total == 0
         _push(redis_client, _item(1))
         assert loop.index_batch()
-        loop.commit(loop.last_anchors + 6)
+        loop.commit(loop.anchors_due)
         with SearchEngine(tmp_path) as engine:
             assert [result.url for result in engine.search("distant beacon").results] == ["http://a.test/elsewhere"]
         assert builder.finalize().reindexed == 0
