@@ -205,7 +205,7 @@ def compare(site: Site, runs: int = 3) -> list[str]:
             urls = sorted(store.urls())
         limit = statistics.median(fetch_rate(urls) for _ in range(runs))
         rows.append(f"  {'fetch-only limit, pages/s':32s} {median('ours', 'crawl_rate'):10.1f} "
-                    f"{limit:10.1f} {median('ours', 'crawl_rate') / limit:7.2f}x  (ours / limit)")
+                    f"{limit:10.1f} {median('ours', 'crawl_rate') / limit:8.1%}  (ours / limit)")
         rows.append("")
         rows.extend(index.compare(data, f"{site.name}, "))
     finally:
