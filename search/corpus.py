@@ -26,13 +26,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from whoosh.reading import MultiReader, TermNotFound
 from whoosh.scoring import BM25F, BM25FScorer
 from whoosh.searching import Searcher
 
 from indexer import schema as fields
 from indexer.layout import Layout
-from search.topdocs import TopDocs
+from search.topdocs import TopDocs, field_lengths
 
 __all__ = ["Corpus", "CorpusBM25F"]
 
@@ -43,14 +44,23 @@ _ANCHOR_FIELDS = frozenset([fields.ANCHOR])
 class CorpusBM25F(BM25F):  # type: ignore[misc]
     """Whoosh's BM25F with the corpus's document count and field populations."""
 
-    def __init__(self, urls: int, pages: int, anchors: int, **options: Any) -> None:
+    def __init__(self, urls: int, pages: int, anchors: int, deleted_lengths: dict[str, float] | None = None,
+                 **options: Any) -> None:
+        """``deleted_lengths``: by field, the length of the deleted documents
+        that Whoosh's totals still count."""
         super().__init__(**options)
         self.urls = max(1, urls)
         self.pages = max(1, pages)
         self.anchor_docs = max(1, anchors)
+        self.deleted_lengths = deleted_lengths or {}
+
+    def average_length(self, searcher: Any, fieldname: str) -> float:
+        """The field's average length over the live documents that can have it."""
+        total = searcher.get_parent().field_length(fieldname) - self.deleted_lengths.get(fieldname, 0.0)
+        return total / self.population(fieldname) or 1
 
     def idf(self, searcher: Any, fieldname: str, text: bytes) -> float:
-        return self.idf_of(searcher.get_parent().doc_frequency(fieldname, text))
+        return self.idf_of(_live_frequency(searcher.get_parent().reader(), fieldname, text))
 
     def idf_of(self, documents: int) -> float:
         """The IDF of a term that ``documents`` documents hold."""
@@ -67,15 +77,14 @@ class CorpusBM25F(BM25F):  # type: ignore[misc]
         knows it (else the searcher looks it up)."""
         if not searcher.schema[fieldname].scorable:
             return None
-        parent = searcher.get_parent()
-        avgfl = parent.field_length(fieldname) / self.population(fieldname) or 1
-        idf = parent.idf(fieldname, text) if documents is None else self.idf_of(documents)
+        avgfl = self.average_length(searcher, fieldname)
+        idf = searcher.get_parent().idf(fieldname, text) if documents is None else self.idf_of(documents)
         return idf, avgfl, self._field_B.get(fieldname, self.B), self.K1
 
     def scorer(self, searcher: Any, fieldname: str, text: bytes, qf: int = 1) -> Any:
         scorer = super().scorer(searcher, fieldname, text, qf=qf)
         if isinstance(scorer, BM25FScorer):
-            scorer.avgfl = searcher.get_parent().field_length(fieldname) / self.population(fieldname) or 1
+            scorer.avgfl = self.average_length(searcher, fieldname)
             # The bound Whoosh skips and prunes by, computed with the average
             # it had before: with a smaller average (anchor text) it was too
             # low, and pages linked with a common word were dropped from the top.
@@ -124,7 +133,7 @@ class Corpus:
         pages = sum(r.doc_count() for r in page_readers)
         anchors = sum(r.doc_count() for r in anchor_readers)
         stubs = sum(_frequency(r, fields.CRAWLED, False) for r in anchor_readers)
-        weighting = CorpusBM25F(pages + stubs, pages, anchors, **self.options)
+        weighting = CorpusBM25F(pages + stubs, pages, anchors, _deleted_lengths(readers), **self.options)
         old, self._searcher = self._searcher, Searcher(reader, weighting=weighting)
         self._top_docs = None
         self._anchors_from = sum(r.doc_count_all() for r in page_readers)
@@ -170,8 +179,41 @@ def _leaves(reader: Any) -> list[Any]:
 
 
 def _frequency(reader: Any, fieldname: str, value: Any) -> int:
-    field = reader.schema[fieldname]
     try:
-        return int(reader.doc_frequency(fieldname, field.to_bytes(value)))
+        return _live_frequency(reader, fieldname, reader.schema[fieldname].to_bytes(value))
     except (TermNotFound, KeyError):
         return 0
+
+
+def _live_frequency(reader: Any, fieldname: str, text: bytes) -> int:
+    """How many live documents have the term: Whoosh's document frequency
+    counts the deleted ones too, until their segment is merged (an anchor
+    document rewritten as links came, a page fetched again)."""
+    if not reader.has_deletions():
+        return int(reader.doc_frequency(fieldname, text))
+    count = 0
+    for leaf in _leaves(reader):
+        if not leaf.has_deletions():
+            count += int(leaf.doc_frequency(fieldname, text))
+        elif (fieldname, text) in leaf:
+            deleted = leaf.deleted_docs_set
+            count += sum(1 for docnum in leaf.postings(fieldname, text).all_ids() if docnum not in deleted)
+    return count
+
+
+def _deleted_lengths(readers: list[Any]) -> dict[str, float]:
+    """By text field, the length of the deleted documents of ``readers``
+    (segments): Whoosh's totals count them until their segment is merged,
+    and an anchor document rewritten five times as links came would weigh
+    in the average five times. Each as scoring reads it (a byte per document)."""
+    found: dict[str, float] = {}
+    for reader in readers:
+        if not reader.has_deletions():
+            continue
+        deleted = np.fromiter(reader.deleted_docs_set, dtype=np.int64)
+        count = reader.doc_count_all()
+        for fieldname in reader.indexed_field_names():
+            if reader.schema[fieldname].scorable:
+                lengths = field_lengths(reader, fieldname, count)[deleted]
+                found[fieldname] = found.get(fieldname, 0.0) + float(lengths.sum())
+    return found

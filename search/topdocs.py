@@ -39,7 +39,7 @@ from whoosh.util.numeric import byte_to_length
 from indexer.codec import PackedBlock, block_data
 from indexer.layout import DamagedPostings
 
-__all__ = ["TopDocs", "Hit", "Hits", "supports"]
+__all__ = ["TopDocs", "Hit", "Hits", "field_lengths", "supports"]
 
 # Term leaves kept scored (two arrays of the index's size each).
 _KEPT_TERMS = 64
@@ -135,6 +135,8 @@ class TopDocs:
             (sub, sub.reader(), offset) for sub, offset in searcher.leaf_searchers()
         ]
         self.size = searcher.reader().doc_count_all()
+        # Whether some document is deleted (its postings and length still there).
+        self.deletions = any(reader.has_deletions() for _, reader, _ in self.segments)
         self.url_field = url_field
         self.anchor_field = anchor_field
         self.anchors_from = self.size if anchors_from is None else anchors_from
@@ -195,7 +197,7 @@ class TopDocs:
             found = np.zeros(self.size)
             for _, reader, offset in self.segments:
                 count = reader.doc_count_all()
-                found[offset:offset + count] = _LENGTHS[_length_bytes(reader, fieldname, count)]
+                found[offset:offset + count] = field_lengths(reader, fieldname, count)
             self._lengths[fieldname] = found
         return found
 
@@ -325,15 +327,20 @@ class TopDocs:
         if not infos:
             return self._nothing()
         chunks: list[_Chunk] | None = None
-        # The term's document frequency over the corpus, from the entries
-        # just read (the searcher would look the term up again in every part).
-        documents = sum(info.doc_frequency() for _, info in infos)
-        bm25 = self._bm25(self.segments[infos[0][0]][0], fieldname, text, documents)
         if field.format is not None and field.format.supports("positions"):
             chunks = []
         pieces = [self._postings(number, info, chunks) for number, info in infos]
         ids = pieces[0][0] if len(pieces) == 1 else np.concatenate([found for found, _ in pieces])
         weights = pieces[0][1] if len(pieces) == 1 else np.concatenate([found for _, found in pieces])
+        # The term's document frequency over the corpus, from the entries
+        # just read (the searcher would look the term up again in every
+        # part); where documents were deleted (a page fetched again, an
+        # anchor document rewritten as links came), the live ones among its
+        # postings: a crawl's index scores as one rebuilt from its archive.
+        documents = sum(info.doc_frequency() for _, info in infos)
+        if self.deletions:
+            documents = int(np.count_nonzero(self.live()[ids]))
+        bm25 = self._bm25(self.segments[infos[0][0]][0], fieldname, text, documents)
         if bm25 is not None:
             idf, avgfl, b, k1 = bm25
             lengths = self.lengths(fieldname)[ids]
@@ -678,7 +685,7 @@ class _Scored:
         self.size = size
         self.chunks: list[_Chunk] | None = None
         self.empty = False  # no document has the term
-        self.documents = 0  # a term's document frequency, deleted documents included (a phrase's: 0)
+        self.documents = 0  # a term's document frequency, live documents only (a phrase's: 0)
         self._scores: np.ndarray | None = None
         self._matched: np.ndarray | None = None
 
@@ -815,6 +822,11 @@ class _StoredColumns:
         if found.keys() <= self.names:
             return found
         return {name: value for name, value in found.items() if name in self.names}
+
+
+def field_lengths(reader: Any, fieldname: str, count: int) -> np.ndarray:
+    """The length in a field of each of a segment's ``count`` documents, as scoring reads it."""
+    return _LENGTHS[_length_bytes(reader, fieldname, count)]  # type: ignore[no-any-return]
 
 
 def _length_bytes(reader: Any, fieldname: str, count: int) -> np.ndarray:
