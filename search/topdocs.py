@@ -336,7 +336,8 @@ class TopDocs:
         # just read (the searcher would look the term up again in every
         # part); where documents were deleted (a page fetched again, an
         # anchor document rewritten as links came), the live ones among its
-        # postings: a crawl's index scores as one rebuilt from its archive.
+        # postings (the field's average, :class:`search.corpus.CorpusBM25F`,
+        # leaves their lengths out too).
         documents = sum(info.doc_frequency() for _, info in infos)
         if self.deletions:
             documents = int(np.count_nonzero(self.live()[ids]))
