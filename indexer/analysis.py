@@ -497,7 +497,7 @@ class TermPositions:
         table = self._table
         if table.full():
             table = self._table = _PieceTable()
-        ids = table.ids_of(pieces if pieces is not None else text.split(), self._piece_form)
+        ids = table.ids_of(pieces if pieces is not None else text.split(), self._piece_forms)
         first, count, span, token_terms, token_offsets = table.arrays()
         piece = np.array(ids, dtype=np.int64)
         counts = count[piece]
@@ -520,35 +520,42 @@ class TermPositions:
         table = self._table
         if table.full():
             table = self._table = _PieceTable()
-        return table.forms(table.ids_of(pieces, self._piece_form))
+        return table.forms(table.ids_of(pieces, self._piece_forms))
 
-    def _piece_form(self, piece: str) -> Any:
-        """The terms of a piece of text without whitespace, as :meth:`_form`
-        gives a word's: the terms of its words in turn."""
+    def _piece_forms(self, pieces: list[str]) -> list[Any]:
+        """The terms of pieces of text without whitespace, as :meth:`_form`
+        gives a word's: the terms of each piece's words in turn."""
         known = self._words
         if len(known) > _MAX_CACHED_WORDS:
             known.clear()
-        forms = []
-        for word in self._findall(piece):
-            form = known.get(word)
-            if form is None:
-                form = self._form(word)
-                if form.__class__ is str or form[1] <= _MAX_WORD_TOKENS:
-                    known[word] = form
-            forms.append(form)
-        if len(forms) == 1:  # one word (most pieces): its form, shared
-            return forms[0]
-        tokens: list[tuple[str, int]] = []
-        span = 0
-        for form in forms:
-            if form.__class__ is str:
-                if form:
-                    tokens.append((form, span))
-                span += 1
-            else:
-                tokens.extend((term, span + offset) for term, offset in form[0])
-                span += form[1]
-        return tuple(tokens), span
+        found = []
+        for words in map(self._findall, pieces):
+            if len(words) == 1:  # one word (most pieces): its form, shared
+                form = known.get(words[0])
+                found.append(form if form is not None else self._word_form(words[0]))
+                continue
+            tokens: list[tuple[str, int]] = []
+            span = 0
+            for word in words:
+                form = known.get(word)
+                if form is None:
+                    form = self._word_form(word)
+                if form.__class__ is str:
+                    if form:
+                        tokens.append((form, span))
+                    span += 1
+                else:
+                    tokens.extend((term, span + offset) for term, offset in form[0])
+                    span += form[1]
+            found.append((tuple(tokens), span))
+        return found
+
+    def _word_form(self, word: str) -> Any:
+        """:meth:`_form`, remembered unless it is a long run of tokens."""
+        form = self._form(word)
+        if form.__class__ is str or form[1] <= _MAX_WORD_TOKENS:
+            self._words[word] = form
+        return form
 
     def _form(self, word: str) -> Any:
         """A word's terms: one term (a str), "" (a stop word: a position, no
@@ -603,38 +610,53 @@ class _PieceTable:
         """Whether the table holds as many pieces or tokens as it may."""
         return len(self._ids) > _MAX_CACHED_WORDS or self._token_count > _MAX_CACHED_TOKENS
 
-    def ids_of(self, pieces: list[str], form_of: Any) -> list[int]:
+    def ids_of(self, pieces: list[str], forms_of: Any) -> list[int]:
         """The numbers of ``pieces`` (those not seen before entered with
-        their form, as :meth:`TermPositions._piece_form` gives it)."""
+        their forms, as :meth:`TermPositions._piece_forms` gives them)."""
         known = self._ids
         # The new pieces entered once each (in a set order: the numbers are
         # the same every time), without a Python step per piece of the text.
-        for piece in sorted(set(pieces).difference(known)):
-            known[piece] = self._enter(form_of(piece), len(known))
+        new = sorted(set(pieces).difference(known))
+        if new:
+            known.update(zip(new, range(len(known), len(known) + len(new))))
+            self._enter(forms_of(new))
         return list(map(known.__getitem__, pieces))
 
-    def _enter(self, form: Any, number: int) -> int:
-        self._forms.append(form)
+    def _enter(self, forms: list[Any]) -> None:
+        """Enter the forms of new pieces, numbered in turn."""
+        self._forms += forms
         firsts, counts, spans = self._pieces
         terms, offsets = self._tokens
-        term_ids = self._term_ids
-        firsts.append(self._token_count)
-        if form.__class__ is str:
-            tokens: Any = ((form, 0),) if form else ()
-            spans.append(1)
-        else:
-            tokens = form[0]
-            spans.append(form[1])
-        counts.append(len(tokens))
-        self._token_count += len(tokens)
-        for term, offset in tokens:
-            found = term_ids.get(term)
-            if found is None:
-                found = term_ids[term] = len(self._names)
-                self._names.append(term)
-            terms.append(found)
-            offsets.append(offset)
-        return number
+        term_ids, names = self._term_ids, self._names
+        total = self._token_count
+        for form in forms:
+            firsts.append(total)
+            if form.__class__ is str:  # one term (most pieces), or a stop word
+                spans.append(1)
+                if not form:
+                    counts.append(0)
+                    continue
+                found = term_ids.get(form)
+                if found is None:
+                    found = term_ids[form] = len(names)
+                    names.append(form)
+                terms.append(found)
+                offsets.append(0)
+                counts.append(1)
+                total += 1
+                continue
+            tokens, span = form
+            spans.append(span)
+            counts.append(len(tokens))
+            total += len(tokens)
+            for term, offset in tokens:
+                found = term_ids.get(term)
+                if found is None:
+                    found = term_ids[term] = len(names)
+                    names.append(term)
+                terms.append(found)
+                offsets.append(offset)
+        self._token_count = total
 
     def arrays(self) -> list[Any]:
         """``first``, ``count``, ``span``, ``token_terms``, ``token_offsets``
