@@ -41,8 +41,9 @@ from itertools import accumulate
 
 from whoosh.codec.whoosh3 import (
     LENGTHS_COLUMN, WHOOSH3_HEADER_MAGIC, W3Codec, W3FieldCursor, W3FieldWriter, W3LeafMatcher, W3PerDocReader,
-    W3PostingsWriter, W3TermInfo, W3TermsReader, _lenfield,
+    W3PerDocWriter, W3PostingsWriter, W3TermInfo, W3TermsReader, _lenfield,
 )
+from whoosh.columns import VarBytesColumn
 from whoosh.filedb.compound import CompoundStorage
 from whoosh.filedb.filetables import md5_hash
 from whoosh.filedb.structfile import BufferFile, StructFile
@@ -58,7 +59,7 @@ from whoosh.system import pack_uint, pack_ushort
 from indexer.analysis import GROUPED_PIECES, TermPositions, uncounted_tokens
 
 __all__ = ["FastText", "CompactPositions", "CompactTermInfo", "Codec", "GroupedPool", "Writer", "INLINE_LIMIT",
-           "PackedBlock", "block_data"]
+           "PackedBlock", "block_data", "STORED_FIELDS"]
 
 # Posting lists shorter than this live in the term index.
 INLINE_LIMIT = 32
@@ -990,6 +991,50 @@ class Writer(SegmentWriter):  # type: ignore[misc]
         pool.grown(size)
 
 
+# Stored fields pickled to fewer bytes than this are kept as they are: zlib
+# takes about 60 us to set up for each value it compresses, and an anchor
+# document's are a few hundred bytes (a sixth of finalize's time on
+# python3-doc went to compressing them).
+_COMPRESS_FROM = 1024
+# The first byte of a pickle (protocol 2 and later); a zlib stream begins with 0x78.
+_PICKLE = 0x80
+
+
+class _StoredColumn(VarBytesColumn):  # type: ignore[misc]
+    """A document's stored fields: a pickle, compressed by zlib from
+    :data:`_COMPRESS_FROM` bytes on (Whoosh's column compresses every
+    one). Reads Whoosh's columns too, whose values are all compressed."""
+
+    class Writer(VarBytesColumn.Writer):  # type: ignore[misc]
+        def add(self, docnum: int, value: Any) -> None:
+            data = pickle.dumps(value, 2) if value is not None else b""
+            if len(data) >= _COMPRESS_FROM:
+                data = zlib.compress(data, 3)
+            super().add(docnum, data)
+
+    class Reader(VarBytesColumn.Reader):  # type: ignore[misc]
+        def __getitem__(self, docnum: int) -> Any:
+            data = super().__getitem__(docnum)
+            if not data:
+                return None
+            return pickle.loads(data if data[0] == _PICKLE else zlib.decompress(data))
+
+        def __iter__(self) -> Iterator[Any]:
+            for number in range(self._doccount):
+                yield self[number]
+
+
+# The column of stored fields, to read any segment's (Whoosh's too).
+STORED_FIELDS = _StoredColumn()
+
+
+class _PerDocWriter(W3PerDocWriter):  # type: ignore[misc]
+    """Whoosh's, with the stored fields in a :class:`_StoredColumn`."""
+
+    def _create_column(self, fieldname: str, column: Any) -> None:
+        super()._create_column(fieldname, STORED_FIELDS if fieldname == "_stored" else column)
+
+
 class _PerDocReader(W3PerDocReader):  # type: ignore[misc]
     """Columns (stored fields, lengths) read where the compound segment is
     mapped: Whoosh copies each column file whole at every opening (7 of a
@@ -998,6 +1043,9 @@ class _PerDocReader(W3PerDocReader):  # type: ignore[misc]
     def _get_column_file(self, fieldname: str) -> tuple[Any, int, int]:
         filename = W3Codec.column_filename(self._segment, fieldname)
         return _open(self._storage, filename), 0, self._storage.file_length(filename)
+
+    def stored_fields(self, docnum: int) -> dict[str, Any]:
+        return self._cached_reader("_stored", STORED_FIELDS)[docnum] or {}
 
 
 # The data of a posting block this codec writes begins with this byte; a
@@ -1204,6 +1252,9 @@ class Codec(W3Codec):  # type: ignore[misc]
 
     def field_writer(self, storage: Any, segment: Any) -> Any:
         return _FieldWriter(self, storage, segment)
+
+    def per_document_writer(self, storage: Any, segment: Any) -> Any:
+        return _PerDocWriter(self, storage, segment)
 
     def per_document_reader(self, storage: Any, segment: Any) -> Any:
         return _PerDocReader(storage, segment)

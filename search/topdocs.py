@@ -36,7 +36,7 @@ from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
 
-from indexer.codec import PackedBlock, block_data
+from indexer.codec import STORED_FIELDS, PackedBlock, block_data
 from indexer.layout import DamagedPostings
 
 __all__ = ["TopDocs", "Hit", "Hits", "field_lengths", "supports"]
@@ -802,14 +802,12 @@ class _StoredColumns:
     @classmethod
     def of(cls, segments: list[tuple[Any, Any, int]], schema: Any) -> _StoredColumns | None:
         """The columns of Whoosh 3 segments; None for other readers."""
-        from whoosh.codec.whoosh3 import STORED_COLUMN
-
         columns = []
         for _, reader, _ in segments:
             perdoc = getattr(reader, "_perdoc", None)
             if perdoc is None or not hasattr(perdoc, "_cached_reader"):
                 return None
-            columns.append(perdoc._cached_reader("_stored", STORED_COLUMN))
+            columns.append(perdoc._cached_reader("_stored", STORED_FIELDS))
         return cls([offset for _, _, offset in segments], columns, frozenset(schema.names()))
 
     def read(self, docnum: int) -> dict[str, Any]:

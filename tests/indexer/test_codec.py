@@ -151,3 +151,37 @@ def test_an_update_replaces_the_committed_document_as_whooshs_does(tmp_path: Pat
     assert ours == _updated(tmp_path / "whoosh", SegmentWriter)
     assert [stored["url"] for stored in ours] == sorted({page["url"] for page in PAGES[:15]})
     assert ours[0]["title"].endswith(" 3")
+
+
+def test_stored_fields_read_back_short_and_long_and_from_whooshs_own_columns(tmp_path: Path) -> None:
+    """Short stored fields are kept as they are, long ones compressed; an
+    index whose stored fields Whoosh compressed (every one, as indexes
+    written before this codec kept them) reads the same."""
+    from whoosh.codec.whoosh3 import W3Codec
+    from whoosh.reading import SegmentReader
+
+    from search.topdocs import _StoredColumns
+
+    pages = [{**page, "title": page["title"] * (200 if n % 3 == 0 else 1)} for n, page in enumerate(PAGES)]
+    expected = [{"url": page["url"], "title": page["title"]} for page in pages]
+    assert max(len(page["title"]) for page in pages) > 2_000
+    for name, codec in (("ours", Codec()), ("whoosh", W3Codec())):
+        path = tmp_path / name
+        path.mkdir()
+        ix = index.create_in(str(path), make_schema())
+        writer = (Writer if name == "ours" else SegmentWriter)(ix, codec=codec)
+        for page in pages:
+            writer.add_document(url=page["url"], title=page["title"], body=page["body"])
+        writer.commit()
+        ix = index.open_dir(str(path))
+        segment = ix._segments()[0]
+        reader = SegmentReader(ix.storage, ix.schema, segment, codec=Codec())
+        try:
+            assert [reader.stored_fields(n) for n in range(len(pages))] == expected
+            columns = _StoredColumns.of([(segment, reader, 0)], ix.schema)
+            assert columns is not None
+            assert [columns.read(n) for n in range(len(pages))] == expected
+        finally:
+            reader.close()
+        with ix.searcher() as searcher:
+            assert searcher.stored_fields(3)["title"] == pages[3]["title"]
