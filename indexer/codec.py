@@ -63,6 +63,11 @@ __all__ = ["FastText", "CompactPositions", "CompactTermInfo", "Codec", "GroupedP
 
 # Posting lists shorter than this live in the term index.
 INLINE_LIMIT = 32
+# Posting blocks and stored fields of fewer bytes than this are written
+# uncompressed: zlib takes about 60 us to set up for each value it
+# compresses, more than a few hundred bytes are worth (an anchor document's
+# stored fields are about 200).
+_COMPRESS_FROM = 1024
 
 
 class CompactPositions(Positions):  # type: ignore[misc]
@@ -280,7 +285,7 @@ class _PostingsWriter(W3PostingsWriter):  # type: ignore[misc]
             self._postfile.write(WHOOSH3_HEADER_MAGIC)
         self._terminfo.add_block(self)
         data = PackedBlock.pack(self._ids, self._weights, self._values, self._format.fixed_value_size())
-        compression = self._compression
+        compression = self._compression if len(data) >= _COMPRESS_FROM else 0
         if compression:
             data = zlib.compress(data, compression)
         ids = self._ids
@@ -991,11 +996,6 @@ class Writer(SegmentWriter):  # type: ignore[misc]
         pool.grown(size)
 
 
-# Stored fields pickled to fewer bytes than this are kept as they are: zlib
-# takes about 60 us to set up for each value it compresses, and an anchor
-# document's are a few hundred bytes (a sixth of finalize's time on
-# python3-doc went to compressing them).
-_COMPRESS_FROM = 1024
 # The first byte of a pickle (protocol 2 and later); a zlib stream begins with 0x78.
 _PICKLE = 0x80
 
