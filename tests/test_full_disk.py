@@ -103,7 +103,9 @@ def _stopped_in_one_line(done: subprocess.CompletedProcess[str], data: Path) -> 
     log = done.stderr
     assert done.returncode == 1, log[-3000:]
     assert "Traceback" not in log, log[-5000:]
-    (line,) = _errors(log)
+    errors = _errors(log)
+    assert len(errors) == 1, "\n".join(errors) + "\n\n" + log[-4000:]  # one line, whatever else was logged
+    (line,) = errors
     assert re.search(rf"\[crawler\.halt\] ERROR: The crawl stops: no space left on the disk of "
                      rf"{re.escape(str(data.resolve()))}: .*\. The index is as at its last commit, and what was "
                      r"queued stays queued; free some space, then run the same command to resume\.$", line), line
