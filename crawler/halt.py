@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Halt", "DISK_FULL", "CRAWLED_NOTHING", "gave_up"]
+__all__ = ["Halt", "DISK_FULL", "CRAWLED_NOTHING", "gave_up", "said_disk_full"]
 
 DISK_FULL = "disk_full"
 CRAWLED_NOTHING = "crawled_nothing"
@@ -76,6 +76,22 @@ def gave_up(pages: int, waiting: Mapping[str, RobotsWait], given_up: set[str], q
     return all(wait.tries >= _ANSWERS_PER_SITE or site in given_up for site, wait in waiting.items())
 
 
+def said_disk_full(record: logging.LogRecord) -> str | None:
+    """What a log record says of a full disk (:func:`crawler.disk.disk_full`):
+    by its error (its traceback's, else one it quotes among its arguments,
+    as in ``logger.warning("... (%s)", exc)``), else by its text; None when
+    it says nothing of the kind."""
+    error = record.exc_info[1] if record.exc_info else None
+    if error is None:
+        args = record.args.values() if isinstance(record.args, Mapping) else record.args or ()
+        error = next((value for value in args if isinstance(value, BaseException)), None)
+    try:
+        text = record.getMessage()
+    except (TypeError, ValueError):
+        text = str(record.msg)
+    return disk_full(error, text)
+
+
 class _FullDiskFilter(logging.Filter):
     """On the log handlers: the first record that says the disk is full
     halts the crawl; it and every later one that says so are dropped."""
@@ -87,12 +103,7 @@ class _FullDiskFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno < logging.WARNING or record.name == __name__:
             return True
-        error = record.exc_info[1] if record.exc_info else None
-        try:
-            text = record.getMessage()
-        except (TypeError, ValueError):
-            text = str(record.msg)
-        found = disk_full(error, text)
+        found = said_disk_full(record)
         if found is None:
             return True
         self.halt.on_disk_full(found, f"an error logged by {record.name}")

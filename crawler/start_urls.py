@@ -109,7 +109,10 @@ class StartUrls:
 
     def pop(self) -> list[bytes]:
         """Up to a batch of entries, taken off the key (one command); none,
-        said once, while the key is of another type than the settings say."""
+        said once, while the key is of another type than the settings say.
+        Any other refusal is raised: taking entries is a write, which Redis
+        refuses while it cannot write its disk (``MISCONF``), and the entries
+        stay for a later look."""
         try:
             if self.kind == "set":
                 return list(self.client.spop(self.key, self.batch) or [])
@@ -117,6 +120,8 @@ class StartUrls:
                 return [member for member, _ in self.client.zpopmax(self.key, self.batch)]
             return list(self.client.lpop(self.key, self.batch) or [])
         except redis.ResponseError as exc:
+            if not str(exc).startswith("WRONGTYPE"):
+                raise
             if not self._wrong_type_said:
                 self._wrong_type_said = True
                 logger.error("Cannot read start URLs from %s as a %s (%s): REDIS_START_URLS_AS_SET and "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import random
 import re
 import shutil
@@ -18,10 +19,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import redis
 
 from crawler.datadir import redis_dir
+from crawler.halt import said_disk_full
+from crawler.start_urls import StartUrls
 from indexer.store import PageStore
 from tests.commands import crawl, run
+from tests.redis_server import RedisServer
+from tests.test_multinode import wait_for
 from tests.webserver import page, serve_site, text
 
 WORDS = [f"{stem}{suffix}" for stem in ("harbour", "ferry", "market", "storm", "tide", "quay", "gull", "sail",
@@ -161,3 +167,44 @@ def test_the_page_store_reads_on_a_full_disk(tmp_path: Path) -> None:
         with PageStore(path, readonly=True) as store:
             found = store.get("http://harbour.test/ferry")
         assert found is not None and found["title"] == "Ferry timetable"
+
+
+def _refused(client: redis.Redis) -> redis.ResponseError:
+    """Write until Redis refuses: the first writes may fit in its append-only file's last page."""
+    for number in range(200):
+        try:
+            client.set(f"filler:{number}", "x" * 4096)
+        except redis.ResponseError as exc:
+            return exc
+    raise AssertionError("Redis took 200 writes on a full disk")
+
+
+def test_pushed_start_urls_stay_queued_while_redis_cannot_write_its_disk(tmp_path: Path,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """Taking start URLs is a write, which Redis refuses while its disk is
+    full: a refusal that stops the crawl (not a key of the wrong type, said
+    besides), and the URLs stay, read once the disk has room again."""
+    with small_disk(tmp_path / "disk", 2) as disk, RedisServer(disk / "redis") as server:
+        client = redis.Redis.from_url(server.url)
+        client.rpush("web:start_urls", "http://harbour.test/", "http://harbour.test/ferry")
+        _fill(disk)
+        assert "MISCONF" in str(_refused(client))
+        reading = StartUrls(client, "web:start_urls")
+        with pytest.raises(redis.ResponseError, match="MISCONF") as refused:
+            reading.read()
+        assert "Cannot read start URLs" not in caplog.text
+        logged = logging.LogRecord("crawler.spiders.web", logging.WARNING, __file__, 0,
+                                   "Redis refuses the start URLs of %s (%s)", ("web:start_urls", refused.value), None)
+        assert said_disk_full(logged) == "MISCONF Errors writing to the AOF file: No space left on device"
+        (disk / "filler").unlink()
+        taken: list[str] = []
+
+        def read() -> bool:
+            try:
+                taken.extend(url for url, _ in reading.read()[0])
+            except redis.ResponseError:
+                return False  # Redis writes its file again within a second of the room it finds
+            return True
+
+        wait_for(read, 15)
+        assert taken == ["http://harbour.test/", "http://harbour.test/ferry"]

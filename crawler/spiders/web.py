@@ -36,6 +36,7 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 import lxml.etree
+import redis
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import CloseSpider, UsageError
@@ -240,6 +241,7 @@ class WebSpider(Spider):
         self._look: Any = None
         self._look_every = defaults.FRONTIER_HEARTBEAT
         self._pushed_meta_logged = False
+        self._pushed_refused: str | None = None  # what Redis said when it last refused the start URLs
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> WebSpider:
@@ -363,6 +365,16 @@ class WebSpider(Spider):
             requests = self.next_requests()
         except REDIS_DOWN:
             return False  # the next look tries again
+        except redis.ResponseError as exc:
+            # Redis refuses to let the entries be taken: MISCONF, its disk is
+            # full (crawler/halt.py stops the crawl on this record), or a
+            # refusal of its settings (NOREPLICAS, OOM); they stay queued.
+            if str(exc) != self._pushed_refused:
+                self._pushed_refused = str(exc)
+                logger.warning("Redis refuses the start URLs of %s (%s): they stay there, and are read once it "
+                               "takes writes again", self._pushed.key if self._pushed else "?", exc)
+            return False
+        self._pushed_refused = None
         for request in requests:
             self.crawler.engine.crawl(request)
         return len(requests) >= _PUSHED_PER_LOOK
