@@ -44,19 +44,22 @@ _ANCHOR_FIELDS = frozenset([fields.ANCHOR])
 class CorpusBM25F(BM25F):  # type: ignore[misc]
     """Whoosh's BM25F with the corpus's document count and field populations."""
 
-    def __init__(self, urls: int, pages: int, anchors: int, deleted_lengths: dict[str, float] | None = None,
+    def __init__(self, urls: int, pages: int, anchors: int, lengths: dict[str, float] | None = None,
                  **options: Any) -> None:
-        """``deleted_lengths``: by field, the length of the deleted documents
-        that Whoosh's totals still count."""
+        """``lengths``: by field, the total length of the live documents
+        (:func:`_live_lengths`); without it, Whoosh's totals."""
         super().__init__(**options)
         self.urls = max(1, urls)
         self.pages = max(1, pages)
         self.anchor_docs = max(1, anchors)
-        self.deleted_lengths = deleted_lengths or {}
+        self.lengths = lengths
 
     def average_length(self, searcher: Any, fieldname: str) -> float:
         """The field's average length over the live documents that can have it."""
-        total = searcher.get_parent().field_length(fieldname) - self.deleted_lengths.get(fieldname, 0.0)
+        if self.lengths is None:
+            total = searcher.get_parent().field_length(fieldname)
+        else:
+            total = self.lengths.get(fieldname, 0.0)
         return total / self.population(fieldname) or 1
 
     def idf(self, searcher: Any, fieldname: str, text: bytes) -> float:
@@ -133,7 +136,7 @@ class Corpus:
         pages = sum(r.doc_count() for r in page_readers)
         anchors = sum(r.doc_count() for r in anchor_readers)
         stubs = sum(_frequency(r, fields.CRAWLED, False) for r in anchor_readers)
-        weighting = CorpusBM25F(pages + stubs, pages, anchors, _deleted_lengths(readers), **self.options)
+        weighting = CorpusBM25F(pages + stubs, pages, anchors, _live_lengths(readers), **self.options)
         old, self._searcher = self._searcher, Searcher(reader, weighting=weighting)
         self._top_docs = None
         self._anchors_from = sum(r.doc_count_all() for r in page_readers)
@@ -201,19 +204,25 @@ def _live_frequency(reader: Any, fieldname: str, text: bytes) -> int:
     return count
 
 
-def _deleted_lengths(readers: list[Any]) -> dict[str, float]:
-    """By text field, the length of the deleted documents of ``readers``
-    (segments): Whoosh's totals count them until their segment is merged,
-    and an anchor document rewritten five times as links came would weigh
-    in the average five times. Each as scoring reads it (a byte per document)."""
+def _live_lengths(readers: list[Any]) -> dict[str, float]:
+    """By text field, the total length of the live documents of ``readers``
+    (segments), each length as scoring reads it (a byte per document).
+    Whoosh's own totals are exact, but count deleted documents until their
+    segment is merged, and the exact lengths of those are lost: an anchor
+    document rewritten five times as links came would weigh in five times.
+    Summed from the bytes, the same pages give the same averages however
+    their segments came about (a crawl's index, its rebuild, its shards)."""
     found: dict[str, float] = {}
     for reader in readers:
-        if not reader.has_deletions():
-            continue
-        deleted = np.fromiter(reader.deleted_docs_set, dtype=np.int64)
         count = reader.doc_count_all()
+        if not count:
+            continue
+        live: Any = slice(None)
+        if reader.has_deletions():
+            live = np.ones(count, dtype=bool)
+            live[np.fromiter(reader.deleted_docs_set, dtype=np.int64)] = False
         for fieldname in reader.indexed_field_names():
             if reader.schema[fieldname].scorable:
-                lengths = field_lengths(reader, fieldname, count)[deleted]
+                lengths = field_lengths(reader, fieldname, count)[live]
                 found[fieldname] = found.get(fieldname, 0.0) + float(lengths.sum())
     return found
