@@ -165,9 +165,11 @@ def test_a_redis_restart_pauses_the_crawl_and_loses_nothing(shared: RedisServer,
 
 def test_a_late_node_gets_work(shared: RedisServer, tmp_path: Path) -> None:
     with serve() as web:
-        early = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0")
+        # A delay that leaves the early node about 12 s of work: a late node
+        # takes a few seconds to start, more on a busy machine.
+        early = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0.1", "INDEX_WITH_CRAWL=0")
         wait_for(lambda: len(web.requests) > 30)
-        late = node(shared.url, tmp_path / "b", [], "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0")
+        late = node(shared.url, tmp_path / "b", [], "DOWNLOAD_DELAY=0.1", "INDEX_WITH_CRAWL=0")
         early_log, late_log = finish(early, late)
     assert "'downloader/response_count'" in late_log, "the late node fetched nothing"
     assert max(fetched(web).values()) == 1
