@@ -30,6 +30,7 @@ benchmarks measure.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import resource
@@ -296,8 +297,21 @@ def summary(info: dict[str, Any]) -> str:
     )
 
 
+def _size(text: str) -> int:
+    try:
+        size = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of pages: {text!r}") from None
+    if size < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {size}")
+    return size
+
+
 def main(argv: list[str] | None = None) -> None:
-    sizes = [int(arg.replace("_", "").replace(",", "")) for arg in (argv or sys.argv[1:])] or list(SIZES)
+    parser = argparse.ArgumentParser(prog="python -m bench.synthetic", description=__doc__.splitlines()[0])
+    parser.add_argument("sizes", nargs="*", type=_size, metavar="N",
+                        help=f"pages in each index (default: {' '.join(str(n) for n in SIZES)})")
+    sizes = parser.parse_args(argv).sizes or list(SIZES)
     for n in sizes:
         info = cached(n)
         if info is not None:
