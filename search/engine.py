@@ -472,7 +472,10 @@ class SearchEngine:
                                runs=any(has_cjk(word) and len(self.tokens(word)) > 1 for word in words)),
             depth, n * page
         )
-        facets = self._facets(masks, candidates) if total and want_facets else {}
+        matched = self._matched(masks) if masks else None
+        if matched is not None:
+            total = max(total, len(matched))  # every page that matched, counted as the facets count them
+        facets = self._facets(matched, candidates) if total and want_facets else {}
         if beyond:  # past the last page there is: how many, and nothing more
             return Results(text, total, [], page, n, time.perf_counter() - started, facets=facets)
         bodies: dict[str, tuple[str, list[list[str]]]] = {}
@@ -541,9 +544,11 @@ class SearchEngine:
                 else:
                     fresh[url] = _Candidate(url, [hit.docnum], hit.fields(), hit.score, number)
             self._complete(searcher, fresh, request, query)
+            # A relaxed level matches the pages of the levels before it too.
+            matching = _count(found, depth, len(seen) + len(fresh))
             if level == STRICT:
-                total = matched_all = _count(found, depth, len(fresh))
-            total = max(total, len(seen) + len(fresh))
+                matched_all = matching
+            total = max(total, matching)
             if level != STRICT:
                 matched = self._words_matched(searcher, list(fresh.values()), request.words)
             for candidate in fresh.values():
@@ -555,19 +560,22 @@ class SearchEngine:
                 seen.add(candidate.url)
         return candidates, total, matched_all, masks
 
-    def _facets(self, masks: list[Any] | None, candidates: list[_Candidate]) -> dict[str, list[dict[str, Any]]]:
+    def _matched(self, masks: list[Any]) -> np.ndarray:
+        """The documents that matched at any level tried, one per URL (a
+        crawled page that matched only by the links to it is not among them)."""
+        matched = np.logical_or.reduce(masks) if len(masks) > 1 else masks[0].copy()
+        matched &= self._one_per_url_of(self.corpus.top_docs())
+        return np.flatnonzero(matched)
+
+    def _facets(self, docs: np.ndarray | None, candidates: list[_Candidate]) -> dict[str, list[dict[str, Any]]]:
         """The sites, languages and types of the matches, and how many are
         members-only, with their counts: over every matching page (and page
-        known only by links) when the arrays tell them, else over the
-        candidates. A crawled page that matched only by the links to it is
-        counted in the latter way only."""
+        known only by links), ``docs``, when the arrays tell them, else over
+        the candidates."""
         counts: dict[str, Counter[str]] = {"site": Counter(), "lang": Counter(), "type": Counter(),
                                            "access": Counter()}
-        if masks:
+        if docs is not None:
             top = self.corpus.top_docs()
-            matched = np.logical_or.reduce(masks) if len(masks) > 1 else masks[0].copy()
-            matched &= self._one_per_url_of(top)
-            docs = np.flatnonzero(matched)
             for name, fieldname, keep in _FACETS:
                 values, codes = top.labels(fieldname, keep)
                 found = np.bincount(codes[docs] + 1, minlength=len(values) + 1)[1:]  # code -1: no value

@@ -281,6 +281,23 @@ def test_facets_count_every_match_not_the_page_shown(build: Build) -> None:
     assert phrase.facets["type"] == [{"value": "html", "count": 15}]
 
 
+def test_the_total_counts_the_pages_the_facets_count(build: Build) -> None:
+    """Few pages have every word, so pages with some of them follow: the
+    total says how many matched, as the facets do, not how many of them
+    were ranked (the search page said "of 34" beside a site of 62)."""
+    engine = build(
+        *(page(f"http://a.test/both{k}", f"Ferry timetable {k}", "harbour ferry timetable") for k in range(4)),
+        *(page(f"http://b.test/ferry{k}", f"Ferry {k}", "a ferry crossing" + " gull" * k) for k in range(80)),
+        page("http://c.test/", "Gulls", "no such word here"),
+    )
+    strict = engine.search("ferry timetable", n=3)
+    assert strict.total == 4 and strict.facets["type"] == [{"value": "html", "count": 4}]
+    relaxed = engine.search("ferry timetable", n=10)
+    assert relaxed.results[0].url.startswith("http://a.test/both") and len(relaxed.results) == 10
+    assert relaxed.total == 84 == sum(value["count"] for value in relaxed.facets["site"])
+    assert relaxed.facets["type"] == [{"value": "html", "count": 84}]
+
+
 def test_a_facet_shows_the_most_frequent_values_ties_by_name(build: Build) -> None:
     """Fourteen sites match, one of them more than the others: the facet
     shows it, then nine of the thirteen tied ones, by name."""
