@@ -473,8 +473,8 @@ class SearchEngine:
             depth, n * page
         )
         matched = self._matched(masks) if masks else None
-        if matched is not None:
-            total = max(total, len(matched))  # every page that matched, counted as the facets count them
+        if matched is not None:  # exact: every page that matched, as the facets count them
+            total = max(len(matched), len(candidates))
         facets = self._facets(matched, candidates) if total and want_facets else {}
         if beyond:  # past the last page there is: how many, and nothing more
             return Results(text, total, [], page, n, time.perf_counter() - started, facets=facets)
