@@ -23,9 +23,8 @@ a power law and PageRank has something to say.
 
 Every link points to a page with a lower number, and pages are added from the
 highest number down: when a page is indexed, every page linking to it already
-is, so its anchor text is complete and ``finalize`` re-indexes nothing. A
-crawl would re-index linked pages; that is crawl cost, not what the query
-benchmarks measure.
+is. The anchor text is written by ``finalize``, as anchor documents of their
+own (one per linked URL, counted in its report); no page is analysed again.
 """
 
 from __future__ import annotations
@@ -292,7 +291,7 @@ def summary(info: dict[str, Any]) -> str:
         f"{info['links']:,} links, {info['index_bytes'] / 2**20:,.0f} MiB): built in "
         f"{info['seconds']:,.0f} s ({minutes:.1f} min), {info['docs_per_second']:.0f} docs/s "
         f"(generating pages {info['generate_seconds']:.0f} s, finalize {info['finalize_seconds']:.0f} s, "
-        f"{info['reindexed_by_finalize']} re-indexed by finalize; peak memory "
+        f"{info['reindexed_by_finalize']:,} anchor documents written by finalize; peak memory "
         f"{info.get('peak_rss_mib', '?')} MiB)"
     )
 
