@@ -44,10 +44,8 @@ _ANCHOR_FIELDS = frozenset([fields.ANCHOR])
 class CorpusBM25F(BM25F):  # type: ignore[misc]
     """Whoosh's BM25F with the corpus's document count and field populations."""
 
-    def __init__(self, urls: int, pages: int, anchors: int, lengths: dict[str, float] | None = None,
-                 **options: Any) -> None:
-        """``lengths``: by field, the total length of the live documents
-        (:func:`_live_lengths`); without it, Whoosh's totals."""
+    def __init__(self, urls: int, pages: int, anchors: int, lengths: dict[str, float], **options: Any) -> None:
+        """``lengths``: by field, the total length of the live documents (:func:`_live_lengths`)."""
         super().__init__(**options)
         self.urls = max(1, urls)
         self.pages = max(1, pages)
@@ -56,11 +54,7 @@ class CorpusBM25F(BM25F):  # type: ignore[misc]
 
     def average_length(self, searcher: Any, fieldname: str) -> float:
         """The field's average length over the live documents that can have it."""
-        if self.lengths is None:
-            total = searcher.get_parent().field_length(fieldname)
-        else:
-            total = self.lengths.get(fieldname, 0.0)
-        return total / self.population(fieldname) or 1
+        return self.lengths.get(fieldname, 0.0) / self.population(fieldname) or 1
 
     def idf(self, searcher: Any, fieldname: str, text: bytes) -> float:
         return self.idf_of(_live_frequency(searcher.get_parent().reader(), fieldname, text))

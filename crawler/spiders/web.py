@@ -361,6 +361,7 @@ class WebSpider(Spider):
 
     def _feed_pushed(self) -> bool:
         """Queue the start URLs pushed since the last look; whether more may wait."""
+        assert self._pushed is not None
         try:
             requests = self.next_requests()
         except REDIS_DOWN:
@@ -372,7 +373,7 @@ class WebSpider(Spider):
             if str(exc) != self._pushed_refused:
                 self._pushed_refused = str(exc)
                 logger.warning("Redis refuses the start URLs of %s (%s): they stay there, and are read once it "
-                               "takes writes again", self._pushed.key if self._pushed else "?", exc)
+                               "takes writes again", self._pushed.key, exc)
             return False
         self._pushed_refused = None
         for request in requests:
