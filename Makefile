@@ -33,6 +33,7 @@ test: $(STAMP)
 # The fast loop: lint, types, and the tests that start no process and are not
 # slow on their own (pytest.ini's markers). `make test` runs every test.
 check: $(DEV_STAMP)
+	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -m "not system and not slow"

@@ -26,8 +26,11 @@ from bench import broad, crawl, dedup_memory, pagerank, query, search_quality
 
 
 def main() -> None:
-    print(f"Benchmarks, {datetime.date.today()}, {platform.node()}: Python {platform.python_version()}, "
-          f"{platform.machine()}, {os.cpu_count()} CPUs\n", flush=True)
+    print(
+        f"Benchmarks, {datetime.date.today()}, {platform.node()}: Python {platform.python_version()}, "
+        f"{platform.machine()}, {os.cpu_count()} CPUs\n",
+        flush=True,
+    )
     crawl.main()
     broad.main([])
     search_quality.main([])

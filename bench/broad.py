@@ -60,8 +60,16 @@ SIZES = [3000] + [300] * 3 + [30] * 26
 DELAY = 0.5
 WINDOW = 60.0  # seconds of each run that are measured, from its first request
 SLICE = 5.0  # seconds: the windows in which sites served are counted
-SAME = ["-s", f"DOWNLOAD_DELAY={DELAY}", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1", "-s", "CONCURRENT_REQUESTS=32",
-        "-s", "LOG_LEVEL=INFO"]
+SAME = [
+    "-s",
+    f"DOWNLOAD_DELAY={DELAY}",
+    "-s",
+    "CONCURRENT_REQUESTS_PER_DOMAIN=1",
+    "-s",
+    "CONCURRENT_REQUESTS=32",
+    "-s",
+    "LOG_LEVEL=INFO",
+]
 
 
 @dataclass
@@ -104,8 +112,11 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        self.web.arrived(self.server.accepted.pop(self.request, time.monotonic()),  # type: ignore[attr-defined]
-                         self.site, self.path)
+        self.web.arrived(
+            self.server.accepted.pop(self.request, time.monotonic()),  # type: ignore[attr-defined]
+            self.site,
+            self.path,
+        )
         body = self.web.page(self.site, self.path)
         self.send_response(200 if body is not None else 404)
         self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -173,8 +184,10 @@ class BroadWeb:
         if n % 5 == 0:
             other = self.ports[(site + 1 + n) % len(self.ports)]
             links.append(f'<a href="http://127.0.0.1:{other}/">a neighbour</a>')
-        html = (f"<html><head><title>Site {site} page {n}</title></head><body><h1>Site {site}, page {n}</h1>"
-                f"<p>{text}</p><p>{' '.join(links)}</p></body></html>")
+        html = (
+            f"<html><head><title>Site {site} page {n}</title></head><body><h1>Site {site}, page {n}</h1>"
+            f"<p>{text}</p><p>{' '.join(links)}</p></body></html>"
+        )
         return html.encode()
 
     def measure(self) -> Run:
@@ -256,15 +269,34 @@ def ours(web: BroadWeb, nodes: int = 1) -> Run:
         seeds = work / "seeds.txt"
         seeds.write_text("\n".join(web.seeds) + "\n")
         if nodes == 1:
-            processes = [_crawl([*SCRAPY, "crawl", "web", "-a", f"seeds_file={seeds}",
-                                 "-s", f"DATA_DIR={work / 'data'}", *stop], ROOT)]
+            processes = [
+                _crawl(
+                    [*SCRAPY, "crawl", "web", "-a", f"seeds_file={seeds}", "-s", f"DATA_DIR={work / 'data'}", *stop],
+                    ROOT,
+                )
+            ]
         else:
             client = stack.enter_context(bare_redis())
             url = "unix://{}?db=0".format(client.connection_pool.connection_kwargs["path"])
             processes = [
-                _crawl([*SCRAPY, "crawl", "web", *(["-a", f"seeds_file={seeds}"] if n == 0 else []),
-                        "-s", f"DATA_DIR={work / f'node{n}'}", "-s", f"REDIS_URL={url}", "-s", "INDEX_QUEUE_MAX=0",
-                        "-s", "FRONTIER_IDLE_GRACE=5", *stop], ROOT)
+                _crawl(
+                    [
+                        *SCRAPY,
+                        "crawl",
+                        "web",
+                        *(["-a", f"seeds_file={seeds}"] if n == 0 else []),
+                        "-s",
+                        f"DATA_DIR={work / f'node{n}'}",
+                        "-s",
+                        f"REDIS_URL={url}",
+                        "-s",
+                        "INDEX_QUEUE_MAX=0",
+                        "-s",
+                        "FRONTIER_IDLE_GRACE=5",
+                        *stop,
+                    ],
+                    ROOT,
+                )
                 for n in range(nodes)
             ]
         for process in processes:
@@ -275,10 +307,27 @@ def ours(web: BroadWeb, nodes: int = 1) -> Run:
 def plain(web: BroadWeb) -> Run:
     # Outside the project directory: its scrapy.cfg would bring our settings.
     with tempfile.TemporaryDirectory(prefix="bench-plain-") as cwd:
-        _finish(_crawl([*SCRAPY, "runspider", str(ROOT / "bench" / "plain_spider.py"),
-                        "-a", f"start={','.join(web.seeds)}", "-a", "slot=port", *SAME,
-                        "-s", "SCHEDULER_PRIORITY_QUEUE=scrapy.pqueues.DownloaderAwarePriorityQueue",
-                        "-s", "ROBOTSTXT_OBEY=False", "-s", f"CLOSESPIDER_TIMEOUT={_seconds()}"], Path(cwd)))
+        _finish(
+            _crawl(
+                [
+                    *SCRAPY,
+                    "runspider",
+                    str(ROOT / "bench" / "plain_spider.py"),
+                    "-a",
+                    f"start={','.join(web.seeds)}",
+                    "-a",
+                    "slot=port",
+                    *SAME,
+                    "-s",
+                    "SCHEDULER_PRIORITY_QUEUE=scrapy.pqueues.DownloaderAwarePriorityQueue",
+                    "-s",
+                    "ROBOTSTXT_OBEY=False",
+                    "-s",
+                    f"CLOSESPIDER_TIMEOUT={_seconds()}",
+                ],
+                Path(cwd),
+            )
+        )
     return web.measure()
 
 
@@ -292,11 +341,13 @@ def compare(runs: int = 3) -> list[str]:
             with broad_web() as web:
                 results[name].append(crawler(web))
     limit = sum(1 + WINDOW / DELAY for _ in SIZES)
-    rows = [f"broad crawl: {len(SIZES)} sites (1 x 3,000 pages, 3 x 300, 26 x 30), DOWNLOAD_DELAY={DELAY}, "
-            f"1 request a site at a time; first {WINDOW:.0f} s of each run ({runs} alternating runs, medians)",
-            f"  politeness limit: a page every {DELAY} s from each site with work "
-            f"(at most {limit:,.0f} pages in {WINDOW:.0f} s if no site finished)",
-            f"  {'figure':40s} {'ours':>9s} {'2 nodes':>9s} {'plain':>9s} {'ours/plain':>10s} {'2 nodes/plain':>13s}"]
+    rows = [
+        f"broad crawl: {len(SIZES)} sites (1 x 3,000 pages, 3 x 300, 26 x 30), DOWNLOAD_DELAY={DELAY}, "
+        f"1 request a site at a time; first {WINDOW:.0f} s of each run ({runs} alternating runs, medians)",
+        f"  politeness limit: a page every {DELAY} s from each site with work "
+        f"(at most {limit:,.0f} pages in {WINDOW:.0f} s if no site finished)",
+        f"  {'figure':40s} {'ours':>9s} {'2 nodes':>9s} {'plain':>9s} {'ours/plain':>10s} {'2 nodes/plain':>13s}",
+    ]
 
     def median(name: str, attribute: str) -> float:
         return statistics.median(getattr(run, attribute) for run in results[name])
@@ -315,8 +366,10 @@ def compare(runs: int = 3) -> list[str]:
         values = [median(name, attribute) for name in CRAWLERS]
         cells = [form.format(value) for value in values]
         plain_value = values[2]
-        ratios = [f"{value / plain_value:.2f}x" if plain_value and plain_value != float("inf") else "-"
-                  for value in values[:2]]
+        ratios = [
+            f"{value / plain_value:.2f}x" if plain_value and plain_value != float("inf") else "-"
+            for value in values[:2]
+        ]
         rows.append(f"  {label:40s} {cells[0]:>9s} {cells[1]:>9s} {cells[2]:>9s} {ratios[0]:>10s} {ratios[1]:>13s}")
     return rows
 

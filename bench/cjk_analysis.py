@@ -29,8 +29,9 @@ from indexer.store import PageStore
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERIES = ROOT / "tests" / "search" / "queries"
-SITES = {name: f"http://127.0.0.1:{port}" for name, port in
-         (("docs", 8301), ("news", 8302), ("zh", 8303), ("wiki", 8304))}
+SITES = {
+    name: f"http://127.0.0.1:{port}" for name, port in (("docs", 8301), ("news", 8302), ("zh", 8303), ("wiki", 8304))
+}
 
 
 def build(source: Path, target: Path, mode: str) -> float:
@@ -49,9 +50,21 @@ def build(source: Path, target: Path, mode: str) -> float:
 
 def evaluate(data: Path, queries: Path) -> dict:
     done = subprocess.run(
-        [sys.executable, "-m", "search.eval", "--data", str(data), str(queries), "--sites", json.dumps(SITES),
-         "--json"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "search.eval",
+            "--data",
+            str(data),
+            str(queries),
+            "--sites",
+            json.dumps(SITES),
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(done.stdout)
 
@@ -60,8 +73,9 @@ def cli_seconds(data: Path, query: str) -> float:
     times = []
     for _ in range(5):
         started = time.monotonic()
-        subprocess.run([sys.executable, "-m", "search", "--data", str(data), query], cwd=ROOT,
-                       capture_output=True, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "search", "--data", str(data), query], cwd=ROOT, capture_output=True, check=True
+        )
         times.append(time.monotonic() - started)
     return statistics.median(times)
 
@@ -77,8 +91,9 @@ def main() -> None:
     if not pages_path(source).exists():
         raise SystemExit(f"no crawl in {source}: run `make demo` first")
     print(f"Chinese analysis on {source}: MRR@10 / Success@1 per query set, index size, CLI time")
-    print(f"  {'mode':8s} {'zh MRR':>8s} {'zh S@1':>7s} {'en MRR':>8s} {'index MB':>9s} {'CLI zh s':>9s} "
-          f"{'build s':>8s}")
+    print(
+        f"  {'mode':8s} {'zh MRR':>8s} {'zh S@1':>7s} {'en MRR':>8s} {'index MB':>9s} {'CLI zh s':>9s} {'build s':>8s}"
+    )
     with tempfile.TemporaryDirectory(prefix="bench-cjk-") as scratch:
         for mode in CJK_MODES:
             target = Path(scratch) / mode
@@ -86,8 +101,11 @@ def main() -> None:
             seconds = build(source, target, mode)
             zh = evaluate(target, QUERIES / "demo_zh.jsonl")
             en = evaluate(target, QUERIES / "demo_en.jsonl")
-            print(f"  {mode:8s} {zh['mrr@10']:8.3f} {zh['success@1']:7.3f} {en['mrr@10']:8.3f} "
-                  f"{size(target) / 1e6:9.2f} {cli_seconds(target, '西湖龙井茶'):9.2f} {seconds:8.1f}", flush=True)
+            print(
+                f"  {mode:8s} {zh['mrr@10']:8.3f} {zh['success@1']:7.3f} {en['mrr@10']:8.3f} "
+                f"{size(target) / 1e6:9.2f} {cli_seconds(target, '西湖龙井茶'):9.2f} {seconds:8.1f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

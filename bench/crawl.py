@@ -50,8 +50,16 @@ from indexer.store import PageStore
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRAPY = [sys.executable, "-m", "scrapy"]
-SAME = ["-s", "DOWNLOAD_DELAY=0", "-s", "CONCURRENT_REQUESTS=16",
-        "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=16", "-s", "LOG_LEVEL=WARNING"]
+SAME = [
+    "-s",
+    "DOWNLOAD_DELAY=0",
+    "-s",
+    "CONCURRENT_REQUESTS=16",
+    "-s",
+    "CONCURRENT_REQUESTS_PER_DOMAIN=16",
+    "-s",
+    "LOG_LEVEL=WARNING",
+]
 
 
 @dataclass
@@ -83,8 +91,14 @@ def _run(site: Site, command: list[str], cwd: Path) -> Run:
     pages, span = site.pages_since(mark)
     cpu = _children_cpu() - cpu
     finalized = re.search(r"finalized in ([0-9.]+) s", done.stderr)
-    return Run(pages, pages / span if span else 0.0, pages / wall, 1000 * cpu / max(pages, 1),
-               fetch_seconds=span, finalize_seconds=float(finalized.group(1)) if finalized else float("nan"))
+    return Run(
+        pages,
+        pages / span if span else 0.0,
+        pages / wall,
+        1000 * cpu / max(pages, 1),
+        fetch_seconds=span,
+        finalize_seconds=float(finalized.group(1)) if finalized else float("nan"),
+    )
 
 
 def ours(site: Site, keep: Path | None = None, monitor: bool = False) -> Run:
@@ -100,9 +114,26 @@ def ours(site: Site, keep: Path | None = None, monitor: bool = False) -> Run:
             url = "unix://{}?db=0".format(client.connection_pool.connection_kwargs["path"])
             before = int(client.info("stats")["total_commands_processed"])
             with _sampling(client, monitor) as sample:
-                run = _run(site, [*SCRAPY, "crawl", "web", "-a", f"seeds={site.seed}", "-s", f"DATA_DIR={data}",
-                                  "-s", f"REDIS_URL={url}", "-s", "INDEX_WITH_CRAWL=1",
-                                  "-s", "FRONTIER_IDLE_GRACE=0", *SAME], ROOT)
+                run = _run(
+                    site,
+                    [
+                        *SCRAPY,
+                        "crawl",
+                        "web",
+                        "-a",
+                        f"seeds={site.seed}",
+                        "-s",
+                        f"DATA_DIR={data}",
+                        "-s",
+                        f"REDIS_URL={url}",
+                        "-s",
+                        "INDEX_WITH_CRAWL=1",
+                        "-s",
+                        "FRONTIER_IDLE_GRACE=0",
+                        *SAME,
+                    ],
+                    ROOT,
+                )
             executed = int(client.info("stats")["total_commands_processed"]) - before - sample.own
         pages = max(run.pages, 1)
         run.redis_per_page = executed / pages
@@ -160,8 +191,16 @@ def _sampling(client: redis.Redis, monitor: bool) -> Iterator[_Sample]:
 def plain(site: Site) -> Run:
     # Outside the project directory: its scrapy.cfg would bring our settings.
     with tempfile.TemporaryDirectory(prefix="bench-plain-") as cwd:
-        env_command = [*SCRAPY, "runspider", str(ROOT / "bench" / "plain_spider.py"),
-                       "-a", f"start={site.seed}", "-a", f"deny={site.deny}", *SAME]
+        env_command = [
+            *SCRAPY,
+            "runspider",
+            str(ROOT / "bench" / "plain_spider.py"),
+            "-a",
+            f"start={site.seed}",
+            "-a",
+            f"deny={site.deny}",
+            *SAME,
+        ]
         return _run(site, env_command, Path(cwd))
 
 
@@ -173,8 +212,10 @@ def compare(site: Site, runs: int = 3) -> list[str]:
     for _ in range(runs):
         results["plain"].append(plain(site))
         results["ours"].append(ours(site))
-    rows = [f"crawl: {site.name} ({runs} alternating runs each, medians)",
-            f"  {'figure':32s} {'ours':>10s} {'plain':>10s} {'ratio':>8s}"]
+    rows = [
+        f"crawl: {site.name} ({runs} alternating runs each, medians)",
+        f"  {'figure':32s} {'ours':>10s} {'plain':>10s} {'ratio':>8s}",
+    ]
 
     def row(label: str, a: float, b: float = float("nan"), digits: int = 1) -> None:
         if math.isnan(b):
@@ -193,8 +234,9 @@ def compare(site: Site, runs: int = 3) -> list[str]:
     ):
         row(label, median("ours", attribute), median("plain", attribute))
     row("finalize, s", median("ours", "finalize_seconds"), digits=2)
-    rows.append(f"  {'finalize / fetch window':32s} "
-                f"{median('ours', 'finalize_seconds') / median('ours', 'fetch_seconds'):9.0%}")
+    rows.append(
+        f"  {'finalize / fetch window':32s} {median('ours', 'finalize_seconds') / median('ours', 'fetch_seconds'):9.0%}"
+    )
     row("Redis commands/page, executed", median("ours", "redis_per_page"))
     row("item queue, longest", median("ours", "queue_max"), digits=0)
     data = Path(tempfile.mkdtemp(prefix="bench-crawl-"))
@@ -204,8 +246,10 @@ def compare(site: Site, runs: int = 3) -> list[str]:
         with PageStore(pages_path(data), readonly=True) as store:
             urls = sorted(store.urls())
         limit = statistics.median(fetch_rate(urls) for _ in range(runs))
-        rows.append(f"  {'fetch-only limit, pages/s':32s} {median('ours', 'crawl_rate'):10.1f} "
-                    f"{limit:10.1f} {median('ours', 'crawl_rate') / limit:8.1%}  (ours / limit)")
+        rows.append(
+            f"  {'fetch-only limit, pages/s':32s} {median('ours', 'crawl_rate'):10.1f} "
+            f"{limit:10.1f} {median('ours', 'crawl_rate') / limit:8.1%}  (ours / limit)"
+        )
         rows.append("")
         rows.extend(index.compare(data, f"{site.name}, "))
     finally:

@@ -35,9 +35,23 @@ def bare_redis() -> Iterator[redis.Redis]:
     with tempfile.TemporaryDirectory(prefix="bench-redis-") as directory:
         socket = Path(directory) / "redis.sock"
         server = subprocess.Popen(
-            [redis_server_binary(), "--port", "0", "--unixsocket", str(socket), "--save", "",
-             "--appendonly", "no", "--set-max-intset-entries", "4096", "--logfile", ""],
-            stdout=subprocess.PIPE, text=True,
+            [
+                redis_server_binary(),
+                "--port",
+                "0",
+                "--unixsocket",
+                str(socket),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--set-max-intset-entries",
+                "4096",
+                "--logfile",
+                "",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         try:
             assert server.stdout is not None

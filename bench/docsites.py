@@ -61,25 +61,41 @@ class DocSite:
 
 
 SITES: tuple[DocSite, ...] = (
-    DocSite("django", ("python-django-doc",), Path("/usr/share/doc/python-django-doc/html"),
-            ("index.html",), inventory="objects.inv"),
+    DocSite(
+        "django",
+        ("python-django-doc",),
+        Path("/usr/share/doc/python-django-doc/html"),
+        ("index.html",),
+        inventory="objects.inv",
+    ),
     # html is a link to ../python3.11-doc/html: the server must follow it.
-    DocSite("python3", ("python3-doc",), Path("/usr/share/doc/python3/html"),
-            ("index.html",), inventory="objects.inv"),
+    DocSite("python3", ("python3-doc",), Path("/usr/share/doc/python3/html"), ("index.html",), inventory="objects.inv"),
     # git.html links every command's page; the user manual and the guides
     # (gitcore-tutorial, everyday...) are reached from it too, but only
     # through a few links each, so they are seeds of their own.
-    DocSite("git", ("git-doc",), Path("/usr/share/doc/git-doc"),
-            ("git.html", "user-manual.html", "giteveryday.html")),
-    DocSite("nodejs", ("nodejs-doc",), Path("/usr/share/doc/nodejs"), ("api/index.html",),
-            copies=("api/all.html",)),
-    DocSite("debref", ("debian-reference-en", "debian-reference-zh-cn"), Path("/usr/share/debian-reference"),
-            ("index.en.html", "index.zh-cn.html"),
-            editions=(Edition("en", "*.en.html"), Edition("zh", "*.zh-cn.html", "-zh"))),
-    DocSite("maint-zh", ("maint-guide-zh-cn",), Path("/usr/share/doc/maint-guide-zh-cn/html"),
-            ("index.zh-cn.html",), editions=(Edition("zh", "*.zh-cn.html"),)),
-    DocSite("faq-zh", ("debian-faq-zh-cn",), Path("/usr/share/doc/debian/FAQ/zh-cn"),
-            ("index.zh-cn.html",), editions=(Edition("zh", "*.zh-cn.html"),)),
+    DocSite("git", ("git-doc",), Path("/usr/share/doc/git-doc"), ("git.html", "user-manual.html", "giteveryday.html")),
+    DocSite("nodejs", ("nodejs-doc",), Path("/usr/share/doc/nodejs"), ("api/index.html",), copies=("api/all.html",)),
+    DocSite(
+        "debref",
+        ("debian-reference-en", "debian-reference-zh-cn"),
+        Path("/usr/share/debian-reference"),
+        ("index.en.html", "index.zh-cn.html"),
+        editions=(Edition("en", "*.en.html"), Edition("zh", "*.zh-cn.html", "-zh")),
+    ),
+    DocSite(
+        "maint-zh",
+        ("maint-guide-zh-cn",),
+        Path("/usr/share/doc/maint-guide-zh-cn/html"),
+        ("index.zh-cn.html",),
+        editions=(Edition("zh", "*.zh-cn.html"),),
+    ),
+    DocSite(
+        "faq-zh",
+        ("debian-faq-zh-cn",),
+        Path("/usr/share/doc/debian/FAQ/zh-cn"),
+        ("index.zh-cn.html",),
+        editions=(Edition("zh", "*.zh-cn.html"),),
+    ),
 )
 
 

@@ -72,8 +72,7 @@ def ours(items: list[dict[str, Any]], target: Path, processes: int = 1) -> dict[
 def plain(items: list[dict[str, Any]], target: Path) -> dict[str, float]:
     from whoosh import fields, index
 
-    schema = fields.Schema(url=fields.ID(stored=True, unique=True), title=fields.TEXT(stored=True),
-                           body=fields.TEXT)
+    schema = fields.Schema(url=fields.ID(stored=True, unique=True), title=fields.TEXT(stored=True), body=fields.TEXT)
     target.mkdir(parents=True)
     started = time.perf_counter()
     ix = index.create_in(str(target), schema)
@@ -94,8 +93,13 @@ def _one(who: str, data_dir: Path, target: Path) -> dict[str, float]:
 
 def _run(who: str, data_dir: Path, work: Path) -> dict[str, float]:
     target = work / f"{who}-{time.monotonic_ns()}"
-    done = subprocess.run([sys.executable, "-m", "bench.index", "--one", who, str(data_dir), str(target)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.index", "--one", who, str(data_dir), str(target)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     shutil.rmtree(target, ignore_errors=True)
     if done.returncode:
         raise RuntimeError(f"bench.index {who} failed:\n{done.stderr[-2000:]}")
@@ -128,8 +132,10 @@ def compare(data_dir: Path, name: str = "", runs: int = 3) -> list[str]:
         f"{rate['ours1'] / rate['plain']:7.2f}x",
     ]
     if "ours2" in rate:
-        rows.append(f"  {'documents/s, 2 processes (2 shards)':36s} {rate['ours2']:10.1f} {rate['plain']:10.1f} "
-                    f"{rate['ours2'] / rate['plain']:7.2f}x")
+        rows.append(
+            f"  {'documents/s, 2 processes (2 shards)':36s} {rate['ours2']:10.1f} {rate['plain']:10.1f} "
+            f"{rate['ours2'] / rate['plain']:7.2f}x"
+        )
     else:
         rows.append(f"  {'documents/s, 2 processes':36s} {'cannot run: one core':>30s}")
     rows += [
@@ -140,8 +146,9 @@ def compare(data_dir: Path, name: str = "", runs: int = 3) -> list[str]:
         f"{median('plain', 'peak_mib'):10.0f} {median('ours1', 'peak_mib') / median('plain', 'peak_mib'):7.2f}x",
     ]
     if "ours2" in rate:
-        rows.append(f"  {'peak memory, MiB (2 processes, all)':36s} {median('ours2', 'peak_mib'):10.0f} "
-                    f"{'-':>10s} {'-':>8s}")
+        rows.append(
+            f"  {'peak memory, MiB (2 processes, all)':36s} {median('ours2', 'peak_mib'):10.0f} {'-':>10s} {'-':>8s}"
+        )
     return rows
 
 

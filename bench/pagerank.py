@@ -145,9 +145,7 @@ def _baseline(directory: Path, n: int) -> dict[str, Any]:
 
     started = time.perf_counter()
     sources, targets = np.load(directory / "edges.npy")
-    a = scipy.sparse.csr_array(
-        (np.ones(len(sources)), (sources, targets)), shape=(n, n)
-    )  # duplicates summed
+    a = scipy.sparse.csr_array((np.ones(len(sources)), (sources, targets)), shape=(n, n))  # duplicates summed
     del sources, targets
     a.setdiag(0)
     a.eliminate_zeros()
@@ -188,8 +186,7 @@ def _networkx(directory: Path, n: int) -> dict[str, Any]:
     return {"seconds": seconds, "build": built - started, "default_seconds": default_seconds}
 
 
-_KINDS = {"finalize": _finalize, "ours": _ours, "converged": _converged,
-          "baseline": _baseline, "networkx": _networkx}
+_KINDS = {"finalize": _finalize, "ours": _ours, "converged": _converged, "baseline": _baseline, "networkx": _networkx}
 
 
 def _peak_rss() -> int:
@@ -209,7 +206,10 @@ def measure(kind: str, directory: Path, n: int) -> dict[str, Any]:
     """Run one measurement in a fresh process and return what it reported."""
     output = subprocess.run(
         [sys.executable, "-m", "bench.pagerank", "--child", kind, str(directory), str(n)],
-        cwd=ROOT, check=True, capture_output=True, text=True,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     return json.loads(output.splitlines()[-1])
 
@@ -296,10 +296,12 @@ def compare(n: int, networkx: bool) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.pagerank", description=__doc__.splitlines()[0])
-    parser.add_argument("sizes", type=int, nargs="*", default=list(SIZES),
-                        help="graph sizes in pages (default: 10000 100000 1000000)")
-    parser.add_argument("--networkx-1m", action="store_true",
-                        help="run networkx at a million pages and more too (a minute, 4 GiB)")
+    parser.add_argument(
+        "sizes", type=int, nargs="*", default=list(SIZES), help="graph sizes in pages (default: 10000 100000 1000000)"
+    )
+    parser.add_argument(
+        "--networkx-1m", action="store_true", help="run networkx at a million pages and more too (a minute, 4 GiB)"
+    )
     parser.add_argument("--child", nargs=3, metavar=("KIND", "DIR", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:

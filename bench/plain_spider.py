@@ -34,6 +34,7 @@ class PlainSpider(CrawlSpider):
         "TELNETCONSOLE_ENABLED": False,
         "REMOTE_CONTROL_ENABLED": False,
     }
+
     def __init__(self, start: str = "", deny: str = "", slot: str = "", *args: Any, **kwargs: Any) -> None:
         self.start_urls = start.split(",")
         self.allowed_domains = sorted({urlsplit(url).hostname or "" for url in self.start_urls})

@@ -123,8 +123,7 @@ def _answers(data: Path) -> bool:
 def demo_index() -> Iterator[Index]:
     queries = _saved_queries()
     if DEMO.is_dir() and _answers(DEMO):
-        yield Index("demo web", DEMO, queries, "json encoder", "西湖龙井茶",
-                    f"{DEMO.relative_to(ROOT)} reused")
+        yield Index("demo web", DEMO, queries, "json encoder", "西湖龙井茶", f"{DEMO.relative_to(ROOT)} reused")
         return
     from tests.demoweb import serve
 
@@ -133,16 +132,39 @@ def demo_index() -> Iterator[Index]:
         with serve() as web:
             started = time.monotonic()
             done = subprocess.run(
-                [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={web.seeds[0]}",
-                 "-s", f"DATA_DIR={data}", "-s", "DOWNLOAD_DELAY=0",
-                 "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8", "-s", "LOG_LEVEL=WARNING"],
-                cwd=ROOT, capture_output=True, text=True, timeout=600,
+                [
+                    sys.executable,
+                    "-m",
+                    "scrapy",
+                    "crawl",
+                    "web",
+                    "-a",
+                    f"seeds={web.seeds[0]}",
+                    "-s",
+                    f"DATA_DIR={data}",
+                    "-s",
+                    "DOWNLOAD_DELAY=0",
+                    "-s",
+                    "CONCURRENT_REQUESTS_PER_DOMAIN=8",
+                    "-s",
+                    "LOG_LEVEL=WARNING",
+                ],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=600,
             )
             if done.returncode:
                 raise SystemExit(f"crawling the demo web failed:\n{done.stderr[-2000:]}")
         why = "data/demo absent" if not DEMO.is_dir() else "data/demo unusable with this code"
-        yield Index("demo web", data, queries, "json encoder", "西湖龙井茶",
-                    f"crawled into a temp dir in {time.monotonic() - started:.0f} s ({why})")
+        yield Index(
+            "demo web",
+            data,
+            queries,
+            "json encoder",
+            "西湖龙井茶",
+            f"crawled into a temp dir in {time.monotonic() - started:.0f} s ({why})",
+        )
     finally:
         shutil.rmtree(data, ignore_errors=True)
 
@@ -226,6 +248,7 @@ def plain_in_process(index: Index) -> list[float]:
         # One shard: its own searcher (Whoosh's top-N skipping needs a leaf matcher).
         opened = shards[0].searcher() if len(shards) == 1 else Searcher(MultiReader([ix.reader() for ix in shards]))
         with opened as searcher:
+
             def run(query: str) -> list[str]:
                 return [hit["url"] for hit in searcher.search(parser.parse(query), limit=10)]
 
@@ -286,7 +309,10 @@ def _web_server(data: Path, timeout: float = 60.0) -> Iterator[str]:
     """``python -m search.web`` on a free port; its base URL once it says it serves."""
     process = subprocess.Popen(
         [sys.executable, "-m", "search.web", "--data", str(data), "--port", "0", "--quiet"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert process.stdout is not None
@@ -379,25 +405,33 @@ def compare(index: Index, documents: int | None = None) -> list[str]:
         row(f"web API p{p}, ms (plain: in-process)", percentile(web, p), percentile(plain, p))
     for kind, (times, failed) in crowd.items():
         label = f"distinct queries (median of {CROWD_RUNS} runs)" if kind == "distinct" else "one query"
-        rows.append(f"  {f'{CLIENTS} at once, {label}: p50 / p95, ms':40s} "
-                    f"{percentile(times, 50):5.0f} / {percentile(times, 95):.0f}  failed: {failed}")
+        rows.append(
+            f"  {f'{CLIENTS} at once, {label}: p50 / p95, ms':40s} "
+            f"{percentile(times, 50):5.0f} / {percentile(times, 95):.0f}  failed: {failed}"
+        )
     for language, (a, b) in walls.items():
         row(f"CLI wall, {language} query, ms (median of {CLI_RUNS})", a * 1000, b * 1000)
     web_p95 = percentile(web, 95)
     target = TARGETS_MS.get(documents) or next(
-        (ms for size, ms in sorted(TARGETS_MS.items()) if documents <= size), None)
+        (ms for size, ms in sorted(TARGETS_MS.items()) if documents <= size), None
+    )
     verdicts = []
     if target is not None:
-        verdicts.append(f"web API p95 {web_p95:.1f} ms vs < {target:.0f} ms: "
-                        + ("met" if web_p95 < target else "MISSED"))
+        verdicts.append(
+            f"web API p95 {web_p95:.1f} ms vs < {target:.0f} ms: " + ("met" if web_p95 < target else "MISSED")
+        )
     if documents <= 10_000:
         crowd_p95 = percentile(crowd["distinct"][0], 95)
-        verdicts.append(f"{CLIENTS} distinct searches at once p95 {crowd_p95:.0f} ms vs < {CROWD_TARGET_MS:.0f} ms, "
-                        f"{failures} failed in {CROWD_RUNS} runs: "
-                        + ("met" if crowd_p95 < CROWD_TARGET_MS and not failures else "MISSED"))
+        verdicts.append(
+            f"{CLIENTS} distinct searches at once p95 {crowd_p95:.0f} ms vs < {CROWD_TARGET_MS:.0f} ms, "
+            f"{failures} failed in {CROWD_RUNS} runs: "
+            + ("met" if crowd_p95 < CROWD_TARGET_MS and not failures else "MISSED")
+        )
     english = walls["English"][0]
-    verdicts.append(f"CLI English p50 {english * 1000:.0f} ms vs < {CLI_TARGET_S * 1000:.0f} ms: "
-                    + ("met" if english < CLI_TARGET_S else "MISSED"))
+    verdicts.append(
+        f"CLI English p50 {english * 1000:.0f} ms vs < {CLI_TARGET_S * 1000:.0f} ms: "
+        + ("met" if english < CLI_TARGET_S else "MISSED")
+    )
     rows.append("  targets: " + "; ".join(verdicts))
     rows.append(f"  CLI queries: {index.english!r}, {index.chinese!r}")
     return rows
@@ -405,8 +439,13 @@ def compare(index: Index, documents: int | None = None) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.query", description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="*", default=list(synthetic.SIZES),
-                        help="synthetic index sizes (default: 10000 100000)")
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="*",
+        default=list(synthetic.SIZES),
+        help="synthetic index sizes (default: 10000 100000)",
+    )
     parser.add_argument("--no-demo", action="store_true", help="skip the demo web index")
     args = parser.parse_args(argv)
     if not args.no_demo:

@@ -214,15 +214,31 @@ def crawl(site: DocSite, data: Path) -> Crawl:
         # Django tutorial's runserver) would make the crawl wait minutes for
         # a robots.txt that no server answers.
         others = rf"^https?://127\.0\.0\.1(?!:{port}/)"
-        _run([*SCRAPY, "crawl", "web", "-a", f"seeds={seeds}", "-s", f"DATA_DIR={data}", *SAME,
-              "-s", f"TRAPS_BLACKLIST_URLS={others}"], data / "crawl.log", f"crawling {site.name}")
+        _run(
+            [
+                *SCRAPY,
+                "crawl",
+                "web",
+                "-a",
+                f"seeds={seeds}",
+                "-s",
+                f"DATA_DIR={data}",
+                *SAME,
+                "-s",
+                f"TRAPS_BLACKLIST_URLS={others}",
+            ],
+            data / "crawl.log",
+            f"crawling {site.name}",
+        )
         seconds = time.monotonic() - started
     with PageStore(pages_path(data), readonly=True) as store:
         pages = len(store)
     if not pages:
         raise BenchError(f"crawling {site.name}: no page was indexed (log: {data / 'crawl.log'})")
-    (data / MARKER).write_text(json.dumps({"site": site.name, "base": served.base, "pages": pages,
-                                           "seconds": round(seconds, 1)}, indent=1) + "\n")
+    (data / MARKER).write_text(
+        json.dumps({"site": site.name, "base": served.base, "pages": pages, "seconds": round(seconds, 1)}, indent=1)
+        + "\n"
+    )
     logger.info("crawling %s ... %d pages in %.0f s", site.name, pages, seconds)
     return Crawl(data, served.base, pages, seconds)
 
@@ -231,8 +247,11 @@ def rebuild(site: DocSite, found: Crawl) -> None:
     """Re-index a kept crawl from its archive (no network)."""
     logger.info("rebuilding %s from its archive ...", site.name)
     started = time.monotonic()
-    _run([sys.executable, "-m", "indexer", "rebuild", "--data", str(found.data)], found.data / "rebuild.log",
-         f"rebuilding {site.name}")
+    _run(
+        [sys.executable, "-m", "indexer", "rebuild", "--data", str(found.data)],
+        found.data / "rebuild.log",
+        f"rebuilding {site.name}",
+    )
     found.rebuild_seconds = time.monotonic() - started
     with PageStore(pages_path(found.data), readonly=True) as store:
         found.pages = len(store)
@@ -265,8 +284,9 @@ class PlainWhoosh:
         from whoosh import fields, index
         from whoosh.qparser import MultifieldParser
 
-        schema = fields.Schema(url=fields.ID(stored=True, unique=True), title=fields.TEXT(stored=True),
-                               body=fields.TEXT)
+        schema = fields.Schema(
+            url=fields.ID(stored=True, unique=True), title=fields.TEXT(stored=True), body=fields.TEXT
+        )
         self.index = index.create_in(str(directory), schema)
         writer = self.index.writer()
         with PageStore(pages_path(data), readonly=True) as store:
@@ -306,8 +326,13 @@ class SetResult:
         ours = summary([o.ours for o in self.outcomes])
         plain = summary([o.plain for o in self.outcomes])
         plain.pop("deep_link")  # the baseline has no fragments to give
-        return {"queries": len(self.outcomes), "uncrawled": self.uncrawled, "ours": ours, "plain": plain,
-                "delta_mrr@10": round(ours["mrr@10"] - plain["mrr@10"], 4)}
+        return {
+            "queries": len(self.outcomes),
+            "uncrawled": self.uncrawled,
+            "ours": ours,
+            "plain": plain,
+            "delta_mrr@10": round(ours["mrr@10"] - plain["mrr@10"], 4),
+        }
 
     def worst(self, count: int = WORST) -> list[Outcome]:
         """Ours' worst misses: not found before found late; among them, those
@@ -351,8 +376,15 @@ def _expected(query: Query, base: str, where: str) -> tuple[str, ...]:
         raise BenchError(f"{where}: {query.query!r}: bad URL: {exc}") from None
 
 
-def judge_set(site: str, name: str, queries: Sequence[Query], found: Crawl,
-              ours: SearchEngine, plain: PlainWhoosh, indexed: set[str]) -> SetResult:
+def judge_set(
+    site: str,
+    name: str,
+    queries: Sequence[Query],
+    found: Crawl,
+    ours: SearchEngine,
+    plain: PlainWhoosh,
+    indexed: set[str],
+) -> SetResult:
     outcomes = []
     uncrawled = 0
     for query in queries:
@@ -362,8 +394,13 @@ def judge_set(site: str, name: str, queries: Sequence[Query], found: Crawl,
             results = ours.search(query.query, n=N).results
         except SearchError as exc:
             raise BenchError(f"{site}/{name}: our search of {query.query!r} failed: {exc}") from None
-        outcomes.append(Outcome(query, judge(expected, query.fragment, answers(results)),
-                                judge(expected, query.fragment, answers(plain.search(query.query)))))
+        outcomes.append(
+            Outcome(
+                query,
+                judge(expected, query.fragment, answers(results)),
+                judge(expected, query.fragment, answers(plain.search(query.query))),
+            )
+        )
     return SetResult(site, name, outcomes, uncrawled, found.base)
 
 
@@ -375,11 +412,13 @@ def coverage(site: DocSite, found: Crawl) -> Coverage:
     linked = set(reachable(site.root, site.seeds))
     prefix = found.base + "/"
     urls = {path: canonicalize(prefix + quote(path)) for path in files}
-    duplicates = {path: aliases[url].removeprefix(prefix) for path, url in urls.items()
-                  if url not in indexed and url in aliases}
+    duplicates = {
+        path: aliases[url].removeprefix(prefix) for path, url in urls.items() if url not in indexed and url in aliases
+    }
     missing = [path for path, url in urls.items() if url not in indexed and path not in duplicates]
     return Coverage(
-        files=len(files), linked=len(linked & set(files)),
+        files=len(files),
+        linked=len(linked & set(files)),
         indexed=sum(1 for url in urls.values() if url in indexed),
         duplicates=duplicates,
         missed=[path for path in missing if path in linked],
@@ -410,8 +449,9 @@ def judge_site(result: SiteResult) -> None:
             plain.close()
     result.judge_seconds = time.monotonic() - started
     count = sum(len(s.outcomes) for s in result.sets)
-    logger.info("judging %s ... %d sets, %d queries in %.0f s", site.name, len(result.sets), count,
-                result.judge_seconds)
+    logger.info(
+        "judging %s ... %d sets, %d queries in %.0f s", site.name, len(result.sets), count, result.judge_seconds
+    )
     result.coverage = coverage(site, found)
 
 
@@ -454,9 +494,15 @@ def record(path: Path, results: Sequence[SiteResult], reference: dict[str, dict[
     for result in results:
         for judged in result.sets:
             merged[f"{judged.site}/{judged.name}"] = judged.numbers()
-    path.write_text(json.dumps({"recorded": datetime.date.today().isoformat(), "n": N,
-                                "sets": dict(sorted(merged.items()))}, indent=1, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {"recorded": datetime.date.today().isoformat(), "n": N, "sets": dict(sorted(merged.items()))},
+            indent=1,
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
 
 
 def change(judged: SetResult, reference: dict[str, dict[str, Any]]) -> float | None:
@@ -517,8 +563,10 @@ def worst_misses(results: Sequence[SiteResult]) -> list[str]:
                 if o.query.fragment:
                     expected += "#" + o.query.fragment
                 top = _short(o.ours.top, judged.base) if o.ours.top else "(none)"
-                rows.append(f"    {o.ours.rank or '-':>2} {o.plain.rank or '-':>2}  {o.query.query!r}  "
-                            f"expected {expected}  ours: {top}")
+                rows.append(
+                    f"    {o.ours.rank or '-':>2} {o.plain.rank or '-':>2}  {o.query.query!r}  "
+                    f"expected {expected}  ours: {top}"
+                )
     return rows
 
 
@@ -536,10 +584,12 @@ def coverage_lines(results: Sequence[SiteResult]) -> list[str]:
         how = "reused" if found.reused else f"crawled in {found.seconds:.0f} s"
         if found.rebuild_seconds is not None:
             how += f", rebuilt in {found.rebuild_seconds:.0f} s"
-        rows.append(f"  {result.site.name}: {found.pages} pages indexed ({how}); {cover.files} .html files, "
-                    f"{cover.linked} linked from the seeds, {cover.indexed} indexed, "
-                    f"{len(cover.duplicates)} duplicates of another page, {len(cover.missed)} missed, "
-                    f"{len(cover.unlinked)} unlinked; {cover.other} other pages; {len(cover.broken)} broken links")
+        rows.append(
+            f"  {result.site.name}: {found.pages} pages indexed ({how}); {cover.files} .html files, "
+            f"{cover.linked} linked from the seeds, {cover.indexed} indexed, "
+            f"{len(cover.duplicates)} duplicates of another page, {len(cover.missed)} missed, "
+            f"{len(cover.unlinked)} unlinked; {cover.other} other pages; {len(cover.broken)} broken links"
+        )
         if cover.duplicates:
             pairs = [f"{path} = {page}" for path, page in sorted(cover.duplicates.items())]
             rows.append(f"    duplicates: {_listed(pairs, 4)}")
@@ -556,8 +606,12 @@ def report(results: Sequence[SiteResult], reference: dict[str, dict[str, Any]], 
     """Every number of the run, for ``--json``."""
     sites = []
     for result in results:
-        entry: dict[str, Any] = {"site": result.site.name, "lang": result.site.lang,
-                                 "packages": list(result.site.packages), "available": result.why is None}
+        entry: dict[str, Any] = {
+            "site": result.site.name,
+            "lang": result.site.lang,
+            "packages": list(result.site.packages),
+            "available": result.why is None,
+        }
         if result.why is not None:
             entry["why"] = result.why
         if result.crawl is not None:
@@ -567,19 +621,40 @@ def report(results: Sequence[SiteResult], reference: dict[str, dict[str, Any]], 
         if result.coverage is not None:
             entry["coverage"] = asdict(result.coverage)
         entry["sets"] = [
-            {"set": judged.name, **judged.numbers(), "change_mrr@10": change(judged, reference),
-             "outcomes": [{"query": o.query.query, "url": o.query.url, "fragment": o.query.fragment,
-                           "ours": o.ours.to_json(), "plain": o.plain.to_json()} for o in judged.outcomes]}
+            {
+                "set": judged.name,
+                **judged.numbers(),
+                "change_mrr@10": change(judged, reference),
+                "outcomes": [
+                    {
+                        "query": o.query.query,
+                        "url": o.query.url,
+                        "fragment": o.query.fragment,
+                        "ours": o.ours.to_json(),
+                        "plain": o.plain.to_json(),
+                    }
+                    for o in judged.outcomes
+                ],
+            }
             for judged in result.sets
         ]
         sites.append(entry)
-    return {"date": datetime.datetime.now().isoformat(timespec="seconds"), "machine": platform.node(),
-            "n": N, "seconds": round(seconds, 1), "sites": sites}
+    return {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "machine": platform.node(),
+        "n": N,
+        "seconds": round(seconds, 1),
+        "sites": sites,
+    }
 
 
 def regressions(results: Sequence[SiteResult], reference: dict[str, dict[str, Any]]) -> list[str]:
-    return [f"{judged.site}/{judged.name}" for result in results for judged in result.sets
-            if (moved := change(judged, reference)) is not None and moved < -REGRESSION]
+    return [
+        f"{judged.site}/{judged.name}"
+        for result in results
+        for judged in result.sets
+        if (moved := change(judged, reference)) is not None and moved < -REGRESSION
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -615,8 +690,9 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join([*table(results, reference), "", *worst_misses(results), "", *coverage_lines(results)]))
     print(f"\nwhole run: {seconds:.0f} s", flush=True)
     if args.json is not None:
-        args.json.write_text(json.dumps(report(results, reference, seconds), indent=1, ensure_ascii=False) + "\n",
-                             encoding="utf-8")
+        args.json.write_text(
+            json.dumps(report(results, reference, seconds), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
     lost = regressions(results, reference)
     if args.record:
         record(args.reference, results, reference)

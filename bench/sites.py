@@ -129,8 +129,9 @@ def serve_with_nginx(name: str, root: Path, nginx: str, seed: str = "index.html"
         conf = Path(work) / "nginx.conf"
         conf.write_text(_NGINX_CONF.format(work=work, port=port, root=root))
         log = Path(work) / "access.log"
-        server = subprocess.Popen([nginx, "-c", str(conf), "-p", work], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE)
+        server = subprocess.Popen(
+            [nginx, "-c", str(conf), "-p", work], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         try:
             for _ in range(100):  # until it listens
                 if server.poll() is not None:

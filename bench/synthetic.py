@@ -53,9 +53,17 @@ VOCABULARY = 30_000
 HOSTS = 500
 SEED = "lantern-synthetic-1"
 # The sources an index's bytes depend on: a change to any rebuilds the cache.
-_SOURCES = ("bench/synthetic.py", "indexer/schema.py", "indexer/analysis.py", "indexer/builder.py",
-            "indexer/store.py", "indexer/graph.py", "indexer/codec.py", "indexer/layout.py",
-            "indexer/shards.py")
+_SOURCES = (
+    "bench/synthetic.py",
+    "indexer/schema.py",
+    "indexer/analysis.py",
+    "indexer/builder.py",
+    "indexer/store.py",
+    "indexer/graph.py",
+    "indexer/codec.py",
+    "indexer/layout.py",
+    "indexer/shards.py",
+)
 
 _COMMON = """the of and to in a is that for it as was with be by on not he this are or his from at
 which but have an they you were her she there been one all we their has would when if so no will
@@ -66,8 +74,40 @@ good very make world still own see men work long get here between both life bein
 same another know while last might us great old year off come since against go came right used take
 three water page city house part number system report place point found group small large public
 local data world light market river music school press road open power search""".split()
-_ONSETS = ["", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w",
-           "z", "br", "ch", "cl", "dr", "fl", "gr", "pl", "pr", "sh", "st", "th", "tr", "qu"]
+_ONSETS = [
+    "",
+    "b",
+    "c",
+    "d",
+    "f",
+    "g",
+    "h",
+    "j",
+    "k",
+    "l",
+    "m",
+    "n",
+    "p",
+    "r",
+    "s",
+    "t",
+    "v",
+    "w",
+    "z",
+    "br",
+    "ch",
+    "cl",
+    "dr",
+    "fl",
+    "gr",
+    "pl",
+    "pr",
+    "sh",
+    "st",
+    "th",
+    "tr",
+    "qu",
+]
 _NUCLEI = ["a", "e", "i", "o", "u", "ai", "ea", "ee", "oo", "ou", "y"]
 _CODAS = ["", "", "", "n", "r", "s", "t", "l", "m", "nd", "st", "ck", "ng", "rt"]
 
@@ -173,11 +213,13 @@ def page(k: int) -> dict[str, Any]:
             count += len(words)
             sentences.append(" ".join(words).capitalize() + ".")
         if rng.random() < 1 / 8:
-            sentences.insert(rng.randrange(len(sentences) + 1),
-                             "".join(chinese().draw(rng, rng.randint(20, 60))) + "。")
+            sentences.insert(
+                rng.randrange(len(sentences) + 1), "".join(chinese().draw(rng, rng.randint(20, 60))) + "。"
+            )
         body = " ".join(sentences)
-    headings = [" ".join(english().draw(rng, rng.randint(2, 5), skip=60)).capitalize()
-                for _ in range(rng.randint(0, 4))]
+    headings = [
+        " ".join(english().draw(rng, rng.randint(2, 5), skip=60)).capitalize() for _ in range(rng.randint(0, 4))
+    ]
     links = []
     for _ in range(rng.randint(5, 25) if k else 0):
         # Lower-numbered targets only (see the module docstring), most of
@@ -238,8 +280,10 @@ def build(n: int, log: Any = print) -> dict[str, Any]:
     target, partial = index_dir(n), CACHE / f"index-{n}.partial"
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
-    log(f"Building a synthetic index of {n:,} pages in {target.relative_to(ROOT)} "
-        f"(one commit per {BATCH:,} pages; cached for later runs)...")
+    log(
+        f"Building a synthetic index of {n:,} pages in {target.relative_to(ROOT)} "
+        f"(one commit per {BATCH:,} pages; cached for later runs)..."
+    )
     started = time.monotonic()
     generating = 0.0
     with IndexBuilder(partial) as builder:
@@ -308,8 +352,13 @@ def _size(text: str) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.synthetic", description=__doc__.splitlines()[0])
-    parser.add_argument("sizes", nargs="*", type=_size, metavar="N",
-                        help=f"pages in each index (default: {' '.join(str(n) for n in SIZES)})")
+    parser.add_argument(
+        "sizes",
+        nargs="*",
+        type=_size,
+        metavar="N",
+        help=f"pages in each index (default: {' '.join(str(n) for n in SIZES)})",
+    )
     sizes = parser.parse_args(argv).sizes or list(SIZES)
     for n in sizes:
         info = cached(n)

@@ -98,13 +98,17 @@ def crawl_state(nodes: dict[str, dict[str, Any]], finish: dict[str, Any] | None)
     if running:
         rate = sum(float(info.get("rate", 0)) for info in running)
         seconds = max(float(info.get("rate_seconds", 0)) for info in running)
-        return f"running: {len(running)} node{'s' * (len(running) != 1)}, {rate:,.1f} requests/s over the last " \
-               f"{seconds:.0f} s"
+        return (
+            f"running: {len(running)} node{'s' * (len(running) != 1)}, {rate:,.1f} requests/s over the last "
+            f"{seconds:.0f} s"
+        )
     if finish:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(finish["finished"])))
         pages = int(finish.get("pages", 0))
-        return f"finished at {when} ({finish.get('reason', '?')}), its last node fetched {pages:,} " \
-               f"page{'s' * (pages != 1)}"
+        return (
+            f"finished at {when} ({finish.get('reason', '?')}), its last node fetched {pages:,} "
+            f"page{'s' * (pages != 1)}"
+        )
     return "not running"
 
 
@@ -116,8 +120,7 @@ def status(frontier: Frontier) -> str:
     lines = [
         f"crawl             {crawl_state(nodes, last_finish(client, frontier.name))}",
         f"queued requests   {len(frontier)} in {_sites(frontier.sites_with_work())}",
-        f"leased requests   {sum(node['leases'] for node in nodes.values())} "
-        f"(taken by crawl nodes, not finished yet)",
+        f"leased requests   {sum(node['leases'] for node in nodes.values())} (taken by crawl nodes, not finished yet)",
         f"URLs seen         {frontier.seen_count()}",
         f"items to index    {frontier.items_waiting()}",
         f"distinct contents {client.hlen(frontier.content_key)}",

@@ -12,8 +12,15 @@ __all__ = ["sleep", "REDIS_DOWN"]
 # What a Redis client raises while the server restarts or the network is cut
 # (on a cluster also: a master is down, its slots are moving, no node
 # answers): a reason to wait and retry, never to drop work.
-REDIS_DOWN = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError,
-              redis.exceptions.ClusterError, redis.exceptions.TryAgainError, redis.exceptions.RedisClusterException)
+REDIS_DOWN = (
+    redis.ConnectionError,
+    redis.TimeoutError,
+    redis.BusyLoadingError,
+    OSError,
+    redis.exceptions.ClusterError,
+    redis.exceptions.TryAgainError,
+    redis.exceptions.RedisClusterException,
+)
 
 
 async def sleep(seconds: float) -> None:

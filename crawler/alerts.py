@@ -118,10 +118,10 @@ class AlertRules:
         if not error or seen < self.min_samples or window.errors <= self.error_rate * seen:
             return []
         return self._raise(
-            "error_rate", site,
+            "error_rate",
+            site,
             f"{window.errors} of the last {seen} answers from {site} were errors "
-            f"({window.errors / seen:.0%}, more than {self.error_rate:.0%})"
-            + (f", e.g. {example}" if example else ""),
+            f"({window.errors / seen:.0%}, more than {self.error_rate:.0%})" + (f", e.g. {example}" if example else ""),
         )
 
     def fetched(self, site: str) -> str | None:
@@ -154,14 +154,12 @@ class AlertRules:
         span = SUSTAINED * self.window
         taken = sum(count for _, count in self._streak)
         since = self._fetches - self._fetches % self.window - span
-        others = sorted(
-            other for other in set(waiting()) - {site}
-            if self._first_seen.get(other, since + 1) <= since
-        )
+        others = sorted(other for other in set(waiting()) - {site} if self._first_seen.get(other, since + 1) <= since)
         if not others:
             return []  # the others are done, or were found meanwhile
         return self._raise(
-            "site_dominant", site,
+            "site_dominant",
+            site,
             f"{site} took {taken} of the last {span} page fetches ({taken / span:.0%}) while "
             f"{len(others)} other site{'s' * (len(others) != 1)} had requests waiting "
             f"(e.g. {others[0]}): a trap on it, or the others slowed down?",
@@ -173,7 +171,8 @@ class AlertRules:
         if not starved(served, with_work, self.served_share):
             return []
         return self._raise(
-            "sites_starved", "crawl",
+            "sites_starved",
+            "crawl",
             f"only {served} of the {with_work} sites with requests queued were served in the last "
             f"{seconds:.0f} s: is CONCURRENT_REQUESTS too small for the sites' delays, "
             "or the crawl paused (INDEX_QUEUE_MAX)?",
@@ -182,7 +181,8 @@ class AlertRules:
     def pattern_growing(self, pattern: str, count: int, limit: int) -> list[Alert]:
         """URLs of ``pattern`` have used ``count`` of their budget of ``limit``."""
         return self._raise(
-            "trap_pattern", pattern,
+            "trap_pattern",
+            pattern,
             f"{count} URLs of the pattern {pattern} queued, half of its budget of {limit} "
             "(TRAPS_MAX_PAGES_PER_PATTERN): a trap? Further ones past the budget are refused",
         )
@@ -191,8 +191,12 @@ class AlertRules:
         """``site``'s robots.txt could not be fetched: ``answer`` is a status or
         a network error; ``retried`` when the site's requests wait for it."""
         return self._raise(
-            "robots_unreachable", site,
+            "robots_unreachable",
+            site,
             f"robots.txt of {site} could not be fetched ({answer})"
-            + (": the site's requests wait while it is retried (ROBOTS_RETRY_DELAY, ROBOTS_RETRY_TIMES)"
-               if retried else ""),
+            + (
+                ": the site's requests wait while it is retried (ROBOTS_RETRY_DELAY, ROBOTS_RETRY_TIMES)"
+                if retried
+                else ""
+            ),
         )

@@ -59,7 +59,13 @@ from crawler.codings import decode
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "ArchiveReader", "ArchiveWriter", "Fetch", "REDACTED", "ROLES", "decode_body", "joined_headers",
+    "ArchiveReader",
+    "ArchiveWriter",
+    "Fetch",
+    "REDACTED",
+    "ROLES",
+    "decode_body",
+    "joined_headers",
 ]
 
 #: Why a request was made: a page (or anything a link led to), a site's
@@ -156,7 +162,10 @@ class ArchiveWriter:
     starting a new file once one holds ``max_bytes``."""
 
     def __init__(
-        self, directory: str | Path, max_bytes: int, software: str = "Lantern",
+        self,
+        directory: str | Path,
+        max_bytes: int,
+        software: str = "Lantern",
         settings: dict[str, Any] | None = None,
     ) -> None:
         if max_bytes < 1:
@@ -185,13 +194,18 @@ class ArchiveWriter:
             self.files.append(path)
             self._file = out
             self._warc.out = out
-            self._warc.write_record(self._warc.create_warcinfo_record(path.name, {
-                "software": self.software,
-                "format": "WARC File Format 1.1",
-                "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
-                "hostname": socket.gethostname(),
-                "lantern-settings": json.dumps(self.settings, sort_keys=True),
-            }))
+            self._warc.write_record(
+                self._warc.create_warcinfo_record(
+                    path.name,
+                    {
+                        "software": self.software,
+                        "format": "WARC File Format 1.1",
+                        "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
+                        "hostname": socket.gethostname(),
+                        "lantern-settings": json.dumps(self.settings, sort_keys=True),
+                    },
+                )
+            )
             return out
 
     def write(self, fetch: Fetch) -> int:
@@ -205,23 +219,34 @@ class ArchiveWriter:
         if fetch.truncated:
             response_headers["WARC-Truncated"] = "length"
         response = warc.create_warc_record(
-            fetch.url, "response", payload=io.BytesIO(fetch.body), length=len(fetch.body),
+            fetch.url,
+            "response",
+            payload=io.BytesIO(fetch.body),
+            length=len(fetch.body),
             warc_headers_dict=response_headers,
-            http_headers=StatusAndHeaders(_status_line(fetch.status), fetch.headers,
-                                          protocol=fetch.protocol),
+            http_headers=StatusAndHeaders(_status_line(fetch.status), fetch.headers, protocol=fetch.protocol),
         )
         concurrent = {**base, "WARC-Concurrent-To": response.rec_headers.get_header("WARC-Record-ID")}
         request = warc.create_warc_record(
-            fetch.url, "request", payload=io.BytesIO(b""), length=0, warc_headers_dict=dict(concurrent),
+            fetch.url,
+            "request",
+            payload=io.BytesIO(b""),
+            length=0,
+            warc_headers_dict=dict(concurrent),
             http_headers=StatusAndHeaders(
                 f"{fetch.method} {_target(fetch.url)} {fetch.protocol}",
-                _with_host(fetch.url, fetch.request_headers), is_http_request=True,
+                _with_host(fetch.url, fetch.request_headers),
+                is_http_request=True,
             ),
         )
         metadata = _metadata(fetch).encode("utf-8")
         info = warc.create_warc_record(
-            fetch.url, "metadata", payload=io.BytesIO(metadata), length=len(metadata),
-            warc_content_type="application/warc-fields", warc_headers_dict=dict(concurrent),
+            fetch.url,
+            "metadata",
+            payload=io.BytesIO(metadata),
+            length=len(metadata),
+            warc_content_type="application/warc-fields",
+            warc_headers_dict=dict(concurrent),
         )
         try:
             for record in (request, info, response):
@@ -328,8 +353,7 @@ class ArchiveReader:
 
     def __iter__(self) -> Iterator[tuple[str, Fetch]]:
         """``(writer, fetch)`` pairs, merged by date across writers."""
-        streams = [self._stream(order, writer, files)
-                   for order, (writer, files) in enumerate(self.writers().items())]
+        streams = [self._stream(order, writer, files) for order, (writer, files) in enumerate(self.writers().items())]
         for _, _, writer, fetch in heapq.merge(*streams, key=lambda entry: entry[:2]):
             yield writer, fetch
 
@@ -402,8 +426,9 @@ def _fields(text: str) -> dict[str, list[str]]:
     return fields
 
 
-def _fetch(record: Any, http: StatusAndHeaders, body: bytes, request: dict[str, Any],
-           info: dict[str, list[str]]) -> Fetch:
+def _fetch(
+    record: Any, http: StatusAndHeaders, body: bytes, request: dict[str, Any], info: dict[str, list[str]]
+) -> Fetch:
     status_line = http.get_statuscode() or "0"
     role = (info.get("lantern-role") or ["page"])[0]
     try:
@@ -430,7 +455,9 @@ def _fetch(record: Any, http: StatusAndHeaders, body: bytes, request: dict[str, 
 
 
 def decode_body(
-    headers: list[tuple[str, str]], body: bytes, limit: int,
+    headers: list[tuple[str, str]],
+    body: bytes,
+    limit: int,
 ) -> tuple[bytes, list[tuple[str, str]]]:
     """The body and headers as the crawl's spider saw them: every
     ``Content-Encoding`` it could decode undone, in reverse order, and that
@@ -443,8 +470,10 @@ def decode_body(
     """
     codings = [
         part.strip().lower()
-        for name, value in headers if name.lower() == "content-encoding"
-        for part in value.split(",") if part.strip()
+        for name, value in headers
+        if name.lower() == "content-encoding"
+        for part in value.split(",")
+        if part.strip()
     ]
     if not codings:
         return body, headers

@@ -105,16 +105,17 @@ class ArchiveMiddleware:
         if not settings.getbool("ARCHIVE_ENABLED"):
             raise NotConfigured("ARCHIVE_ENABLED is off")
         directory = archive_dir(settings.get("DATA_DIR"))
-        writer = ArchiveWriter(directory, settings.getint("ARCHIVE_MAX_BYTES"),
-                               software=settings.get("CRAWLER_PRODUCT"),
-                               settings=page_settings(settings))
+        writer = ArchiveWriter(
+            directory,
+            settings.getint("ARCHIVE_MAX_BYTES"),
+            software=settings.get("CRAWLER_PRODUCT"),
+            settings=page_settings(settings),
+        )
         middleware = cls(writer, crawler.stats)
         crawler.signals.connect(middleware.close, signal=signals.spider_closed)
         return middleware
 
-    def process_response(
-        self, request: Request, response: Response, spider: Spider | None = None
-    ) -> Response:
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         if request.meta.get("auth_login"):
             return response  # a login: no page, and it holds the session
         while self._pending and self._pending[0].done():
@@ -131,9 +132,12 @@ class ArchiveMiddleware:
             self.stats.inc_value("archive/errors")
             if not self._failed:
                 self._failed = True
-                logger.error("Cannot write the archive in %s (%s): responses go unarchived; "
-                             "further failures are counted as archive/errors",
-                             self.writer.directory, exc)
+                logger.error(
+                    "Cannot write the archive in %s (%s): responses go unarchived; "
+                    "further failures are counted as archive/errors",
+                    self.writer.directory,
+                    exc,
+                )
             return
         self.stats.inc_value("archive/responses")
         self.stats.inc_value("archive/bytes", written)
@@ -143,6 +147,9 @@ class ArchiveMiddleware:
         self.writer.close()
         self.stats.set_value("archive/files", len(self.writer.files))
         if self.writer.files:
-            logger.info("Archived %d responses in %d WARC file(s) in %s",
-                        self.stats.get_value("archive/responses", 0), len(self.writer.files),
-                        self.writer.directory)
+            logger.info(
+                "Archived %d responses in %d WARC file(s) in %s",
+                self.stats.get_value("archive/responses", 0),
+                len(self.writer.files),
+                self.writer.directory,
+            )

@@ -60,7 +60,12 @@ from twisted.internet import defer
 from crawler.codings import decode
 from crawler.credentials import Credential, Credentials, load, readable_by_others
 from crawler.logins import (
-    Challenge, basic_authorization, digest_authorization, digest_challenge, logged_in, login_form,
+    Challenge,
+    basic_authorization,
+    digest_authorization,
+    digest_challenge,
+    logged_in,
+    login_form,
 )
 from crawler.urls import site_of
 
@@ -109,8 +114,11 @@ class AuthMiddleware:
     """Applies the credentials of ``CRAWLER_CREDENTIALS_FILE`` (see the module docstring)."""
 
     def __init__(
-        self, credentials: Credentials, stats: StatsCollector,
-        download: Callable[[Request], Awaitable[Response]], maxsize: int = 0,
+        self,
+        credentials: Credentials,
+        stats: StatsCollector,
+        download: Callable[[Request], Awaitable[Response]],
+        maxsize: int = 0,
     ) -> None:
         self.credentials = credentials
         self.stats = stats
@@ -130,10 +138,10 @@ class AuthMiddleware:
         if not len(credentials):
             raise NotConfigured(f"{path} names no members-only area")
         if readable_by_others(path):
-            logger.warning("The credentials file %s can be read by other users of this machine: chmod 600 it",
-                           path)
-        logger.info("Members-only areas: %s", ", ".join(f"{entry.key} ({entry.method})"
-                                                        for entry in credentials.entries))
+            logger.warning("The credentials file %s can be read by other users of this machine: chmod 600 it", path)
+        logger.info(
+            "Members-only areas: %s", ", ".join(f"{entry.key} ({entry.method})" for entry in credentials.entries)
+        )
 
         async def download(request: Request) -> Response:
             assert crawler.engine is not None
@@ -179,8 +187,13 @@ class AuthMiddleware:
                 return None  # the site's 401 brings the challenge
             session.nc += 1
             headers[b"Authorization"] = digest_authorization(
-                session.challenge, request.method, _target(request.url), credential.user, credential.password,
-                session.nc, os.urandom(16).hex(),
+                session.challenge,
+                request.method,
+                _target(request.url),
+                credential.user,
+                credential.password,
+                session.nc,
+                os.urandom(16).hex(),
             )
         elif method == "header":
             for name, value in credential.headers:
@@ -239,16 +252,19 @@ class AuthMiddleware:
             if request.meta.get("members_only"):
                 self._count_page(request)
             return response
-        challenge = digest_challenge(
-            value.decode("latin-1") for value in response.headers.getlist(b"WWW-Authenticate"))
+        challenge = digest_challenge(value.decode("latin-1") for value in response.headers.getlist(b"WWW-Authenticate"))
         if challenge is not None and (not request.meta.get("members_only") or challenge.stale):
             session.challenge, session.nc = challenge, 0
             self.stats.inc_value("auth/challenged")
             again = self._again(request)
             if again is not None:
                 return again
-        self._count_failed(session, "the site refused the credentials (401)" if challenge is not None
-                           else "the site asks for no Digest authentication this crawler can answer")
+        self._count_failed(
+            session,
+            "the site refused the credentials (401)"
+            if challenge is not None
+            else "the site asks for no Digest authentication this crawler can answer",
+        )
         return response
 
     def _form(self, session: _Session, request: Request, response: Response) -> Request | Response:
@@ -277,11 +293,18 @@ class AuthMiddleware:
             target = urlsplit(urljoin(response.url, location.decode("latin-1")))
             login = urlsplit(credential.login_url)
             return _site(target.geturl()) == credential.site and target.path == login.path
-        if response.status != 200 or not isinstance(response, TextResponse) or \
-                b"html" not in (response.headers.get(b"Content-Type") or b"text/html").lower():
+        if (
+            response.status != 200
+            or not isinstance(response, TextResponse)
+            or b"html" not in (response.headers.get(b"Content-Type") or b"text/html").lower()
+        ):
             return False
-        codings = [part.strip().lower() for value in response.headers.getlist(b"Content-Encoding")
-                   for part in value.decode("latin-1").split(",") if part.strip()]
+        codings = [
+            part.strip().lower()
+            for value in response.headers.getlist(b"Content-Encoding")
+            for part in value.decode("latin-1").split(",")
+            if part.strip()
+        ]
         try:
             body, left, _ = decode(response.body, codings, self.maxsize)
         except ValueError:
@@ -316,9 +339,12 @@ class AuthMiddleware:
         self.stats.inc_value("auth/failed")
         if not session.warned:
             session.warned = True
-            logger.warning("Members-only area %s: %s; its pages are not fetched logged in (counted as "
-                           "auth/failed), the rest of the crawl goes on", session.credential.key,
-                           why or session.failed)
+            logger.warning(
+                "Members-only area %s: %s; its pages are not fetched logged in (counted as "
+                "auth/failed), the rest of the crawl goes on",
+                session.credential.key,
+                why or session.failed,
+            )
 
     # --- form login --------------------------------------------------------------------
 
@@ -364,8 +390,13 @@ class AuthMiddleware:
             return "its login form would send the password in a URL (method GET)"
         if _site(form.action) != credential.site:
             return "its login form posts to another site"
-        submit = Request(form.action, method="POST", body=_form_body(form.data), dont_filter=True,
-                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+        submit = Request(
+            form.action,
+            method="POST",
+            body=_form_body(form.data),
+            dont_filter=True,
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
         response = await self._fetch(session, submit)
         if isinstance(response, str):
             return response
@@ -387,7 +418,6 @@ class AuthMiddleware:
                 return "its login redirects to another site"
             request = Request(target, dont_filter=True)
         return "its login redirects too many times"
-
 
     async def _download(self, request: Request) -> Response:
         """One login request, tried again (at once) after a network error: a

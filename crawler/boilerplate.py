@@ -88,13 +88,9 @@ class BoilerplateDetector:
     ['A story about Tea']
     """
 
-    def __init__(
-        self, min_pages: int = 5, share: float = 0.3, max_blocks: int = 1024, max_sites: int = 512
-    ) -> None:
+    def __init__(self, min_pages: int = 5, share: float = 0.3, max_blocks: int = 1024, max_sites: int = 512) -> None:
         if min_pages < 1 or not 0.0 <= share <= 1.0 or max_blocks < 2 or max_sites < 1:
-            raise ValueError(
-                "need min_pages >= 1, 0 <= share <= 1, max_blocks >= 2, max_sites >= 1"
-            )
+            raise ValueError("need min_pages >= 1, 0 <= share <= 1, max_blocks >= 2, max_sites >= 1")
         self.min_pages = min_pages
         self.share = share
         self.max_blocks = max_blocks

@@ -60,28 +60,98 @@ _SAMPLE = 64 * 1024
 _WINDOWS_1252 = "cp1252"
 # WHATWG labels, grouped by the Python codec that decodes them.
 _LABELS: dict[str, tuple[str, ...]] = {
-    "utf-8": ("unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "utf-8", "utf8",
-              "x-unicode20utf8"),
+    "utf-8": ("unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "utf-8", "utf8", "x-unicode20utf8"),
     "cp866": ("866", "cp866", "csibm866", "ibm866"),
-    "iso8859-2": ("csisolatin2", "iso-8859-2", "iso-ir-101", "iso8859-2", "iso88592",
-                  "iso_8859-2", "iso_8859-2:1987", "l2", "latin2"),
-    "iso8859-3": ("csisolatin3", "iso-8859-3", "iso-ir-109", "iso8859-3", "iso88593",
-                  "iso_8859-3", "iso_8859-3:1988", "l3", "latin3"),
-    "iso8859-4": ("csisolatin4", "iso-8859-4", "iso-ir-110", "iso8859-4", "iso88594",
-                  "iso_8859-4", "iso_8859-4:1988", "l4", "latin4"),
-    "iso8859-5": ("csisolatincyrillic", "cyrillic", "iso-8859-5", "iso-ir-144", "iso8859-5",
-                  "iso88595", "iso_8859-5", "iso_8859-5:1988"),
-    "iso8859-6": ("arabic", "asmo-708", "csiso88596e", "csiso88596i", "csisolatinarabic",
-                  "ecma-114", "iso-8859-6", "iso-8859-6-e", "iso-8859-6-i", "iso-ir-127",
-                  "iso8859-6", "iso88596", "iso_8859-6", "iso_8859-6:1987"),
-    "iso8859-7": ("csisolatingreek", "ecma-118", "elot_928", "greek", "greek8", "iso-8859-7",
-                  "iso-ir-126", "iso8859-7", "iso88597", "iso_8859-7", "iso_8859-7:1987",
-                  "sun_eu_greek"),
-    "iso8859-8": ("csiso88598e", "csisolatinhebrew", "hebrew", "iso-8859-8", "iso-8859-8-e",
-                  "iso-ir-138", "iso8859-8", "iso88598", "iso_8859-8", "iso_8859-8:1988",
-                  "visual", "csiso88598i", "iso-8859-8-i", "logical"),
-    "iso8859-10": ("csisolatin6", "iso-8859-10", "iso-ir-157", "iso8859-10", "iso885910", "l6",
-                   "latin6"),
+    "iso8859-2": (
+        "csisolatin2",
+        "iso-8859-2",
+        "iso-ir-101",
+        "iso8859-2",
+        "iso88592",
+        "iso_8859-2",
+        "iso_8859-2:1987",
+        "l2",
+        "latin2",
+    ),
+    "iso8859-3": (
+        "csisolatin3",
+        "iso-8859-3",
+        "iso-ir-109",
+        "iso8859-3",
+        "iso88593",
+        "iso_8859-3",
+        "iso_8859-3:1988",
+        "l3",
+        "latin3",
+    ),
+    "iso8859-4": (
+        "csisolatin4",
+        "iso-8859-4",
+        "iso-ir-110",
+        "iso8859-4",
+        "iso88594",
+        "iso_8859-4",
+        "iso_8859-4:1988",
+        "l4",
+        "latin4",
+    ),
+    "iso8859-5": (
+        "csisolatincyrillic",
+        "cyrillic",
+        "iso-8859-5",
+        "iso-ir-144",
+        "iso8859-5",
+        "iso88595",
+        "iso_8859-5",
+        "iso_8859-5:1988",
+    ),
+    "iso8859-6": (
+        "arabic",
+        "asmo-708",
+        "csiso88596e",
+        "csiso88596i",
+        "csisolatinarabic",
+        "ecma-114",
+        "iso-8859-6",
+        "iso-8859-6-e",
+        "iso-8859-6-i",
+        "iso-ir-127",
+        "iso8859-6",
+        "iso88596",
+        "iso_8859-6",
+        "iso_8859-6:1987",
+    ),
+    "iso8859-7": (
+        "csisolatingreek",
+        "ecma-118",
+        "elot_928",
+        "greek",
+        "greek8",
+        "iso-8859-7",
+        "iso-ir-126",
+        "iso8859-7",
+        "iso88597",
+        "iso_8859-7",
+        "iso_8859-7:1987",
+        "sun_eu_greek",
+    ),
+    "iso8859-8": (
+        "csiso88598e",
+        "csisolatinhebrew",
+        "hebrew",
+        "iso-8859-8",
+        "iso-8859-8-e",
+        "iso-ir-138",
+        "iso8859-8",
+        "iso88598",
+        "iso_8859-8",
+        "iso_8859-8:1988",
+        "visual",
+        "csiso88598i",
+        "iso-8859-8-i",
+        "logical",
+    ),
+    "iso8859-10": ("csisolatin6", "iso-8859-10", "iso-ir-157", "iso8859-10", "iso885910", "l6", "latin6"),
     "iso8859-13": ("iso-8859-13", "iso8859-13", "iso885913"),
     "iso8859-14": ("iso-8859-14", "iso8859-14", "iso885914"),
     "iso8859-15": ("csisolatin9", "iso-8859-15", "iso8859-15", "iso885915", "iso_8859-15", "l9"),
@@ -93,28 +163,74 @@ _LABELS: dict[str, tuple[str, ...]] = {
     "cp874": ("dos-874", "iso-8859-11", "iso8859-11", "iso885911", "tis-620", "windows-874"),
     "cp1250": ("cp1250", "windows-1250", "x-cp1250"),
     "cp1251": ("cp1251", "windows-1251", "x-cp1251"),
-    _WINDOWS_1252: ("ansi_x3.4-1968", "ascii", "cp1252", "cp819", "csisolatin1", "ibm819",
-                    "iso-8859-1", "iso-ir-100", "iso8859-1", "iso88591", "iso_8859-1",
-                    "iso_8859-1:1987", "l1", "latin1", "us-ascii", "windows-1252", "x-cp1252"),
+    _WINDOWS_1252: (
+        "ansi_x3.4-1968",
+        "ascii",
+        "cp1252",
+        "cp819",
+        "csisolatin1",
+        "ibm819",
+        "iso-8859-1",
+        "iso-ir-100",
+        "iso8859-1",
+        "iso88591",
+        "iso_8859-1",
+        "iso_8859-1:1987",
+        "l1",
+        "latin1",
+        "us-ascii",
+        "windows-1252",
+        "x-cp1252",
+    ),
     "cp1253": ("cp1253", "windows-1253", "x-cp1253"),
-    "cp1254": ("cp1254", "csisolatin5", "iso-8859-9", "iso-ir-148", "iso8859-9", "iso88599",
-               "iso_8859-9", "iso_8859-9:1989", "l5", "latin5", "windows-1254", "x-cp1254"),
+    "cp1254": (
+        "cp1254",
+        "csisolatin5",
+        "iso-8859-9",
+        "iso-ir-148",
+        "iso8859-9",
+        "iso88599",
+        "iso_8859-9",
+        "iso_8859-9:1989",
+        "l5",
+        "latin5",
+        "windows-1254",
+        "x-cp1254",
+    ),
     "cp1255": ("cp1255", "windows-1255", "x-cp1255"),
     "cp1256": ("cp1256", "windows-1256", "x-cp1256"),
     "cp1257": ("cp1257", "windows-1257", "x-cp1257"),
     "cp1258": ("cp1258", "windows-1258", "x-cp1258"),
-    "gb18030": ("chinese", "csgb2312", "csiso58gb231280", "gb2312", "gb_2312", "gb_2312-80",
-                "gbk", "iso-ir-58", "x-gbk", "gb18030"),
+    "gb18030": (
+        "chinese",
+        "csgb2312",
+        "csiso58gb231280",
+        "gb2312",
+        "gb_2312",
+        "gb_2312-80",
+        "gbk",
+        "iso-ir-58",
+        "x-gbk",
+        "gb18030",
+    ),
     "big5hkscs": ("big5", "big5-hkscs", "cn-big5", "csbig5", "x-x-big5"),
     "euc_jp": ("cseucpkdfmtjapanese", "euc-jp", "x-euc-jp"),
     "iso2022_jp": ("csiso2022jp", "iso-2022-jp"),
-    "cp932": ("csshiftjis", "ms932", "ms_kanji", "shift-jis", "shift_jis", "sjis",
-              "windows-31j", "x-sjis"),
-    "cp949": ("cseuckr", "csksc56011987", "euc-kr", "iso-ir-149", "korean", "ks_c_5601-1987",
-              "ks_c_5601-1989", "ksc5601", "ksc_5601", "windows-949"),
+    "cp932": ("csshiftjis", "ms932", "ms_kanji", "shift-jis", "shift_jis", "sjis", "windows-31j", "x-sjis"),
+    "cp949": (
+        "cseuckr",
+        "csksc56011987",
+        "euc-kr",
+        "iso-ir-149",
+        "korean",
+        "ks_c_5601-1987",
+        "ks_c_5601-1989",
+        "ksc5601",
+        "ksc_5601",
+        "windows-949",
+    ),
     "utf-16-be": ("unicodefffe", "utf-16be"),
-    "utf-16-le": ("csunicode", "iso-10646-ucs-2", "ucs-2", "unicode", "unicodefeff", "utf-16",
-                  "utf-16le"),
+    "utf-16-le": ("csunicode", "iso-10646-ucs-2", "ucs-2", "unicode", "unicodefeff", "utf-16", "utf-16le"),
     # Not WHATWG (browsers never supported them), but a BOM or a header may say so.
     "utf-32-be": ("utf-32be",),
     "utf-32-le": ("utf-32", "utf-32le"),
@@ -134,9 +250,7 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([^\s"';,]+)""", re.I)
-_META_CHARSET = re.compile(
-    rb"""<meta\s[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9][A-Za-z0-9_.:+\-]*)""", re.I
-)
+_META_CHARSET = re.compile(rb"""<meta\s[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9][A-Za-z0-9_.:+\-]*)""", re.I)
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml\s[^>]*?encoding\s*=\s*["']([A-Za-z0-9_.:+\-]+)""")
 _HIGH_RUNS = re.compile(rb"[\x80-\xff]+")
 _HIGH_BYTES = bytes(range(0x80, 0x100))
@@ -148,11 +262,25 @@ _WESTERN_MARKS = frozenset("\u00a0“”‘’„‚—–…•«»‹›€£�
 _ISO2022_JP = re.compile(rb"\x1b\$[@B]|\x1b\(J")
 # What detection may answer: the WHATWG legacy encodings of any weight.
 _CJK_CODECS = frozenset(["gb18030", "big5hkscs", "cp932", "euc_jp", "cp949"])
-_CJK_CORE = re.compile(
-    r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uff00-\uffef]"
-)
-_DETECTABLE = ["gb18030", "big5", "cp932", "euc_jp", "cp949", "cp1250", "cp1251", "cp1252",
-               "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "cp1258", "cp874", "koi8_r"]
+_CJK_CORE = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uff00-\uffef]")
+_DETECTABLE = [
+    "gb18030",
+    "big5",
+    "cp932",
+    "euc_jp",
+    "cp949",
+    "cp1250",
+    "cp1251",
+    "cp1252",
+    "cp1253",
+    "cp1254",
+    "cp1255",
+    "cp1256",
+    "cp1257",
+    "cp1258",
+    "cp874",
+    "koi8_r",
+]
 
 
 def codec_for_label(label: str) -> str | None:
@@ -268,8 +396,7 @@ def _normalizer_guess(sample: bytes) -> str:
     best = matches[0]
     if _codec_of(best.encoding) not in _CJK_CODECS:
         return _codec_of(best.encoding)
-    near = [m for m in matches[:4] if m.chaos <= best.chaos + 0.05
-            and _codec_of(m.encoding) in _CJK_CODECS]
+    near = [m for m in matches[:4] if m.chaos <= best.chaos + 0.05 and _codec_of(m.encoding) in _CJK_CODECS]
     return _codec_of(max(near, key=lambda match: _cjk_share(str(match))).encoding)
 
 
@@ -298,7 +425,7 @@ def decode(body: bytes, content_type: str | None = None) -> tuple[str, str]:
     """
     for bom, codec in _BOMS:
         if body.startswith(bom):
-            return body[len(bom):].decode(codec, "replace"), codec
+            return body[len(bom) :].decode(codec, "replace"), codec
     declared = declared_charset(content_type)
     if declared is None or declared in _WEAK:
         declared = _meta_charset(body) or declared

@@ -75,7 +75,11 @@ def _unzstd(body: bytes) -> Iterator[bytes]:
 
 
 _DECODERS: dict[str, Callable[[bytes], Iterator[bytes]]] = {
-    "gzip": _gunzip, "x-gzip": _gunzip, "deflate": _inflate, "br": _unbrotli, "zstd": _unzstd,
+    "gzip": _gunzip,
+    "x-gzip": _gunzip,
+    "deflate": _inflate,
+    "br": _unbrotli,
+    "zstd": _unzstd,
 }
 # What the crawl asks for; a site may send any of these.
 ACCEPT_ENCODING = b"gzip, deflate, br, zstd"

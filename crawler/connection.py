@@ -49,7 +49,7 @@ def _cluster_nodes(url: str) -> tuple[list[tuple[str, int]], dict[str, str]]:
     >>> _cluster_nodes("redis+cluster://:s%40cret@a:7000,b:7001")
     ([('a', 7000), ('b', 7001)], {'password': 's@cret'})
     """
-    rest = url[len(CLUSTER_SCHEME):].split("/", 1)[0]
+    rest = url[len(CLUSTER_SCHEME) :].split("/", 1)[0]
     credentials: dict[str, str] = {}
     if "@" in rest:
         user, rest = rest.rsplit("@", 1)
@@ -121,8 +121,9 @@ def client_for(url: str, timeout: float = 30, **params: Any) -> Any:
     if url.startswith(CLUSTER_SCHEME):
         nodes, credentials = _cluster_nodes(url)
         options.pop("redis_cls", None)
-        return RedisCluster(startup_nodes=[ClusterNode(host, port) for host, port in nodes],
-                            **{**options, **credentials})
+        return RedisCluster(
+            startup_nodes=[ClusterNode(host, port) for host, port in nodes], **{**options, **credentials}
+        )
     return get_redis(url=url, **options)
 
 

@@ -90,8 +90,17 @@ def _seconds(value: float) -> str:
     return f"{value:g} s"
 
 
-def start_block(settings: Mapping[str, Any], *, seeds: Sequence[str], recrawl: str | None, scope: str,
-                hosts: Iterable[str], data_dir: str, redis: str, indexer: str) -> str:
+def start_block(
+    settings: Mapping[str, Any],
+    *,
+    seeds: Sequence[str],
+    recrawl: str | None,
+    scope: str,
+    hosts: Iterable[str],
+    data_dir: str,
+    redis: str,
+    indexer: str,
+) -> str:
     """The block a crawl logs when it starts: what it will do, where, and how politely.
 
     ``settings`` are the crawl's (a mapping of names to values); ``redis``
@@ -124,10 +133,16 @@ def start_block(settings: Mapping[str, Any], *, seeds: Sequence[str], recrawl: s
         scoped = "any: every link (DEPTH_LIMIT and CLOSESPIDER_PAGECOUNT bound it)"
     else:
         where = _listed(hosts, 5) or "the seeds' hosts"
-        scoped = (f"host: links on {where} (any port, either scheme)" if scope == "host"
-                  else f"domain: links within the registrable domains of {where}")
-    limits = [f"{name} {settings.get(name)}" for name in ("DEPTH_LIMIT", "CLOSESPIDER_PAGECOUNT")
-              if int(settings.get(name) or 0)]
+        scoped = (
+            f"host: links on {where} (any port, either scheme)"
+            if scope == "host"
+            else f"domain: links within the registrable domains of {where}"
+        )
+    limits = [
+        f"{name} {settings.get(name)}"
+        for name in ("DEPTH_LIMIT", "CLOSESPIDER_PAGECOUNT")
+        if int(settings.get(name) or 0)
+    ]
     if limits:
         scoped += "; " + ", ".join(limits)
     delay = float(settings.get("DOWNLOAD_DELAY") or 0)
@@ -135,18 +150,33 @@ def start_block(settings: Mapping[str, Any], *, seeds: Sequence[str], recrawl: s
     if settings.get("AUTOTHROTTLE_ENABLED") in (True, "True", "true", "1", 1):
         gap = "AutoThrottle sets the delays"
     elif delay:
-        gap = (f"{delay:g} to {_seconds(delay * (1 + jitter))}" if jitter else _seconds(delay)) \
-            + " between two requests to a site"
+        gap = (
+            f"{delay:g} to {_seconds(delay * (1 + jitter))}" if jitter else _seconds(delay)
+        ) + " between two requests to a site"
     else:
         gap = "no delay between requests to a site"
-    robots = "robots.txt obeyed" if settings.get("ROBOTSTXT_OBEY") in (True, "True", "true", "1", 1) \
+    robots = (
+        "robots.txt obeyed"
+        if settings.get("ROBOTSTXT_OBEY") in (True, "True", "true", "1", 1)
         else "robots.txt NOT obeyed (ROBOTSTXT_OBEY is off)"
-    politeness = (f"{gap}, {settings.get('CONCURRENT_REQUESTS_PER_DOMAIN')} at a time per site, "
-                  f"{settings.get('CONCURRENT_REQUESTS')} in all; {robots}")
-    identity = (f"{settings.get('CRAWLER_PRODUCT')} (+{settings.get('CRAWLER_INFO_URL')}), "
-                f"From: {settings.get('CRAWLER_CONTACT')}")
-    rows = (("seeds", seeded), ("scope", scoped), ("data", data_dir), ("Redis", redis),
-            ("politeness", politeness), ("identity", identity), ("indexer", indexer))
+    )
+    politeness = (
+        f"{gap}, {settings.get('CONCURRENT_REQUESTS_PER_DOMAIN')} at a time per site, "
+        f"{settings.get('CONCURRENT_REQUESTS')} in all; {robots}"
+    )
+    identity = (
+        f"{settings.get('CRAWLER_PRODUCT')} (+{settings.get('CRAWLER_INFO_URL')}), "
+        f"From: {settings.get('CRAWLER_CONTACT')}"
+    )
+    rows = (
+        ("seeds", seeded),
+        ("scope", scoped),
+        ("data", data_dir),
+        ("Redis", redis),
+        ("politeness", politeness),
+        ("identity", identity),
+        ("indexer", indexer),
+    )
     return "Crawl starting:\n" + "\n".join(f"  {name:12s} {value}" for name, value in rows)
 
 

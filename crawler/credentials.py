@@ -51,8 +51,15 @@ from crawler.logins import TOKEN
 from crawler.urls import site_of
 
 __all__ = [
-    "METHODS", "Credential", "Credentials", "CredentialsError", "is_loopback", "load", "looks_like_logout",
-    "parse", "readable_by_others",
+    "METHODS",
+    "Credential",
+    "Credentials",
+    "CredentialsError",
+    "is_loopback",
+    "load",
+    "looks_like_logout",
+    "parse",
+    "readable_by_others",
 ]
 
 METHODS = ("basic", "digest", "form", "header", "cookie")
@@ -68,7 +75,7 @@ _NOT_CREDENTIAL_HEADERS = frozenset(
 )
 _HEADER_NAME = re.compile(rf"{TOKEN}\Z")
 _COOKIE_NAME = re.compile(rf"{TOKEN}\Z")
-_COOKIE_VALUE = re.compile(r'[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*\Z')  # RFC 6265 cookie-octet
+_COOKIE_VALUE = re.compile(r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*\Z")  # RFC 6265 cookie-octet
 _FIELD_VALUE = re.compile(r"[^\x00-\x08\x0a-\x1f\x7f]*\Z")  # no control characters but tab
 # A URL that logs out: never sent a session (the crawl would end its own).
 _LOGOUT = re.compile(r"(?i)(?:^|[/_.\-=?&])(?:log|sign)[_\-]?(?:out|off)(?:$|[/_.\-?&=;])")
@@ -223,8 +230,9 @@ def load(path: str | os.PathLike[str] | None) -> Credentials:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         # Its message names a position, not the text there.
-        raise CredentialsError(f"the credentials file {source} is not JSON: {exc.msg} at line {exc.lineno}, "
-                               f"column {exc.colno}") from None
+        raise CredentialsError(
+            f"the credentials file {source} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
     return parse(data, str(source))
 
 
@@ -307,8 +315,10 @@ def _entry(key: Any, value: Any, source: str) -> Credential:
         raise CredentialsError(f"{where}: the entry must be an object naming one method ({', '.join(METHODS)})")
     unknown = sorted(set(value) - {*METHODS, "allow_insecure"})
     if unknown:
-        raise CredentialsError(f"{where}: unknown name(s) {', '.join(map(repr, unknown))}; "
-                               f"an entry names one method ({', '.join(METHODS)}) and may say allow_insecure")
+        raise CredentialsError(
+            f"{where}: unknown name(s) {', '.join(map(repr, unknown))}; "
+            f"an entry names one method ({', '.join(METHODS)}) and may say allow_insecure"
+        )
     methods = [name for name in METHODS if name in value]
     if len(methods) != 1:
         raise CredentialsError(f"{where}: the entry must name exactly one method ({', '.join(METHODS)})")
@@ -321,17 +331,24 @@ def _entry(key: Any, value: Any, source: str) -> Credential:
         raise CredentialsError(f"{where}: {method} must be a non-empty object")
     scheme = site.split(":", 1)[0]
     if scheme == "http" and not is_loopback(host) and not insecure:
-        raise CredentialsError(f"{where}: plain http to another machine would show the credentials to anyone "
-                               f'on the way: use https, or say "allow_insecure": true')
-    entry: dict[str, Any] = {"key": key, "site": site, "prefix": prefix, "method": method,
-                             "allow_insecure": insecure}
+        raise CredentialsError(
+            f"{where}: plain http to another machine would show the credentials to anyone "
+            f'on the way: use https, or say "allow_insecure": true'
+        )
+    entry: dict[str, Any] = {"key": key, "site": site, "prefix": prefix, "method": method, "allow_insecure": insecure}
     if method in _FIELDS:
         names = set(spec)
         if names != _FIELDS[method]:
             missing, extra = _FIELDS[method] - names, names - _FIELDS[method]
-            detail = "; ".join(filter(None, (
-                f"missing {', '.join(sorted(missing))}" if missing else "",
-                f"unknown {', '.join(map(repr, sorted(extra)))}" if extra else "")))
+            detail = "; ".join(
+                filter(
+                    None,
+                    (
+                        f"missing {', '.join(sorted(missing))}" if missing else "",
+                        f"unknown {', '.join(map(repr, sorted(extra)))}" if extra else "",
+                    ),
+                )
+            )
             raise CredentialsError(f"{where}: {method} takes {', '.join(sorted(_FIELDS[method]))} ({detail})")
     if method in ("basic", "digest"):
         for name in ("user", "password"):
@@ -346,11 +363,14 @@ def _entry(key: Any, value: Any, source: str) -> Credential:
         headers = []
         for name, header in spec.items():
             if not _HEADER_NAME.match(name) or name.lower() in _NOT_CREDENTIAL_HEADERS:
-                raise CredentialsError(f"{where}: header {name!r} cannot carry credentials "
-                                       "(a token name, not one the crawl sets; cookies use the cookie method)")
+                raise CredentialsError(
+                    f"{where}: header {name!r} cannot carry credentials "
+                    "(a token name, not one the crawl sets; cookies use the cookie method)"
+                )
             if not isinstance(header, str) or not header or not _FIELD_VALUE.match(header):
-                raise CredentialsError(f"{where}: header {name!r} must be a non-empty string without "
-                                       "control characters")
+                raise CredentialsError(
+                    f"{where}: header {name!r} must be a non-empty string without control characters"
+                )
             headers.append((name, header))
         entry["headers"] = tuple(headers)
     else:  # cookie
@@ -371,21 +391,29 @@ def _form(spec: Mapping[str, Any], where: str, site: str, host: str, insecure: b
         raise CredentialsError(f"{where}: login_url must be a URL")
     login_site, _, login_host = _area(login_url, source, "login_url")
     if login_site != site:
-        raise CredentialsError(f"{where}: login_url must be on the site it logs into ({site}), "
-                               "so that the credentials go nowhere else")
+        raise CredentialsError(
+            f"{where}: login_url must be on the site it logs into ({site}), so that the credentials go nowhere else"
+        )
     if login_site.startswith("http:") and not is_loopback(login_host) and not insecure:
-        raise CredentialsError(f"{where}: a login over plain http to another machine would show the "
-                               f'credentials to anyone on the way: use https, or say "allow_insecure": true')
+        raise CredentialsError(
+            f"{where}: a login over plain http to another machine would show the "
+            f'credentials to anyone on the way: use https, or say "allow_insecure": true'
+        )
     fields = spec["fields"]
-    if not isinstance(fields, dict) or not fields or not all(
-        isinstance(name, str) and name and isinstance(value, str) and _FIELD_VALUE.match(value)
-        for name, value in fields.items()
+    if (
+        not isinstance(fields, dict)
+        or not fields
+        or not all(
+            isinstance(name, str) and name and isinstance(value, str) and _FIELD_VALUE.match(value)
+            for name, value in fields.items()
+        )
     ):
         raise CredentialsError(f"{where}: fields must be an object of form field names and string values")
     marker = spec["logged_in"]
     if not isinstance(marker, str) or not marker.startswith(("css:", "text:")) or not marker.split(":", 1)[1].strip():
-        raise CredentialsError(f"{where}: logged_in must be 'css:SELECTOR' or 'text:TEXT' (what only a "
-                               "logged-in page shows)")
+        raise CredentialsError(
+            f"{where}: logged_in must be 'css:SELECTOR' or 'text:TEXT' (what only a logged-in page shows)"
+        )
     if marker.startswith("css:"):
         try:
             Selector(text="<html></html>").css(marker[4:])

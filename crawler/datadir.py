@@ -37,10 +37,25 @@ import os
 from pathlib import Path
 
 __all__ = [
-    "ARCHIVE_DIR", "GRAPH_DIR", "INDEXER_PARTS", "INDEX_DIR", "PAGES_FILE", "PURGED_FILE", "REBUILD_DIR",
-    "REDIS_DIR", "REPORTS_DIR",
-    "archive_dir", "graph_dir", "index_dir", "pages_files", "pages_path", "purged_path", "rebuild_dir",
-    "rebuild_old_dir", "redis_dir", "reports_dir",
+    "ARCHIVE_DIR",
+    "GRAPH_DIR",
+    "INDEXER_PARTS",
+    "INDEX_DIR",
+    "PAGES_FILE",
+    "PURGED_FILE",
+    "REBUILD_DIR",
+    "REDIS_DIR",
+    "REPORTS_DIR",
+    "archive_dir",
+    "graph_dir",
+    "index_dir",
+    "pages_files",
+    "pages_path",
+    "purged_path",
+    "rebuild_dir",
+    "rebuild_old_dir",
+    "redis_dir",
+    "reports_dir",
 ]
 
 REDIS_DIR = "redis"

@@ -231,10 +231,7 @@ class EmbeddedRedis:
         try:
             while True:
                 if self._process is None or self._process.poll() is not None:
-                    raise RuntimeError(
-                        f"the embedded Redis server exited at start; see "
-                        f"{self.directory / 'redis.log'}"
-                    )
+                    raise RuntimeError(f"the embedded Redis server exited at start; see {self.directory / 'redis.log'}")
                 try:
                     # Loading a large append-only file answers LOADING errors.
                     if client.ping():

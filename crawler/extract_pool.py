@@ -69,9 +69,7 @@ class ExtractPool:
     async def extract(self, body: bytes, url: str, headers: Mapping[str, str]) -> Extraction:
         if self._pool is not None:
             try:
-                return await asyncio.get_running_loop().run_in_executor(
-                    self._pool, _extract, body, url, dict(headers)
-                )
+                return await asyncio.get_running_loop().run_in_executor(self._pool, _extract, body, url, dict(headers))
             except BrokenProcessPool as exc:
                 logger.error("The extraction process died (%s): extracting in the crawl's process", exc)
                 self.close()

@@ -65,8 +65,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Frontier", "PartKeys", "encode_request", "decode_request", "connect", "QUEUED", "SEEN",
-           "OVER_BUDGET"]
+__all__ = ["Frontier", "PartKeys", "encode_request", "decode_request", "connect", "QUEUED", "SEEN", "OVER_BUDGET"]
 
 # KEYS: requests count, waiting, ready, heads, budget hash, seen counter,
 # then the keys of the batch's sites (their lists, depth sets and states);
@@ -76,7 +75,9 @@ __all__ = ["Frontier", "PartKeys", "encode_request", "decode_request", "connect"
 # Returns a status per request: 1 queued, 0 seen before, 2 over its site's budget.
 # The queued requests go in with one RPUSH per site and depth (in their
 # order): a few commands per batch and site, not per request.
-_PUSH = LUA + """
+_PUSH = (
+    LUA
+    + """
 local g = {waiting = KEYS[2], ready = KEYS[3], heads = KEYS[4]}
 local budgets, counter = KEYS[5], KEYS[6]
 local prefix, budget = ARGV[1], tonumber(ARGV[2])
@@ -114,13 +115,16 @@ end
 if queued > 0 then redis.call('INCRBY', KEYS[1], queued) end
 return out
 """
+)
 
 # KEYS: the inbox's depth set and its list at ARGV[1], requests count,
 # waiting, ready, heads, then the sites' keys as for _PUSH; ARGV: depth, how
 # many, then per request: data, site, list index, depth set index. Moves the
 # first requests of the inbox list to their sites, if they are still those
 # given (another node may have moved them): returns how many, or -1.
-_MOVE = LUA + """
+_MOVE = (
+    LUA
+    + """
 local g = {waiting = KEYS[4], ready = KEYS[5], heads = KEYS[6]}
 local depth, n = ARGV[1], tonumber(ARGV[2])
 local head = redis.call('LRANGE', KEYS[2], 0, n - 1)
@@ -138,10 +142,13 @@ end
 if n > 0 then redis.call('INCRBY', KEYS[3], n) end
 return n
 """
+)
 
 # KEYS: the site's state, waiting, ready; ARGV: site, pause ms. No turn
 # before then (a 429 or 503 Retry-After); never shortens a pause.
-_PAUSE = LUA + """
+_PAUSE = (
+    LUA
+    + """
 local until_ms = now_ms() + tonumber(ARGV[2])
 if until_ms <= tonumber(redis.call('HGET', KEYS[1], 'next') or '0') then return 0 end
 redis.call('HSET', KEYS[1], 'next', until_ms)
@@ -150,13 +157,16 @@ if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 or redis.call('ZSCORE', KEYS[2], AR
 end
 return 1
 """
+)
 
 # KEYS: the site's state, waiting; ARGV: site, delay ms. A request of the
 # site is about to leave a node: returns 0 when the last one (from any node)
 # left at least the delay ago, and records it; else the ms to wait. A
 # request that left later than its turn (held by a busy node) moves the
 # site's next turn later, so that the next request keeps the gap.
-_SEND = LUA + """
+_SEND = (
+    LUA
+    + """
 local now = now_ms()
 local floor = tonumber(ARGV[2])
 local last = tonumber(redis.call('HGET', KEYS[1], 'sent') or '0')
@@ -168,10 +178,13 @@ if tonumber(redis.call('HGET', KEYS[1], 'next') or '0') < now + floor then
 end
 return 0
 """
+)
 
 # KEYS: served, heads; ARGV: seconds. The sites leased from in the last
 # seconds, the sites with queued requests, and the two together.
-_SERVED = LUA + """
+_SERVED = (
+    LUA
+    + """
 local served = redis.call('ZRANGEBYSCORE', KEYS[1], now_ms() - 1000 * tonumber(ARGV[1]), '+inf')
 local waiting = redis.call('HLEN', KEYS[2])
 local done = 0
@@ -180,6 +193,7 @@ for _, site in ipairs(served) do
 end
 return {#served, waiting, waiting + done}
 """
+)
 
 # KEYS: content hash (fingerprint -> first URL), simhash hash (simhash ->
 # URL), simhash blocks hash (block -> the simhashes having it, 16 hex digits
@@ -287,8 +301,9 @@ class PartKeys:
     ('web:requests:{p2.1}', 'web:dupefilter:{p2.1}:', 'web:items:{p2.1}')
     """
 
-    def __init__(self, partitions: Partitions, partition: int, name: str, queue_key: str, seen_key: str,
-                 items_key: str) -> None:
+    def __init__(
+        self, partitions: Partitions, partition: int, name: str, queue_key: str, seen_key: str, items_key: str
+    ) -> None:
         self.partition = partition
         self.queue = partitions.key(queue_key, partition)
         self.seen_prefix = partitions.key(seen_key, partition) + ":"
@@ -396,8 +411,9 @@ class Frontier:
         self.seen_key = seen_key % {"spider": name}
         self.items_key = items_key % {"spider": name}
         self.partitions = self._agree_on_partitions(partitions)
-        self.parts = [PartKeys(self.partitions, n, name, self.queue_key, self.seen_key, self.items_key)
-                      for n in self.partitions]
+        self.parts = [
+            PartKeys(self.partitions, n, name, self.queue_key, self.seen_key, self.items_key) for n in self.partitions
+        ]
         # The content fingerprints: one slot (in the first partition's), since
         # a page's copy may be on any site.
         self.content_key = self.partitions.key(f"{name}:content", 0)
@@ -412,9 +428,7 @@ class Frontier:
             # Each partition's filter holds its share of the capacity.
             self._part_seen = BloomSeen(-(-self.seen.capacity // self.partitions.count), self.seen.error_rate)
         self._allocate_bloom()
-        self._push = client.register_script(
-            _PUSH.replace("TEST_AND_SET", self.seen.lua_test_and_set)
-        )
+        self._push = client.register_script(_PUSH.replace("TEST_AND_SET", self.seen.lua_test_and_set))
         self._move = client.register_script(_MOVE)
         self._pause = client.register_script(_PAUSE)
         self._send = client.register_script(_SEND)
@@ -428,13 +442,17 @@ class Frontier:
         key = f"{self.name}:partitions"
         count = wanted or (CLUSTER_PARTITIONS if self.cluster else 1)
         if not self.client.exists(key):
-            older = not self.cluster and (self.client.exists(f"{self.queue_key}:count")
-                                          or self.client.exists(f"{self.seen_key}:count"))
+            older = not self.cluster and (
+                self.client.exists(f"{self.queue_key}:count") or self.client.exists(f"{self.seen_key}:count")
+            )
             self.client.set(key, 1 if older else count, nx=True)
         recorded = int(self.client.get(key))
         if wanted and recorded != wanted:
-            logger.warning("This crawl's frontier was created with %d partitions; keeping them "
-                           "(FRONTIER_PARTITIONS says %d)", recorded, wanted)
+            logger.warning(
+                "This crawl's frontier was created with %d partitions; keeping them (FRONTIER_PARTITIONS says %d)",
+                recorded,
+                wanted,
+            )
         return Partitions(recorded, tagged=recorded > 1 or self.cluster)
 
     def part(self, site: str) -> PartKeys:
@@ -455,7 +473,8 @@ class Frontier:
         if recorded != seen.describe():
             logger.warning(
                 "This crawl's seen-URL set was created as %s; keeping it (settings say %s)",
-                recorded, seen.describe(),
+                recorded,
+                seen.describe(),
             )
             seen = seen_set(
                 recorded["mode"],
@@ -473,7 +492,6 @@ class Frontier:
                     shard_key = f"{part.seen_prefix}{shard}"
                     if not self.client.exists(shard_key):
                         self.client.setbit(shard_key, seen.shard_bits - 1, 0)
-
 
     @classmethod
     def for_crawler(cls, crawler: Crawler, name: str = "web") -> Frontier:
@@ -528,8 +546,9 @@ class Frontier:
             for partition, places in groups.items():
                 self._push_call(self.parts[partition], [entries[n] for n in places], pipe)
             return []
-        results = [self._push_call(self.parts[partition], [entries[n] for n in places])
-                   for partition, places in groups.items()]
+        results = [
+            self._push_call(self.parts[partition], [entries[n] for n in places]) for partition, places in groups.items()
+        ]
         return self.statuses(entries, results)
 
     def grouped(self, entries: Sequence[tuple[bytes, int, bytes, str]]) -> dict[int, list[int]]:
@@ -551,8 +570,7 @@ class Frontier:
     def _push_call(self, part: PartKeys, entries: Sequence[tuple[bytes, int, bytes, str]], pipe: Any = None) -> Any:
         if not entries:
             return []
-        keys = ScriptKeys(part.queue, [part.count, part.waiting, part.ready, part.heads, part.budget,
-                                       part.seen_count])
+        keys = ScriptKeys(part.queue, [part.count, part.waiting, part.ready, part.heads, part.budget, part.seen_count])
         args: list[bytes | int | str] = [part.seen_prefix, self.site_budget]
         for fp, depth, data, site in entries:
             a, b = self._part_seen.args(fp) if fp else ("", "")
@@ -569,8 +587,9 @@ class Frontier:
             pipe.get(part.count)
             pipe.zrange(part.queue, 0, -1)
         found = pipe.execute()
-        inboxes = [f"{part.queue}:{depth.decode()}" for part, depths in zip(self.parts, found[1::2])
-                   for depth in depths]
+        inboxes = [
+            f"{part.queue}:{depth.decode()}" for part, depths in zip(self.parts, found[1::2]) for depth in depths
+        ]
         inbox = 0
         if inboxes:
             pipe = self.client.pipeline(transaction=False)

@@ -187,13 +187,17 @@ class Halt:
 
     def _halt_disk_full(self, detail: str, source: str) -> None:
         if detail.startswith("MISCONF"):
-            what = (f"Redis at {redacted(self.redis_url)} cannot write to its disk ({detail})" if self.redis_url
-                    else f"no space left on the disk of {self.data_dir}: Redis cannot write its data ({detail})")
+            what = (
+                f"Redis at {redacted(self.redis_url)} cannot write to its disk ({detail})"
+                if self.redis_url
+                else f"no space left on the disk of {self.data_dir}: Redis cannot write its data ({detail})"
+            )
         else:
             what = f"no space left on the disk of {self.data_dir}: {source} ({detail})"
         logger.error(
             "The crawl stops: %s. The index is as at its last commit, and what was queued stays "
-            "queued; free some space, then run the same command to resume.", what,
+            "queued; free some space, then run the same command to resume.",
+            what,
         )
         indexer = self._indexer()
         if indexer is not None:
@@ -219,12 +223,16 @@ class Halt:
             return
         if not gave_up(monitor.tally.pages, waiting, given_up, queued, held) or not self._halt(CRAWLED_NOTHING):
             return
-        why = ", ".join(f"{site} ({wait.answer}, {wait.tries} tr{'y' if wait.tries == 1 else 'ies'})"
-                        for site, wait in sorted(waiting.items()))
+        why = ", ".join(
+            f"{site} ({wait.answer}, {wait.tries} tr{'y' if wait.tries == 1 else 'ies'})"
+            for site, wait in sorted(waiting.items())
+        )
         logger.error(
             "Crawled nothing: no site answered for its robots.txt: %s. %s queued: run the same command "
-            "again once the site%s answer%s.", why,
+            "again once the site%s answer%s.",
+            why,
             f"{parked:,} request{'s stay' if parked != 1 else ' stays'}" if parked else "Their requests stay",
-            "s" if len(waiting) > 1 else "", "" if len(waiting) > 1 else "s",
+            "s" if len(waiting) > 1 else "",
+            "" if len(waiting) > 1 else "s",
         )
         self._close()

@@ -54,7 +54,9 @@ LAYOUT = "per-site"
 # KEYS: waiting, ready, heads; ARGV: how many sites. Sites whose turn has
 # come move from waiting to ready; returns the ms until the next turn to
 # come (-1: none), then up to that many ready sites and their lowest depths.
-_DUE = LUA + """
+_DUE = (
+    LUA
+    + """
 local g = {waiting = KEYS[1], ready = KEYS[2], heads = KEYS[3]}
 local now = now_ms()
 local due = redis.call('ZRANGEBYSCORE', g.waiting, '-inf', now, 'WITHSCORES', 'LIMIT', 0, 500)
@@ -85,6 +87,7 @@ for _, site in ipairs(redis.call('ZRANGE', g.ready, 0, tonumber(ARGV[1]) - 1)) d
 end
 return out
 """
+)
 
 # KEYS: ready, waiting, heads, requests count, served, the node's lease
 # hash, the lease id counter, then per site: its state, depth set, and list
@@ -92,7 +95,9 @@ return out
 # many requests, then per site: site, depth, a random number in [0, 1).
 # Takes from each site still ready, gives it its next turn, and returns
 # id, site, data, id, site, data...
-_TAKE = LUA + """
+_TAKE = (
+    LUA
+    + """
 local g = {ready = KEYS[1], waiting = KEYS[2], heads = KEYS[3]}
 local now = now_ms()
 local default, jitter = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -146,11 +151,14 @@ if #taken > 0 then
 end
 return out
 """
+)
 
 # KEYS: the node's lease hash, waiting, ready, heads, then each lease's site
 # state; ARGV: lease id and site, for each. Finished leases: their sites
 # have room for another request.
-_DONE = LUA + """
+_DONE = (
+    LUA
+    + """
 local g = {waiting = KEYS[2], ready = KEYS[3], heads = KEYS[4]}
 local n = 0
 for i = 1, #ARGV, 2 do
@@ -161,6 +169,7 @@ for i = 1, #ARGV, 2 do
 end
 return n
 """
+)
 
 # KEYS: a node's lease hash, its announcement, the node set, waiting,
 # ready, heads, requests count, the inbox's depth set, then per lease: its
@@ -170,7 +179,9 @@ return n
 # is forgotten), the node, then per lease, oldest first: id, site ('' for
 # an earlier version's), depth. Requests go back to the front of their
 # queues in the order they were taken; returns how many.
-_RETURN = LUA + """
+_RETURN = (
+    LUA
+    + """
 local g = {waiting = KEYS[4], ready = KEYS[5], heads = KEYS[6]}
 local reap = ARGV[1] == '1'
 if reap and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
@@ -199,6 +210,7 @@ if reap then
 end
 return n
 """
+)
 
 
 def node_name() -> str:
@@ -336,8 +348,15 @@ class Leases:
         return taken
 
     def _take_from(self, part: _Keys, sites: list[tuple[str, str]], count: int) -> list[tuple[int, bytes]]:
-        keys = [part.ready, part.waiting, part.heads, f"{part.queue}:count", f"{part.queue}:served",
-                part.lease_prefix + self.node, part.counter]
+        keys = [
+            part.ready,
+            part.waiting,
+            part.heads,
+            f"{part.queue}:count",
+            f"{part.queue}:served",
+            part.lease_prefix + self.node,
+            part.counter,
+        ]
         args: list[Any] = [int(self.delay * 1000), self.jitter, self.per_site, count]
         for site, depth in sites:
             keys += [site_key(part.queue, site), depths_key(part.queue, site), list_key(part.queue, site, depth)]
@@ -364,8 +383,10 @@ class Leases:
     def give_back(self, ids: Iterable[int]) -> int:
         """Leased requests this node will not process: back to the front of their sites' queues."""
         ids = list(ids)
-        given = sum(self._give(self.parts[partition], self.node, leases, reap=False)
-                    for partition, leases in self._by_part(ids).items())
+        given = sum(
+            self._give(self.parts[partition], self.node, leases, reap=False)
+            for partition, leases in self._by_part(ids).items()
+        )
         self.forget(ids)
         return given
 
@@ -374,13 +395,20 @@ class Leases:
         (site '' for a lease taken by an earlier version)."""
         if not leases and not reap:
             return 0
-        keys = [f"{part.lease_prefix}{node}", part.node_prefix + node, part.nodes, part.waiting,
-                part.ready, part.heads, f"{part.queue}:count", part.queue]
+        keys = [
+            f"{part.lease_prefix}{node}",
+            part.node_prefix + node,
+            part.nodes,
+            part.waiting,
+            part.ready,
+            part.heads,
+            f"{part.queue}:count",
+            part.queue,
+        ]
         args: list[Any] = [1 if reap else 0, node]
         for lease, site, depth in leases:
             if site:
-                keys += [list_key(part.queue, site, depth), depths_key(part.queue, site),
-                         site_key(part.queue, site)]
+                keys += [list_key(part.queue, site, depth), depths_key(part.queue, site), site_key(part.queue, site)]
             else:
                 keys += [f"{part.queue}:{depth}", part.queue, part.queue]
             args += [lease, site, depth]
@@ -399,8 +427,11 @@ class Leases:
         count = self.partitions.count
         given = 0
         for part in self.parts:
-            orphans = [entry for entry in self._leases_of(part, self.node)
-                       if entry[0] * count + part.partition not in self._held]
+            orphans = [
+                entry
+                for entry in self._leases_of(part, self.node)
+                if entry[0] * count + part.partition not in self._held
+            ]
             given += self._give(part, self.node, orphans, reap=False)
         return given
 
@@ -447,8 +478,11 @@ class Leases:
         pipe = self.client.pipeline(transaction=False)
         for nodes, _, _ in sets:
             pipe.smembers(nodes)
-        members = [(what, prefix, raw.decode()) for (_, prefix, what), found in zip(sets, pipe.execute())
-                   for raw in sorted(found)]
+        members = [
+            (what, prefix, raw.decode())
+            for (_, prefix, what), found in zip(sets, pipe.execute())
+            for raw in sorted(found)
+        ]
         if not members:
             return []
         pipe = self.client.pipeline(transaction=False)
@@ -477,7 +511,7 @@ class Leases:
                 pipe.hlen(part.lease_prefix + node)
         counts = pipe.execute()
         width = len(self.parts)
-        return [sum(counts[n * width:(n + 1) * width]) for n in range(len(nodes))]
+        return [sum(counts[n * width : (n + 1) * width]) for n in range(len(nodes))]
 
     def held(self) -> int:
         """Requests leased by any node now."""
@@ -486,8 +520,7 @@ class Leases:
 
     def leave(self) -> int:
         """This node stops: anything it still holds goes back, and it is forgotten."""
-        given = sum(self._give(part, self.node, self._leases_of(part, self.node), reap=False)
-                    for part in self.parts)
+        given = sum(self._give(part, self.node, self._leases_of(part, self.node), reap=False) for part in self.parts)
         self._held.clear()
         pipe = self.client.pipeline(transaction=not self.partitions.tagged)
         pipe.delete(self.node_prefix + self.node)

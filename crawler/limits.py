@@ -56,8 +56,10 @@ def is_media(content_type: str | None) -> bool:
     (True, True, False, False)
     """
     media_type = media_type_of(content_type)
-    return media_type is not None and media_type != "application/octet-stream" and (
-        extractor_for(media_type) is media.extract
+    return (
+        media_type is not None
+        and media_type != "application/octet-stream"
+        and (extractor_for(media_type) is media.extract)
     )
 
 
@@ -99,15 +101,21 @@ class DownloadLimits:
                 site = site_of(request.url)
                 if site not in self._robots_logged:
                     self._robots_logged.add(site)
-                    logger.info("robots.txt of %s is longer than %d bytes: its first part is parsed "
-                                "(RFC 9309 2.5), the rest ignored", site, limit)
+                    logger.info(
+                        "robots.txt of %s is longer than %d bytes: its first part is parsed "
+                        "(RFC 9309 2.5), the rest ignored",
+                        site,
+                        limit,
+                    )
                 raise StopDownload(fail=False)
             self.stats.inc_value("limits/truncated")
             if not self._logged:
                 self._logged = True
                 logger.info(
                     "%s is larger than DOWNLOAD_MAXSIZE (%d bytes): kept its first part; "
-                    "further cut-offs are counted as limits/truncated", request.url, self.maxsize,
+                    "further cut-offs are counted as limits/truncated",
+                    request.url,
+                    self.maxsize,
                 )
             raise StopDownload(fail=False)
 
@@ -170,15 +178,21 @@ class Decompression:
             raise IgnoreRequest(f"{response.url}: {exc}") from None
         if cut and request.meta.get("robots_txt"):
             self.stats.inc_value("robots/truncated")
-            self._log_once(response.url, "truncated", "%s inflates past %s bytes: its first part is parsed "
-                           "(RFC 9309 2.5), the rest ignored", limit)
+            self._log_once(
+                response.url,
+                "truncated",
+                "%s inflates past %s bytes: its first part is parsed (RFC 9309 2.5), the rest ignored",
+                limit,
+            )
         elif cut:
             self.stats.inc_value("limits/truncated")
             self.stats.inc_value("limits/truncated/decompressed")
             self._log_once(
-                response.url, "truncated",
+                response.url,
+                "truncated",
                 "%s inflates past %s bytes: kept its first part; further cut-offs are counted as "
-                "limits/truncated/decompressed", limit,
+                "limits/truncated/decompressed",
+                limit,
             )
         if codings:
             response.headers[b"Content-Encoding"] = ", ".join(codings).encode("latin-1")
@@ -246,8 +260,9 @@ class TimeoutRetry:
             self.stats.inc_value("retry/timeout/given_up")
             if (site, "given_up") not in self._logged:
                 self._logged.add((site, "given_up"))
-                logger.warning("%s timed out again: given up; further ones are counted as "
-                               "retry/timeout/given_up", request.url)
+                logger.warning(
+                    "%s timed out again: given up; further ones are counted as retry/timeout/given_up", request.url
+                )
             request.meta["dont_retry"] = True  # nor does Scrapy's RetryMiddleware try again
             return None
         retry = request.copy()
@@ -257,9 +272,13 @@ class TimeoutRetry:
         self.stats.inc_value("retry/timeout/later")
         if (site, "later") not in self._logged:
             self._logged.add((site, "later"))
-            logger.info("%s timed out (%s): it is tried once more in %.0f s or when the crawl has nothing "
-                        "else to do; further ones are counted as retry/timeout/later",
-                        request.url, exception, self.delay)
+            logger.info(
+                "%s timed out (%s): it is tried once more in %.0f s or when the crawl has nothing "
+                "else to do; further ones are counted as retry/timeout/later",
+                request.url,
+                exception,
+                self.delay,
+            )
         key = id(retry)
         self._held[key] = (retry, call_later(self.delay, self._release, key))
         raise IgnoreRequest(f"{request.url} timed out; tried again later")
@@ -287,8 +306,11 @@ class TimeoutRetry:
             timer.cancel()
         try:
             Frontier.for_crawler(self.crawler).push(
-                [(b"", request.meta.get("depth", 0), encode_request(request), site_of(request.url))
-                 for request, _ in held])
+                [
+                    (b"", request.meta.get("depth", 0), encode_request(request), site_of(request.url))
+                    for request, _ in held
+                ]
+            )
         except REDIS_DOWN as exc:
             logger.warning("Could not queue %d timed-out requests for the next run (%s)", len(held), exc)
             return

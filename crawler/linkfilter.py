@@ -30,6 +30,7 @@ OUT_OF_SCOPE = "out_of_scope"
 MEDIA = "media"
 PURGED = "purged"
 
+
 class LinkFilter:
     """Remembers what it let through; each verdict is ``FOLLOW`` (None) or a reason.
 
@@ -63,9 +64,7 @@ class LinkFilter:
         hosts = settings.getlist("TRAPS_BLACKLIST_HOSTS")
         patterns = settings.getlist("TRAPS_BLACKLIST_URLS")
         listing = settings.get("TRAPS_BLACKLIST_FILE")
-        blacklist = (
-            Blacklist.from_file(listing, hosts, patterns) if listing else Blacklist(hosts, patterns)
-        )
+        blacklist = Blacklist.from_file(listing, hosts, patterns) if listing else Blacklist(hosts, patterns)
         # Written by `python -m indexer purge`, in the blacklist file's syntax.
         purged = purged_path(settings.get("DATA_DIR"))
         return cls(
@@ -111,6 +110,8 @@ class LinkFilter:
 
     def indexable(self, url: str) -> bool:
         """Whether a link may stand in the link graph: no trap shape, not blacklisted."""
-        return (self.trap_reason(url) is None and not (self.blacklist and self.blacklist.reason(url))
-                and not (self.purged and self.purged.reason(url)))
-
+        return (
+            self.trap_reason(url) is None
+            and not (self.blacklist and self.blacklist.reason(url))
+            and not (self.purged and self.purged.reason(url))
+        )

@@ -21,8 +21,15 @@ import lxml.html
 from parsel import Selector
 
 __all__ = [
-    "TOKEN", "Challenge", "LoginForm", "basic_authorization", "digest_authorization", "digest_challenge",
-    "logged_in", "login_form", "parse_challenges",
+    "TOKEN",
+    "Challenge",
+    "LoginForm",
+    "basic_authorization",
+    "digest_authorization",
+    "digest_challenge",
+    "logged_in",
+    "login_form",
+    "parse_challenges",
 ]
 
 #: An HTTP token (RFC 9110 5.6.2): a header's, an authentication scheme's or parameter's name.
@@ -79,14 +86,18 @@ def login_form(html: str, url: str, fields: Iterable[tuple[str, str]]) -> LoginF
     wanted = {name for name, _ in fields}
     chosen = next((form for form in forms if wanted <= {control.name for control in form.inputs}), None)
     if chosen is None:
-        chosen = next((form for form in forms if form.xpath(".//input[translate(@type, 'PASSWORD', "
-                                                            "'password')='password']")), None)
+        chosen = next(
+            (form for form in forms if form.xpath(".//input[translate(@type, 'PASSWORD', 'password')='password']")),
+            None,
+        )
     if chosen is None:
         return None
     data = [(name, value) for name, value in chosen.form_values() if name not in wanted]
     data += fields
-    submit = chosen.xpath(".//button[not(@type) or translate(@type, 'SUBMIT', 'submit')='submit']"
-                          " | .//input[translate(@type, 'SUBMIT', 'submit')='submit']")
+    submit = chosen.xpath(
+        ".//button[not(@type) or translate(@type, 'SUBMIT', 'submit')='submit']"
+        " | .//input[translate(@type, 'SUBMIT', 'submit')='submit']"
+    )
     if submit and submit[0].get("name"):
         data.append((submit[0].get("name"), submit[0].get("value") or ""))
     return LoginForm(chosen.action or url, (chosen.method or "GET").upper(), tuple(data))
@@ -183,18 +194,30 @@ def digest_challenge(values: Iterable[str]) -> Challenge | None:
             if "auth" not in offered:
                 continue  # auth-int alone: the body would have to be hashed too
             qop = "auth"
-        usable.append(Challenge(
-            realm=params["realm"], nonce=params["nonce"], algorithm=algorithm, qop=qop,
-            opaque=params.get("opaque"), stale=params.get("stale", "").lower() == "true",
-            userhash=params.get("userhash", "").lower() == "true",
-        ))
+        usable.append(
+            Challenge(
+                realm=params["realm"],
+                nonce=params["nonce"],
+                algorithm=algorithm,
+                qop=qop,
+                opaque=params.get("opaque"),
+                stale=params.get("stale", "").lower() == "true",
+                userhash=params.get("userhash", "").lower() == "true",
+            )
+        )
     if not usable:
         return None
     return min(usable, key=lambda challenge: _PREFERENCE.index(challenge.algorithm))
 
 
 def digest_authorization(
-    challenge: Challenge, method: str, uri: str, user: str, password: str, nc: int, cnonce: str,
+    challenge: Challenge,
+    method: str,
+    uri: str,
+    user: str,
+    password: str,
+    nc: int,
+    cnonce: str,
 ) -> str:
     """The ``Authorization`` answer to a Digest challenge (RFC 7616 3.4) for a
     request of ``method`` to ``uri`` (the request target: path and query), the
@@ -225,8 +248,13 @@ def digest_authorization(
     else:
         response = digest(f"{secret}:{challenge.nonce}:{target}")
     username = digest(f"{user}:{challenge.realm}") if challenge.userhash else user
-    parts = [f'username="{_quoted(username)}"', f'realm="{_quoted(challenge.realm)}"', f'uri="{_quoted(uri)}"',
-             f"algorithm={algorithm}", f'nonce="{_quoted(challenge.nonce)}"']
+    parts = [
+        f'username="{_quoted(username)}"',
+        f'realm="{_quoted(challenge.realm)}"',
+        f'uri="{_quoted(uri)}"',
+        f"algorithm={algorithm}",
+        f'nonce="{_quoted(challenge.nonce)}"',
+    ]
     if challenge.qop:
         parts += [f"nc={count}", f'cnonce="{_quoted(cnonce)}"', f"qop={challenge.qop}"]
     parts.append(f'response="{response}"')

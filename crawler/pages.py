@@ -43,8 +43,17 @@ from crawler.urls import TrapRules, UrlPolicy, site_of
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "Fetched", "LocalPageMemory", "Outcome", "PAGE_SETTINGS", "PageLogic", "PageMemory",
-    "body_size", "page_settings", "recorded_page_settings", "replay", "says_not_found",
+    "Fetched",
+    "LocalPageMemory",
+    "Outcome",
+    "PAGE_SETTINGS",
+    "PageLogic",
+    "PageMemory",
+    "body_size",
+    "page_settings",
+    "recorded_page_settings",
+    "replay",
+    "says_not_found",
 ]
 
 _SOFT404_BITS = 8  # a page this close to the site's "not found" answer is one
@@ -52,7 +61,8 @@ _SOFT404_BITS = 8  # a page this close to the site's "not found" answer is one
 # What a "not found" page calls itself, in the form _plain() gives a title:
 # lower case, no punctuation ("can't": "can t"), without 404, "error",
 # "oops", "sorry", articles and the like (_DECORATIONS).
-_NOT_FOUND = frozenset("""
+_NOT_FOUND = frozenset(
+    """
 not found
 page not found
 file not found
@@ -121,7 +131,8 @@ pagina niet gevonden
 お探しのページは見つかりませんでした
 お探しのページが見つかりません
 페이지를 찾을 수 없습니다
-""".strip().splitlines())
+""".strip().splitlines()
+)
 _DECORATIONS = frozenset(
     "error err oops whoops sorry ouch uh oh hmm http status code the this that a an "
     "错误 抱歉 对不起 哎呀 糟糕 錯誤".split()
@@ -137,11 +148,18 @@ _NOT_FOUND_TEXT = 1000
 PAGE_SETTINGS = (
     *UrlPolicy._SETTINGS.values(),
     *TrapRules._SETTINGS.values(),
-    "TRAPS_BLACKLIST_HOSTS", "TRAPS_BLACKLIST_URLS", "TRAPS_NEAR_DUPLICATE_BITS",
-    "ROBOTSTXT_USER_AGENT", "CRAWLER_PRODUCT",
-    "RECRAWL_INTERVAL", "RECRAWL_MIN_INTERVAL", "RECRAWL_MAX_INTERVAL", "RECRAWL_SITE_INTERVALS",
+    "TRAPS_BLACKLIST_HOSTS",
+    "TRAPS_BLACKLIST_URLS",
+    "TRAPS_NEAR_DUPLICATE_BITS",
+    "ROBOTSTXT_USER_AGENT",
+    "CRAWLER_PRODUCT",
+    "RECRAWL_INTERVAL",
+    "RECRAWL_MIN_INTERVAL",
+    "RECRAWL_MAX_INTERVAL",
+    "RECRAWL_SITE_INTERVALS",
     "DOWNLOAD_MAXSIZE",  # where a compressed body stopped inflating
-    "LINKS_MAX_PER_PAGE", "LINKS_MAX_OFFSITE_PER_PAGE",
+    "LINKS_MAX_PER_PAGE",
+    "LINKS_MAX_OFFSITE_PER_PAGE",
 )
 
 
@@ -266,8 +284,12 @@ class PageLogic:
         max_links: int = defaults.LINKS_MAX_PER_PAGE,
         max_offsite_links: int = defaults.LINKS_MAX_OFFSITE_PER_PAGE,
     ) -> None:
-        self.revisit = revisit or RevisitBounds(defaults.RECRAWL_INTERVAL, defaults.RECRAWL_MIN_INTERVAL,
-                                                defaults.RECRAWL_MAX_INTERVAL, defaults.RECRAWL_SITE_INTERVALS)
+        self.revisit = revisit or RevisitBounds(
+            defaults.RECRAWL_INTERVAL,
+            defaults.RECRAWL_MIN_INTERVAL,
+            defaults.RECRAWL_MAX_INTERVAL,
+            defaults.RECRAWL_SITE_INTERVALS,
+        )
         #: Links kept from one page (LINKS_MAX_PER_PAGE; 0: all), and of them
         #: to other sites (LINKS_MAX_OFFSITE_PER_PAGE): a page of 300,000
         #: links would otherwise queue, store and index them all.
@@ -286,25 +308,32 @@ class PageLogic:
         self._noted: set[tuple[str, str]] = set()  # (site, note) already logged
 
     @classmethod
-    def from_settings(cls, settings: Mapping[str, Any], memory: PageMemory | None = None,
-                      count: Callable[..., Any] | None = None) -> PageLogic:
+    def from_settings(
+        cls, settings: Mapping[str, Any], memory: PageMemory | None = None, count: Callable[..., Any] | None = None
+    ) -> PageLogic:
         """From :func:`page_settings` values (a rebuild's logic: no scope, no
         budget); today's defaults for those missing (:func:`recorded_page_settings`)."""
         settings = recorded_page_settings(settings)
         links = LinkFilter(
-            Scope("any"), TrapRules.from_settings(settings),
+            Scope("any"),
+            TrapRules.from_settings(settings),
             Blacklist(settings["TRAPS_BLACKLIST_HOSTS"], settings["TRAPS_BLACKLIST_URLS"]),
             PatternBudget(0),
         )
         agent = settings["ROBOTSTXT_USER_AGENT"] or settings["CRAWLER_PRODUCT"]
         revisit = RevisitBounds(
-            float(settings["RECRAWL_INTERVAL"]), float(settings["RECRAWL_MIN_INTERVAL"]),
-            float(settings["RECRAWL_MAX_INTERVAL"]), settings["RECRAWL_SITE_INTERVALS"],
+            float(settings["RECRAWL_INTERVAL"]),
+            float(settings["RECRAWL_MIN_INTERVAL"]),
+            float(settings["RECRAWL_MAX_INTERVAL"]),
+            settings["RECRAWL_SITE_INTERVALS"],
         )
         return cls(
-            UrlPolicy.from_settings(settings), links, agent,
+            UrlPolicy.from_settings(settings),
+            links,
+            agent,
             memory if memory is not None else LocalPageMemory(int(settings["TRAPS_NEAR_DUPLICATE_BITS"])),
-            count or (lambda key, value=1: None), revisit=revisit,
+            count or (lambda key, value=1: None),
+            revisit=revisit,
             body_limit=int(settings["DOWNLOAD_MAXSIZE"]),
             max_links=int(settings["LINKS_MAX_PER_PAGE"]),
             max_offsite_links=int(settings["LINKS_MAX_OFFSITE_PER_PAGE"]),
@@ -341,17 +370,27 @@ class PageLogic:
             self.count("links/capped", len(page.links) - len(kept))
             if (site_of(url), "links/capped") not in self._noted:
                 self._noted.add((site_of(url), "links/capped"))
-                logger.info("%s has %d links: %d are kept (the first %d, at most %d to other sites: "
-                            "LINKS_MAX_PER_PAGE, LINKS_MAX_OFFSITE_PER_PAGE); further such pages are "
-                            "counted as links/capped", url, len(page.links), len(kept), self.max_links,
-                            self.max_offsite_links)
+                logger.info(
+                    "%s has %d links: %d are kept (the first %d, at most %d to other sites: "
+                    "LINKS_MAX_PER_PAGE, LINKS_MAX_OFFSITE_PER_PAGE); further such pages are "
+                    "counted as links/capped",
+                    url,
+                    len(page.links),
+                    len(kept),
+                    self.max_links,
+                    self.max_offsite_links,
+                )
             page.links = kept
         for note in page.notes:  # what the extractor worked around
             self.count(f"extract/{note}")
             if (site_of(url), note) not in self._noted:
                 self._noted.add((site_of(url), note))
-                logger.info("%s: extraction worked around %s; further cases are counted as extract/%s",
-                            url, note.replace("_", " "), note)
+                logger.info(
+                    "%s: extraction worked around %s; further cases are counted as extract/%s",
+                    url,
+                    note.replace("_", " "),
+                    note,
+                )
         aliases = self._aliases(fetched.redirects, url)
         if page.refresh:  # a Refresh header, or a meta refresh Scrapy left alone
             self.count("extract/refresh")
@@ -364,13 +403,16 @@ class PageLogic:
             self.count("extract/soft404")
             outcome.items.append({"type": "gone", "url": url, "status": 404, "soft": True})
             return outcome
-        if page.kind == "html" and says_not_found(page.title, page.headings[0] if page.headings else "",
-                                                  page.text):
+        if page.kind == "html" and says_not_found(page.title, page.headings[0] if page.headings else "", page.text):
             self.count("soft404/content")
             if (site_of(url), "soft404/content") not in self._noted:
                 self._noted.add((site_of(url), "soft404/content"))
-                logger.info("%s answers 200 but says it is not found (%r): not indexed; further such "
-                            "pages are counted as soft404/content", url, page.title or page.headings[0])
+                logger.info(
+                    "%s answers 200 but says it is not found (%r): not indexed; further such "
+                    "pages are counted as soft404/content",
+                    url,
+                    page.title or page.headings[0],
+                )
             outcome.items.append({"type": "gone", "url": url, "status": 404, "soft": True})
             return outcome
         directives = page_directives(page.meta, fetched.robots_tags, self.agent)
@@ -418,8 +460,12 @@ class PageLogic:
             page = extract(fetched.body, fetched.url, None, fetched.headers).page
             if page is not None and page.kind == "html":
                 page = _without_path(page)
-                signature = {"title": page.title, "simhash": simhash(page), "length": len(page.text),
-                             "digest": content_fingerprint(page).hex()}
+                signature = {
+                    "title": page.title,
+                    "simhash": simhash(page),
+                    "length": len(page.text),
+                    "digest": content_fingerprint(page).hex(),
+                }
                 logger.info("%s answers 200 for missing pages: such pages will not be indexed", site)
         self.memory.set_soft404(site, signature)
 
@@ -457,9 +503,7 @@ class PageLogic:
         links = []
         if follow:
             links = [
-                [link.url, link.text]
-                for link in page.links
-                if not link.nofollow and self.links.indexable(link.url)
+                [link.url, link.text] for link in page.links if not link.nofollow and self.links.indexable(link.url)
             ]
         return {
             "type": "page",
@@ -556,11 +600,16 @@ def replay(logic: PageLogic, fetch: Fetch) -> list[dict[str, Any]]:
             logger.debug("Undecodable body of %s: %s", fetch.url, exc)
             return []  # the crawl's decompression failed too: no page
         fetched = Fetched(
-            url=fetch.url, status=fetch.status, headers=joined_headers(headers), body=body,
-            robots_tags=fetch.header_values("X-Robots-Tag"), depth=fetch.depth,
-            redirects=list(fetch.redirects), fetched=_epoch(fetch.date), members_only=fetch.members_only,
-            revisit=any(name.lower() in ("if-none-match", "if-modified-since")
-                        for name, _ in fetch.request_headers),
+            url=fetch.url,
+            status=fetch.status,
+            headers=joined_headers(headers),
+            body=body,
+            robots_tags=fetch.header_values("X-Robots-Tag"),
+            depth=fetch.depth,
+            redirects=list(fetch.redirects),
+            fetched=_epoch(fetch.date),
+            members_only=fetch.members_only,
+            revisit=any(name.lower() in ("if-none-match", "if-modified-since") for name, _ in fetch.request_headers),
         )
         if fetch.role == "probe":
             logic.probe(fetched)

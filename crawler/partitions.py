@@ -61,7 +61,7 @@ def key_slot(key: str | bytes) -> int:
     if start >= 0:
         end = data.find(b"}", start + 1)
         if end > start + 1:
-            return slot(data[start + 1:end])
+            return slot(data[start + 1 : end])
     return slot(data)
 
 

@@ -26,11 +26,17 @@ def parse_personalization(text: str) -> dict[str, float]:
     except json.JSONDecodeError as exc:
         raise ValueError(f"PageRank personalization is not JSON: {exc}") from None
     if not isinstance(found, dict) or not all(
-        isinstance(key, str) and key.startswith(("http://", "https://")) and isinstance(value, (int, float))
-        and not isinstance(value, bool) and value >= 0 for key, value in found.items()
+        isinstance(key, str)
+        and key.startswith(("http://", "https://"))
+        and isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and value >= 0
+        for key, value in found.items()
     ):
-        raise ValueError('PageRank personalization must map sites or URL prefixes to weights of 0 or more, '
-                         'as {"https://docs.example.org/": 3}')
+        raise ValueError(
+            "PageRank personalization must map sites or URL prefixes to weights of 0 or more, "
+            'as {"https://docs.example.org/": 3}'
+        )
     return {key: float(value) for key, value in found.items()}
 
 

@@ -40,12 +40,16 @@ logger = logging.getLogger(__name__)
 __all__ = ["ItemQueuePipeline", "IndexerProcess"]
 
 
-
 class IndexerProcess:
     """``python -m indexer --follow`` beside the crawl, then ``finalize``."""
 
     def __init__(
-        self, data_dir: str, redis_url: str, items_key: str, niceness: int = 0, processes: int = 1,
+        self,
+        data_dir: str,
+        redis_url: str,
+        items_key: str,
+        niceness: int = 0,
+        processes: int = 1,
         personalization: str | None = None,
     ) -> None:
         self.data_dir = data_dir
@@ -59,11 +63,17 @@ class IndexerProcess:
 
     def _command(self, *args: str) -> list[str]:
         return [
-            sys.executable, "-m", "indexer",
-            "--data", self.data_dir,
-            "--redis", self.redis_url,
-            "--queue", self.items_key,
-            "--processes", str(self.processes),
+            sys.executable,
+            "-m",
+            "indexer",
+            "--data",
+            self.data_dir,
+            "--redis",
+            self.redis_url,
+            "--queue",
+            self.items_key,
+            "--processes",
+            str(self.processes),
             *(["--personalization", self.personalization] if self.personalization else []),
             *args,
         ]
@@ -78,8 +88,7 @@ class IndexerProcess:
             preexec_fn=self._prepare,
         )
         atexit.register(self.stop)
-        logger.info("Indexer started (pid %d), writing %s", self._process.pid,
-                    index_dir(self.data_dir))
+        logger.info("Indexer started (pid %d), writing %s", self._process.pid, index_dir(self.data_dir))
 
     def _prepare(self) -> None:
         """In the indexer's process, before it runs: it dies with the crawl,
@@ -118,8 +127,7 @@ class IndexerProcess:
             return 0
         process = self._process
         if process is not None and process.poll() is None:
-            logger.info("Crawl over: the indexer indexes what is left and finalizes the index "
-                        "(anchors, PageRank)...")
+            logger.info("Crawl over: the indexer indexes what is left and finalizes the index (anchors, PageRank)...")
             process.send_signal(signal.SIGUSR1)
             if process.wait() == 0:
                 self._process = None

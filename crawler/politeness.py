@@ -128,8 +128,9 @@ class PolitenessMiddleware:
 
     def delay_for(self, site: str) -> float:
         """The least gap between two requests to ``site`` now."""
-        return site_delay(self.delay, self._crawl_delay.get(site, 0.0), self._latency.get(site, 0.0),
-                          self.slowdown, self.max_delay)
+        return site_delay(
+            self.delay, self._crawl_delay.get(site, 0.0), self._latency.get(site, 0.0), self.slowdown, self.max_delay
+        )
 
     def _share(self, site: str) -> None:
         """Tell the frontier the site's delay when it moved away from what it
@@ -156,8 +157,12 @@ class PolitenessMiddleware:
         if slot is not None:
             slot.jitter = 0.0
             slot.delay = floor
-        if self.shared and self.frontier is not None and (self.delay or self._crawl_delay.get(site)) \
-                and not request.meta.get("robots_txt"):
+        if (
+            self.shared
+            and self.frontier is not None
+            and (self.delay or self._crawl_delay.get(site))
+            and not request.meta.get("robots_txt")
+        ):
             await self._leave(site, floor)
         return None
 

@@ -25,8 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Tally", "SiteTally", "KINDS", "ITEM_KINDS", "report", "table", "progress_line", "sites_waiting",
-           "is_error"]
+__all__ = ["Tally", "SiteTally", "KINDS", "ITEM_KINDS", "report", "table", "progress_line", "sites_waiting", "is_error"]
 
 KINDS = ("page", "robots_txt", "sitemap", "probe")
 _CLASSES = ("2xx", "3xx", "4xx", "5xx", "network_error")
@@ -165,8 +164,11 @@ class Tally:
 
 
 def _prefixed(stats: Mapping[str, Any], prefix: str) -> dict[str, int]:
-    return {key[len(prefix):]: int(value) for key, value in sorted(stats.items())
-            if key.startswith(prefix) and isinstance(value, int)}
+    return {
+        key[len(prefix) :]: int(value)
+        for key, value in sorted(stats.items())
+        if key.startswith(prefix) and isinstance(value, int)
+    }
 
 
 def report(
@@ -263,14 +265,24 @@ def _items(items: Mapping[str, int]) -> str:
     known = [kind for kind in ITEM_KINDS if items.get(kind)]
     others = sorted(kind for kind in items if kind not in ITEM_KINDS and items[kind])
     return f"{_n(total)} sent to the indexer: " + ", ".join(
-        f"{_n(items[kind])} {ITEM_KINDS.get(kind, kind)}" for kind in [*known, *others])
+        f"{_n(items[kind])} {ITEM_KINDS.get(kind, kind)}" for kind in [*known, *others]
+    )
 
 
 _COLUMNS = (  # heading, key, width
-    ("requests", "requests", 9), ("pages", "pages", 7), ("robots", "robots_txt", 7),
-    ("other", None, 6), ("2xx", "2xx", 7), ("3xx", "3xx", 6), ("4xx", "4xx", 6), ("5xx", "5xx", 6),
-    ("net", "network_error", 5), ("errors", "errors", 7), ("refused", "robots_refused", 8),
-    ("bytes", "bytes", 12), ("pages/s", "pages_per_second", 8),
+    ("requests", "requests", 9),
+    ("pages", "pages", 7),
+    ("robots", "robots_txt", 7),
+    ("other", None, 6),
+    ("2xx", "2xx", 7),
+    ("3xx", "3xx", 6),
+    ("4xx", "4xx", 6),
+    ("5xx", "5xx", 6),
+    ("net", "network_error", 5),
+    ("errors", "errors", 7),
+    ("refused", "robots_refused", 8),
+    ("bytes", "bytes", 12),
+    ("pages/s", "pages_per_second", 8),
 )
 
 
@@ -286,8 +298,8 @@ def table(data: Mapping[str, Any]) -> str:
         "               (every HTTP request sent: retries and redirect hops included)",
         f"Pages/s        {data['pages_per_second']:,.2f}",
         f"Bytes          {_n(data['bytes'])}",
-        "Status         " + "   ".join(f"{name.replace('network_error', 'network errors')} {_n(classes[name])}"
-                                      for name in _CLASSES),
+        "Status         "
+        + "   ".join(f"{name.replace('network_error', 'network errors')} {_n(classes[name])}" for name in _CLASSES),
         "Status codes   " + ("  ".join(f"{code}: {_n(n)}" for code, n in data["status_codes"].items()) or "none"),
         f"Items          {_items(data['items'])}",
         "",
@@ -355,8 +367,15 @@ def sites_waiting(waits: Mapping[str, float | None], count: int | None = None, n
 
 
 def progress_line(
-    pages: int, rate: float, queued: int | None, sites: int, errors: int, behind: int | None,
-    turns: tuple[int, int] | None = None, interval: float = 0.0, waiting: str | None = None,
+    pages: int,
+    rate: float,
+    queued: int | None,
+    sites: int,
+    errors: int,
+    behind: int | None,
+    turns: tuple[int, int] | None = None,
+    interval: float = 0.0,
+    waiting: str | None = None,
 ) -> str:
     """One line on how the crawl is doing: plain text, for terminals and log files alike.
 
@@ -383,8 +402,10 @@ def progress_line(
         parts.append(waiting)
     if turns is not None:
         served, with_work = turns
-        parts.append(f"{_n(served)} of {_n(with_work)} site{'s' * (with_work != 1)} with work served "
-                     f"in {interval:,.{0 if interval >= 10 else 1}f} s")
+        parts.append(
+            f"{_n(served)} of {_n(with_work)} site{'s' * (with_work != 1)} with work served "
+            f"in {interval:,.{0 if interval >= 10 else 1}f} s"
+        )
     parts += [
         f"{_n(sites)} site{'s' * (sites != 1)} fetched",
         f"{_n(errors)} error{'s' * (errors != 1)}",

@@ -53,18 +53,14 @@ class RevisitBounds:
     ((43200.0, 600.0, 43200.0), (86400.0, 3600.0, 2592000.0))
     """
 
-    def __init__(
-        self, first: float, low: float, high: float, sites: Mapping[str, Any] | None = None
-    ) -> None:
+    def __init__(self, first: float, low: float, high: float, sites: Mapping[str, Any] | None = None) -> None:
         self.first, self.low, self.high = float(first), float(low), max(float(low), float(high))
         self.sites: dict[str, tuple[float, float]] = {}
         for site, pair in (sites or {}).items():
             try:
                 site_low, site_high = (float(value) for value in pair)
             except (TypeError, ValueError):
-                raise ValueError(
-                    f"RECRAWL_SITE_INTERVALS[{site!r}] must be [minimum, maximum] in seconds"
-                ) from None
+                raise ValueError(f"RECRAWL_SITE_INTERVALS[{site!r}] must be [minimum, maximum] in seconds") from None
             self.sites[site_of(site)] = (site_low, max(site_low, site_high))
 
     @classmethod

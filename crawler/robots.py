@@ -182,7 +182,7 @@ _NOT_TEXT = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
 
 
 def _utf16_by_nuls(head: bytes) -> str | None:
-    """"utf-16-le" or "-be" when every other byte is NUL (ASCII text in UTF-16), else None."""
+    """ "utf-16-le" or "-be" when every other byte is NUL (ASCII text in UTF-16), else None."""
     pairs = len(head) // 2
     if pairs < 2:
         return None
@@ -881,9 +881,7 @@ def _delta_seconds(value: str) -> int | None:
 _PAGE_DIRECTIVES = frozenset(["index", "noindex", "follow", "nofollow", "noarchive", "all", "none"])
 
 
-def page_directives(
-    metas: Mapping[str, str], headers: Iterable[str], user_agent: str
-) -> frozenset[str]:
+def page_directives(metas: Mapping[str, str], headers: Iterable[str], user_agent: str) -> frozenset[str]:
     """What a page allows: a subset of ``noindex``, ``nofollow``, ``noarchive``.
 
     ``metas`` maps the page's meta names (lower-case) to their contents;

@@ -235,7 +235,8 @@ class RobotsMiddleware:
                 rule = rules.decisive_rule(request.url)
                 logger.info(
                     "robots.txt of %s forbids %s (%s); further refusals are counted as robots/denied",
-                    site, request.url,
+                    site,
+                    request.url,
                     f"Disallow: {rule.pattern}" if rule else "the whole site is off limits",
                 )
             raise ForbiddenByRobots(f"Forbidden by robots.txt: {request.url}")
@@ -271,8 +272,10 @@ class RobotsMiddleware:
         deadline = time.monotonic() + _LOCK_SECONDS + 30
         while True:
             state = self.shared.get(site)
-            due = state is not None and state.get("outcome") == "retry" and (
-                float(state.get("retry_at", 0)) <= time.time()
+            due = (
+                state is not None
+                and state.get("outcome") == "retry"
+                and (float(state.get("retry_at", 0)) <= time.time())
             )
             if state is not None and not due:
                 self.stats.inc_value("robots/cache/shared")
@@ -318,12 +321,15 @@ class RobotsMiddleware:
                 priority=1000,
                 dont_filter=True,
                 meta={
-                    "robots_txt": True, "dont_redirect": True, "dont_retry": True,
+                    "robots_txt": True,
+                    "dont_redirect": True,
+                    "dont_retry": True,
                     # Cut off after MAX_ROBOTS_BYTES and that part parsed (RFC 9309
                     # 2.5; crawler/limits.py): Scrapy's own limit cancels a longer
                     # download (it reads Content-Length first), and the site then
                     # waited for a robots.txt it would never get.
-                    "handle_httpstatus_all": True, "download_maxsize": 0,
+                    "handle_httpstatus_all": True,
+                    "download_maxsize": 0,
                     "body_limit": MAX_ROBOTS_BYTES,
                     "download_slot": site,
                 },
@@ -359,7 +365,8 @@ class RobotsMiddleware:
                 logger.warning(
                     "robots.txt of %s cannot be read in the encoding it names (%s): the site is off "
                     "limits until robots.txt is fetched again (robots/undecodable)",
-                    site, content_type or "its byte order mark",
+                    site,
+                    content_type or "its byte order mark",
                 )
                 result, undecodable = Outcome.DISALLOW_ALL, True
             elif not looks_like_robots(text.encode("utf-8", "surrogatepass"), content_type):
@@ -377,17 +384,23 @@ class RobotsMiddleware:
             self.shared.put(site, state, delay + 3600)
             logger.warning(
                 "robots.txt of %s unavailable (%s): its requests wait; attempt %d of %d, next in %.0f s",
-                site, status or "network error", attempts, self.retry_times, delay,
+                site,
+                status or "network error",
+                attempts,
+                self.retry_times,
+                delay,
             )
             return self._from_state(site, state)
-        headers = {} if response is None else {
-            key.decode("latin-1"): b", ".join(values).decode("latin-1")
-            for key, values in response.headers.items()
-        }
+        headers = (
+            {}
+            if response is None
+            else {
+                key.decode("latin-1"): b", ".join(values).decode("latin-1") for key, values in response.headers.items()
+            }
+        )
         ttl = expiry_seconds(headers, now, default=self.max_age, maximum=self.max_age)
         kind = {Outcome.PARSE: "parse", Outcome.DISALLOW_ALL: "disallow"}.get(result, "allow")
-        state = {"outcome": kind, "expires": now + ttl, "status": status,
-                 "body": body if kind == "parse" else ""}
+        state = {"outcome": kind, "expires": now + ttl, "status": status, "body": body if kind == "parse" else ""}
         self.shared.put(site, state, ttl)
         if kind == "disallow" and not undecodable:
             logger.info("robots.txt of %s answered %s: the site is off limits", site, status)
@@ -438,7 +451,9 @@ class RobotsMiddleware:
             logger.error(
                 "robots.txt of %s still unavailable after %d attempts: giving up for this run; "
                 "its %d waiting requests stay queued for a later one",
-                site, self.retry_times, self.shared.parked(site),
+                site,
+                self.retry_times,
+                self.shared.parked(site),
             )
 
     def _idle(self, spider: Any = None) -> None:

@@ -163,13 +163,18 @@ class Scheduler(BaseScheduler):
             logger.info("Gave back %d requests held by crawl nodes that stopped", reaped)
         moved = self.frontier.drain_inbox()
         if moved:
-            logger.info("Moved %d requests queued by depth alone (an earlier version's frontier, "
-                        "or held back by robots.txt) to their sites' queues", moved)
+            logger.info(
+                "Moved %d requests queued by depth alone (an earlier version's frontier, "
+                "or held back by robots.txt) to their sites' queues",
+                moved,
+            )
         queued = len(self.frontier)
         if queued:
             logger.info(
                 "Resuming the crawl: %d requests queued, %d URLs seen; this node is %s",
-                queued, self.frontier.seen_count(), self.leases.node,
+                queued,
+                self.frontier.seen_count(),
+                self.leases.node,
             )
 
     def close(self, reason: str) -> None:
@@ -190,7 +195,8 @@ class Scheduler(BaseScheduler):
             logger.error(
                 "Redis is unreachable while this node stops (%s): its %d taken requests go back "
                 "to the queue when another node (or the next run) finds its lease expired",
-                exc, len(self._taken) + len(self._done),
+                exc,
+                len(self._taken) + len(self._done),
             )
         if not self.persist:
             self.flush()
@@ -220,9 +226,7 @@ class Scheduler(BaseScheduler):
             if len(self._local_seen) >= self.local_seen_max:
                 self._local_seen.clear()
             self._local_seen.add(fp)
-        self._pending.append(
-            (fp, request.meta.get("depth", 0), encode_request(request), site_of(request.url))
-        )
+        self._pending.append((fp, request.meta.get("depth", 0), encode_request(request), site_of(request.url)))
         if len(self._pending) >= 256:
             self._flush()
         return True
@@ -314,7 +318,9 @@ class Scheduler(BaseScheduler):
             self._inc("scheduler/paused_for_indexer")
             logger.warning(
                 "%d pages wait for the indexer (INDEX_QUEUE_MAX = %d): fetching paused until "
-                "it catches up (is `python -m indexer --follow` running?)", waiting, self.items_max,
+                "it catches up (is `python -m indexer --follow` running?)",
+                waiting,
+                self.items_max,
             )
         elif self._items_behind and waiting <= self.items_max // 2:
             self._items_behind = False
@@ -354,7 +360,7 @@ class Scheduler(BaseScheduler):
             self.frontier.push(pending, pipe=pipe)
             self.leases.done_command(pipe, done)
             results = pipe.execute()  # Redis down: both buffers are kept for the next attempt
-            statuses = self.frontier.statuses(pending, results[:len(groups)])
+            statuses = self.frontier.statuses(pending, results[: len(groups)])
             self.leases.forget(done)
         self._pending, self._done = [], []
         self.leases.wake(groups)
@@ -388,7 +394,9 @@ class Scheduler(BaseScheduler):
                     logger.warning(
                         "%s has used its budget of %d pages (TRAPS_MAX_PAGES_PER_SITE); "
                         "its further URLs are counted and dropped, first one: %s",
-                        site, self.frontier.site_budget, json.loads(data)["u"],
+                        site,
+                        self.frontier.site_budget,
+                        json.loads(data)["u"],
                     )
 
     def _redis_down(self, exc: Exception) -> None:
@@ -410,8 +418,14 @@ class Scheduler(BaseScheduler):
         # The rate since the last announcement, not since the start: an idle node shows 0/s.
         now, (then, taken) = time.time(), self._announced
         self._announced = (now, self._fetched)
-        self.leases.announce({"started": self._started, "taken": self._fetched, "rate_seconds": round(now - then, 1),
-                              "rate": round((self._fetched - taken) / max(now - then, 1e-9), 2)})
+        self.leases.announce(
+            {
+                "started": self._started,
+                "taken": self._fetched,
+                "rate_seconds": round(now - then, 1),
+                "rate": round((self._fetched - taken) / max(now - then, 1e-9), 2),
+            }
+        )
 
     def _schedule_beat(self) -> None:
         self._beat = call_later(self.heartbeat, self._beat_once)
@@ -463,8 +477,11 @@ class Scheduler(BaseScheduler):
             raise DontCloseSpider from None
         if lost:
             self._inc("frontier/leases_reclaimed", lost)
-            logger.warning("%d requests leased to this node never reached it (a reply lost when Redis "
-                           "went away): back in their sites' queues", lost)
+            logger.warning(
+                "%d requests leased to this node never reached it (a reply lost when Redis "
+                "went away): back in their sites' queues",
+                lost,
+            )
         now = time.monotonic()
         if busy:
             self._idle_since = None

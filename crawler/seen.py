@@ -131,8 +131,9 @@ class BloomSeen:
 SeenSet = ExactSeen | BloomSeen
 
 
-def seen_set(mode: str, capacity: int = defaults.FRONTIER_BLOOM_CAPACITY,
-             error_rate: float = defaults.FRONTIER_BLOOM_ERROR_RATE) -> SeenSet:
+def seen_set(
+    mode: str, capacity: int = defaults.FRONTIER_BLOOM_CAPACITY, error_rate: float = defaults.FRONTIER_BLOOM_ERROR_RATE
+) -> SeenSet:
     """The encoding for ``FRONTIER_DEDUP``.
 
     >>> seen_set("exact").mode, seen_set("bloom", 1000).mode

@@ -124,8 +124,13 @@ class StartUrls:
                 raise
             if not self._wrong_type_said:
                 self._wrong_type_said = True
-                logger.error("Cannot read start URLs from %s as a %s (%s): REDIS_START_URLS_AS_SET and "
-                             "REDIS_START_URLS_AS_ZSET say which type it is", self.key, self.kind, exc)
+                logger.error(
+                    "Cannot read start URLs from %s as a %s (%s): REDIS_START_URLS_AS_SET and "
+                    "REDIS_START_URLS_AS_ZSET say which type it is",
+                    self.key,
+                    self.kind,
+                    exc,
+                )
             return []
 
     def waiting(self) -> int:

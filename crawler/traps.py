@@ -105,8 +105,7 @@ class Chains:
     def __init__(self, limit: int) -> None:
         self.limit = limit
 
-    def lengths(self, page_url: str, page_chain: int, links: Iterable[str],
-                new: Collection[str]) -> dict[str, int]:
+    def lengths(self, page_url: str, page_chain: int, links: Iterable[str], new: Collection[str]) -> dict[str, int]:
         """The chain length of each ``new`` link (those the crawl follows) of
         the page at ``page_url``, whose own chain length is ``page_chain``;
         ``links`` are all its links, followed before or not."""

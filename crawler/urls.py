@@ -165,11 +165,7 @@ def _resolve(base: _Parts, ref: _Parts) -> _Parts:
 
 def _unsplit(scheme: str, authority: str | None, path: str, query: str | None) -> str:
     return (
-        scheme
-        + ":"
-        + ("" if authority is None else "//" + authority)
-        + path
-        + ("" if query is None else "?" + query)
+        scheme + ":" + ("" if authority is None else "//" + authority) + path + ("" if query is None else "?" + query)
     )
 
 
@@ -328,9 +324,7 @@ _TRACKING_PARAMS = frozenset(
 _TRACKING_PREFIXES = ("utm_",)
 # Java servlets put the session in the path: "/cart;jsessionid=1A2B?x=1".
 _JSESSIONID_RE = re.compile(r";jsessionid=[^/;]*", re.IGNORECASE)
-_INDEX_PAGES = frozenset(
-    "index.html index.htm index.php default.aspx default.asp Default.aspx Default.asp".split()
-)
+_INDEX_PAGES = frozenset("index.html index.htm index.php default.aspx default.asp Default.aspx Default.asp".split())
 
 
 @dataclass(frozen=True)
@@ -591,8 +585,10 @@ def _calendar_years(path: str, query: str, params: list[tuple[str, str, str]]) -
         segments = path.split("/")
         for i in range(2, len(segments)):
             segment = segments[i]
-            if segment[:1] in ("1", "2") and (compact := _COMPACT_DATE.match(segment)) and any(
-                _CALENDAR_SEGMENT.fullmatch(before) for before in segments[1:i]
+            if (
+                segment[:1] in ("1", "2")
+                and (compact := _COMPACT_DATE.match(segment))
+                and any(_CALENDAR_SEGMENT.fullmatch(before) for before in segments[1:i])
             ):
                 years.append(int(compact.group(1)))
     if params:
@@ -715,9 +711,7 @@ class TrapRules:
             return "repeated_path"
         return None
 
-    def _has_far_date(
-        self, path: str, query: str, params: list[tuple[str, str, str]], now: datetime.date
-    ) -> bool:
+    def _has_far_date(self, path: str, query: str, params: list[tuple[str, str, str]], now: datetime.date) -> bool:
         back = self.calendar_years_back
         return any(
             year - now.year > self.calendar_years_ahead or (back and now.year - year > back)
@@ -837,4 +831,3 @@ def url_pattern(url: str) -> str:
     if query:
         shape += "?" + "&".join(param.partition("=")[0] + "=*" for param in query.split("&"))
     return shape
-

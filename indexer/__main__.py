@@ -93,22 +93,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redis", help="Redis URL of the crawl (default: the embedded server of --data)")
     parser.add_argument("--queue", default="web:items", help="item queue key (default: web:items)")
     parser.add_argument("--follow", action="store_true", help="keep draining until stopped")
-    parser.add_argument("--beside-crawl", action="store_true",
-                        help=f"run by scrapy crawl, which says what stopped it: a full disk ends this indexer "
-                             f"with status {FULL_DISK_STATUS} and no message")
-    parser.add_argument("--processes", type=_positive, metavar="K",
-                        help="write the pages in K processes, one per shard of a new index (default: "
-                             "one per core; an existing index keeps its shards, at most one process each)")
-    parser.add_argument("--shards", type=_positive, metavar="K",
-                        help="rebuild: divide the new index into K page shards (default: as it was)")
+    parser.add_argument(
+        "--beside-crawl",
+        action="store_true",
+        help=f"run by scrapy crawl, which says what stopped it: a full disk ends this indexer "
+        f"with status {FULL_DISK_STATUS} and no message",
+    )
+    parser.add_argument(
+        "--processes",
+        type=_positive,
+        metavar="K",
+        help="write the pages in K processes, one per shard of a new index (default: "
+        "one per core; an existing index keeps its shards, at most one process each)",
+    )
+    parser.add_argument(
+        "--shards",
+        type=_positive,
+        metavar="K",
+        help="rebuild: divide the new index into K page shards (default: as it was)",
+    )
     parser.add_argument("--json", action="store_true", help="stats: print one JSON object")
-    parser.add_argument("--personalization", metavar="JSON", type=_personalization,
-                        help='PageRank personalization, kept for later finalizes: sites or URL prefixes and '
-                             'their weights, as {"https://docs.example.org/": 3} (other pages weigh 1; {}: none)')
+    parser.add_argument(
+        "--personalization",
+        metavar="JSON",
+        type=_personalization,
+        help="PageRank personalization, kept for later finalizes: sites or URL prefixes and "
+        'their weights, as {"https://docs.example.org/": 3} (other pages weigh 1; {}: none)',
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
-    parser.add_argument("command", nargs="?", choices=["finalize", "purge", "rebuild", "stats"],
-                        help="finalize: anchors and PageRank; purge: remove and blacklist pages; "
-                             "rebuild: everything from DIR/archive; stats: what the index holds")
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=["finalize", "purge", "rebuild", "stats"],
+        help="finalize: anchors and PageRank; purge: remove and blacklist pages; "
+        "rebuild: everything from DIR/archive; stats: what the index holds",
+    )
     parser.add_argument("targets", nargs="*", metavar="URL_OR_SITE", help="purge: what to remove")
     # Intermixed: `purge --data DIR URL...` puts options between the positionals.
     args = parser.parse_intermixed_args(argv)
@@ -182,8 +201,15 @@ def _rebuild(data_dir: Path, shards: int | None, processes: int | None) -> int:
     logger.info(
         "Index rebuilt from %d responses (%d records, %d skipped): %d documents (%d pages, "
         "%d known by anchor text only), %d links, PageRank over %d nodes, in %.1f s",
-        report.fetches, report.records, report.skipped, final.documents, final.pages,
-        final.anchor_only, final.links, final.documents, report.seconds,
+        report.fetches,
+        report.records,
+        report.skipped,
+        final.documents,
+        final.pages,
+        final.anchor_only,
+        final.links,
+        final.documents,
+        report.seconds,
     )
     return 0
 
@@ -202,9 +228,11 @@ def _stops_on_full_disk(index: Callable[..., int]) -> Callable[..., int]:
             if full is None:
                 raise
             if not args.beside_crawl:
-                print(f"indexer: no space left on the disk of {data_dir} ({full}): stopped; the index is as at "
-                      "its last commit and what was queued stays queued; free some space and run it again",
-                      file=sys.stderr)
+                print(
+                    f"indexer: no space left on the disk of {data_dir} ({full}): stopped; the index is as at "
+                    "its last commit and what was queued stays queued; free some space and run it again",
+                    file=sys.stderr,
+                )
             return FULL_DISK_STATUS
 
     return run
@@ -228,8 +256,12 @@ def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace,
             logger.info(
                 "Index ready: %d documents (%d pages, %d known by anchor text only), "
                 "%d links, PageRank over %d nodes; finalized in %.2f s",
-                report.documents, report.pages, report.anchor_only, report.links,
-                report.documents, report.seconds,
+                report.documents,
+                report.pages,
+                report.anchor_only,
+                report.links,
+                report.documents,
+                report.seconds,
             )
     return 0
 
@@ -251,8 +283,7 @@ def _purge(data_dir: Path, args: argparse.Namespace) -> int:
                 builder.commit()
                 builder.finalize()
     except (IndexBusy, sqlite3.OperationalError) as exc:
-        print(f"indexer: {exc}; nothing was purged (is another indexer writing {data_dir}?)",
-              file=sys.stderr)
+        print(f"indexer: {exc}; nothing was purged (is another indexer writing {data_dir}?)", file=sys.stderr)
         return 2
     for target, urls in matched.items():
         print(f"{target}: {len(urls)} purged" if urls else f"{target}: nothing in the index matches")
@@ -275,8 +306,11 @@ def _publish(data_dir: Path, url: str | None, key: str, lines: list[str]) -> str
         client.sadd(key, *lines)
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError) as exc:
         if url:
-            print(f"indexer: cannot tell the crawl at {url} ({exc}); its nodes read "
-                  f"{purged_path(data_dir)} only when they start", file=sys.stderr)
+            print(
+                f"indexer: cannot tell the crawl at {url} ({exc}); its nodes read "
+                f"{purged_path(data_dir)} only when they start",
+                file=sys.stderr,
+            )
         return ""
     finally:
         if client is not None:

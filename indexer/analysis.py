@@ -41,8 +41,18 @@ from whoosh.analysis import Filter, Token, Tokenizer
 from whoosh.lang.porter import stem
 
 __all__ = [
-    "MixedTokenizer", "LatinStemFilter", "NormalizeFilter", "TermPositions", "has_cjk", "is_cjk", "joined",
-    "code_parts", "CJK_MODES", "word_by_word", "GROUPED_PIECES", "uncounted_tokens",
+    "MixedTokenizer",
+    "LatinStemFilter",
+    "NormalizeFilter",
+    "TermPositions",
+    "has_cjk",
+    "is_cjk",
+    "joined",
+    "code_parts",
+    "CJK_MODES",
+    "word_by_word",
+    "GROUPED_PIECES",
+    "uncounted_tokens",
 ]
 
 CJK_MODES = ("bigram", "jieba", "both")
@@ -318,9 +328,7 @@ class MixedTokenizer(Tokenizer):
                 pos = max(pos, position + 1)
 
     @staticmethod
-    def _emit(
-        token: Token, text: str, pos: int, begin: int, end: int, start_char: int, keeporiginal: bool
-    ) -> Token:
+    def _emit(token: Token, text: str, pos: int, begin: int, end: int, start_char: int, keeporiginal: bool) -> Token:
         token.text = text
         token.boost = 1.0
         token.stopped = False
@@ -352,8 +360,12 @@ def word_by_word(analyzer: Any, text: str) -> bool:
     True
     """
     items: Sequence[Any] = getattr(analyzer, "items", ())
-    return (not has_cjk(text) and len(items) >= 1 and type(items[0]) is MixedTokenizer
-            and all(type(item) is NormalizeFilter for item in items[1:]))
+    return (
+        not has_cjk(text)
+        and len(items) >= 1
+        and type(items[0]) is MixedTokenizer
+        and all(type(item) is NormalizeFilter for item in items[1:])
+    )
 
 
 class LatinStemFilter(Filter):
@@ -674,7 +686,8 @@ class _PieceTable:
                     found = self._columns[column]
                     if end > len(found):
                         found = self._columns[column] = np.concatenate(
-                            (found[:start], np.zeros(max(end, 2 * len(found)) - start, dtype=np.int32)))
+                            (found[:start], np.zeros(max(end, 2 * len(found)) - start, dtype=np.int32))
+                        )
                     found[start:end] = values
                     values.clear()
                 self._filled[at] = end

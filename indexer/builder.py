@@ -56,8 +56,11 @@ __all__ = ["IndexBuilder", "IndexBusy", "FinalizeReport", "host_of", "anchor_tex
 _MAX_ANCHOR_REPEATS = 4
 _MAX_ANCHOR_TEXTS = 200
 # The crawl's bounds when an item carries none.
-_DEFAULT_REVISIT = (float(defaults.RECRAWL_INTERVAL), float(defaults.RECRAWL_MIN_INTERVAL),
-                    float(defaults.RECRAWL_MAX_INTERVAL))
+_DEFAULT_REVISIT = (
+    float(defaults.RECRAWL_INTERVAL),
+    float(defaults.RECRAWL_MIN_INTERVAL),
+    float(defaults.RECRAWL_MAX_INTERVAL),
+)
 
 
 @dataclass
@@ -140,9 +143,14 @@ class IndexBuilder:
         else:
             self.parts = LocalShards(pages, anchors, str(self.layout.root))
         if processes > self.shards:
-            logger.info("The index has %d page shard(s): %d writer process(es), not %d (python -m "
-                        "indexer rebuild --shards %d re-divides it)", self.shards, self.parts.processes,
-                        processes, processes)
+            logger.info(
+                "The index has %d page shard(s): %d writer process(es), not %d (python -m "
+                "indexer rebuild --shards %d re-divides it)",
+                self.shards,
+                self.parts.processes,
+                processes,
+                processes,
+            )
         self.store = PageStore(pages_path(self.data_dir))
         self.graph = LinkGraph(graph_dir(self.data_dir))
         self._dirty: set[str] = set()  # URLs whose anchor document may have changed
@@ -169,8 +177,7 @@ class IndexBuilder:
         self.commit()
         self._anchors_complete = True
         self.layout.retire_old_anchors()
-        logger.info("The anchor documents of %s were moved into %d anchor shard(s)", self.layout.root,
-                    self.shards)
+        logger.info("The anchor documents of %s were moved into %d anchor shard(s)", self.layout.root, self.shards)
 
     def close(self) -> None:
         self.cancel()
@@ -332,9 +339,7 @@ class IndexBuilder:
             fields.TITLE: page.get("title") or "",
             fields.HEADINGS: "\n".join(page.get("headings") or ()),
             fields.EMPHASIS: "\n".join(page.get("emphasis") or ()),
-            fields.DESCRIPTION: " ".join(
-                filter(None, (page.get("description"), page.get("keywords")))
-            ),
+            fields.DESCRIPTION: " ".join(filter(None, (page.get("description"), page.get("keywords")))),
             fields.BODY: page.get("text") or "",
             fields.CRAWLED: True,
             fields.LANG: fields.lang_terms(page.get("lang") or ""),
@@ -345,8 +350,9 @@ class IndexBuilder:
         }
 
     @staticmethod
-    def _anchor_document(url: str, anchors: str, sources: int, crawled: bool, lang: str,
-                         doctype: str, members_only: bool) -> dict[str, Any]:
+    def _anchor_document(
+        url: str, anchors: str, sources: int, crawled: bool, lang: str, doctype: str, members_only: bool
+    ) -> dict[str, Any]:
         """The anchor document of ``url``: the text of the links to it, and,
         for a page never fetched, what to show for it (its commonest anchor
         text as its title, the anchor texts as its snippet), unindexed: such a
@@ -457,8 +463,9 @@ class IndexBuilder:
             digest = _digest(f"{anchors}\n{linking}\n{crawled}\n{lang}\n{doctype}\n{members_only}")
             if indexed.get(url) == digest:
                 continue
-            self.parts.update_anchor(url, self._anchor_document(url, anchors, linking, crawled, lang, doctype,
-                                                                members_only))
+            self.parts.update_anchor(
+                url, self._anchor_document(url, anchors, linking, crawled, lang, doctype, members_only)
+            )
             updated.append((url, digest))
         for url in stale:
             self.parts.delete_anchor(url)
@@ -531,12 +538,9 @@ _ANCHORS_COMPLETE = "anchors_complete"
 _ANCHORS_FORMAT = "2"
 
 
-
 def _words(page: dict[str, Any]) -> set[str]:
     """The distinct plain words of a page, for the spelling vocabulary."""
-    text = " ".join(
-        [page.get("title") or "", *(page.get("headings") or ()), (page.get("text") or "")[:20000]]
-    )
+    text = " ".join([page.get("title") or "", *(page.get("headings") or ()), (page.get("text") or "")[:20000]])
     return set(_WORD.findall(text.lower()))
 
 

@@ -40,8 +40,18 @@ from io import BytesIO
 from itertools import accumulate
 
 from whoosh.codec.whoosh3 import (
-    LENGTHS_COLUMN, WHOOSH3_HEADER_MAGIC, W3Codec, W3FieldCursor, W3FieldWriter, W3LeafMatcher, W3PerDocReader,
-    W3PerDocWriter, W3PostingsWriter, W3TermInfo, W3TermsReader, _lenfield,
+    LENGTHS_COLUMN,
+    WHOOSH3_HEADER_MAGIC,
+    W3Codec,
+    W3FieldCursor,
+    W3FieldWriter,
+    W3LeafMatcher,
+    W3PerDocReader,
+    W3PerDocWriter,
+    W3PostingsWriter,
+    W3TermInfo,
+    W3TermsReader,
+    _lenfield,
 )
 from whoosh.columns import VarBytesColumn
 from whoosh.filedb.compound import CompoundStorage
@@ -58,8 +68,18 @@ from whoosh.system import pack_uint, pack_ushort
 
 from indexer.analysis import GROUPED_PIECES, TermPositions, uncounted_tokens
 
-__all__ = ["FastText", "CompactPositions", "CompactTermInfo", "Codec", "GroupedPool", "Writer", "INLINE_LIMIT",
-           "PackedBlock", "block_data", "STORED_FIELDS"]
+__all__ = [
+    "FastText",
+    "CompactPositions",
+    "CompactTermInfo",
+    "Codec",
+    "GroupedPool",
+    "Writer",
+    "INLINE_LIMIT",
+    "PackedBlock",
+    "block_data",
+    "STORED_FIELDS",
+]
 
 # Posting lists shorter than this live in the term index.
 INLINE_LIMIT = 32
@@ -165,8 +185,10 @@ _VARINT: tuple[bytes, ...] = ()
 def _varint_table() -> tuple[bytes, ...]:
     global _VARINT
     if not _VARINT:
-        _VARINT = tuple([bytes((value,)) for value in range(0x80)]
-                        + [bytes(((value & 0x7F) | 0x80, value >> 7)) for value in range(0x80, _TABLE)])
+        _VARINT = tuple(
+            [bytes((value,)) for value in range(0x80)]
+            + [bytes(((value & 0x7F) | 0x80, value >> 7)) for value in range(0x80, _TABLE)]
+        )
     return _VARINT
 
 
@@ -210,10 +232,13 @@ class FastText(TEXT):  # type: ignore[misc]
                 return []
             found = counts.tolist()
             values = self.format.encode_grouped(counts, positions) if compact else list(map(pack_uint, found))
-            return list(zip([term.encode("utf-8") for term in terms], found, [count * boost for count in found],
-                            values))
-        return [(term.encode("utf-8"), len(where), len(where) * boost, encode(where) if encode else
-                 pack_uint(len(where))) for term, where in self._terms.of_pieces(pieces).items()]
+            return list(
+                zip([term.encode("utf-8") for term in terms], found, [count * boost for count in found], values)
+            )
+        return [
+            (term.encode("utf-8"), len(where), len(where) * boost, encode(where) if encode else pack_uint(len(where)))
+            for term, where in self._terms.of_pieces(pieces).items()
+        ]
 
 
 @lru_cache(maxsize=8)
@@ -254,22 +279,24 @@ def plain_postings(field: Any) -> Postings | None:
     split: Callable[[str], list[str]]
     if type(tokenizer) is IDTokenizer:
         split = lambda value: [value]  # noqa: E731
-    elif (type(tokenizer) is RegexTokenizer and not tokenizer.gaps
-          and tokenizer.expression.pattern == _SPACE_SEPARATED):
+    elif type(tokenizer) is RegexTokenizer and not tokenizer.gaps and tokenizer.expression.pattern == _SPACE_SEPARATED:
         split = tokenizer.expression.findall
     else:
         return None
     boost = field.format.field_boost
     if type(field.format) is Existence:
+
         def present(value: str) -> Iterable[tuple[bytes, int, float, bytes]]:
             words = split(value.lower() if lower else value)
             return [(word.encode("utf-8"), 1, boost, b"") for word in set(words)]
+
         return present
     if type(field.format) is Frequency:
+
         def counted(value: str) -> Iterable[tuple[bytes, int, float, bytes]]:
             counts = Counter(split(value.lower() if lower else value))
-            return [(word.encode("utf-8"), count, count * boost, pack_uint(count))
-                    for word, count in counts.items()]
+            return [(word.encode("utf-8"), count, count * boost, pack_uint(count)) for word, count in counts.items()]
+
         return counted
     return None
 
@@ -289,8 +316,17 @@ class _PostingsWriter(W3PostingsWriter):  # type: ignore[misc]
         if compression:
             data = zlib.compress(data, compression)
         ids = self._ids
-        info = pickle.dumps((len(ids), ids[-1], self._maxweight, compression, length_to_byte(self._minlength),
-                             length_to_byte(self._maxlength)), 2)
+        info = pickle.dumps(
+            (
+                len(ids),
+                ids[-1],
+                self._maxweight,
+                compression,
+                length_to_byte(self._minlength),
+                length_to_byte(self._maxlength),
+            ),
+            2,
+        )
         length = len(info) + len(data)
         self._postfile.write_int(-length if last else length)
         self._postfile.write(info)
@@ -335,8 +371,18 @@ class CompactTermInfo(W3TermInfo):  # type: ignore[misc]
         if not self.is_inlined():
             return super().to_bytes()
         ids, weights, values = self._inlined
-        return _inlined_entry(self._weight, self._df, self._minlength, self._maxlength, self._maxweight,
-                              self._minid, self._maxid, ids, weights, values)
+        return _inlined_entry(
+            self._weight,
+            self._df,
+            self._minlength,
+            self._maxlength,
+            self._maxweight,
+            self._minid,
+            self._maxid,
+            ids,
+            weights,
+            values,
+        )
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Any:
@@ -444,8 +490,10 @@ class _TermsReader(W3TermsReader):  # type: ignore[misc]
 
     def items_from(self, fieldname: str, prefix: bytes) -> Iterator[Any]:
         decode = self._keydecoder
-        return ((decode(key), CompactTermInfo.from_bytes(value))
-                for key, value in self._tindex.items_from(self._keycoder(fieldname, prefix)))
+        return (
+            (decode(key), CompactTermInfo.from_bytes(value))
+            for key, value in self._tindex.items_from(self._keycoder(fieldname, prefix))
+        )
 
     def term_info(self, fieldname: str, tbytes: bytes) -> Any:
         try:
@@ -533,8 +581,16 @@ class _Lengths:
 
 
 def _inlined_entry(
-    weight: float, df: int, minlength: int | None, maxlength: int, maxweight: float,
-    minid: int | None, maxid: int | None, ids: Sequence[int], weights: Sequence[float], values: Sequence[bytes],
+    weight: float,
+    df: int,
+    minlength: int | None,
+    maxlength: int,
+    maxweight: float,
+    minid: int | None,
+    maxid: int | None,
+    ids: Sequence[int],
+    weights: Sequence[float],
+    values: Sequence[bytes],
 ) -> bytes:
     """A term's entry with its postings inlined, as :class:`CompactTermInfo` writes it."""
     header = CompactTermInfo._struct.pack(
@@ -583,15 +639,25 @@ def _single_entry(docnum: int, weight: float, vbytes: bytes | None, length: int)
         return None
     table = _VARINT or _varint_table()
     value = vbytes or b""
-    return b"".join((
-        CompactTermInfo._struct.pack(2, weight, 1, length_to_byte(length) if length else 0, length_to_byte(length),
-                                     max(0, weight), docnum, docnum),
-        b"\x01\x01",  # one posting, a whole weight
-        table[docnum] if docnum < _TABLE else _varint(docnum),
-        table[whole],
-        table[len(value)] if len(value) < _TABLE else _varint(len(value)),
-        value,
-    ))
+    return b"".join(
+        (
+            CompactTermInfo._struct.pack(
+                2,
+                weight,
+                1,
+                length_to_byte(length) if length else 0,
+                length_to_byte(length),
+                max(0, weight),
+                docnum,
+                docnum,
+            ),
+            b"\x01\x01",  # one posting, a whole weight
+            table[docnum] if docnum < _TABLE else _varint(docnum),
+            table[whole],
+            table[len(value)] if len(value) < _TABLE else _varint(len(value)),
+            value,
+        )
+    )
 
 
 class _AppendOnlyFile(StructFile):  # type: ignore[misc]
@@ -713,8 +779,16 @@ class _FieldWriter(W3FieldWriter):  # type: ignore[misc]
             values = [b""] * len(ids)  # existence-format fields keep no value bytes
         known = [length for length in lengths if length]
         entry = _inlined_entry(
-            sum(stored), len(ids), min(known) if known else None, max(known, default=0), max(0, *raw),
-            ids[0], ids[-1], ids, [int(weight) if weight == int(weight) else weight for weight in stored], values,
+            sum(stored),
+            len(ids),
+            min(known) if known else None,
+            max(known, default=0),
+            max(0, *raw),
+            ids[0],
+            ids[-1],
+            ids,
+            [int(weight) if weight == int(weight) else weight for weight in stored],
+            values,
         )
         self._add_entry(pack_ushort(self._fieldid) + btext, entry)
 
@@ -1097,8 +1171,19 @@ class PackedBlock:
     ([3, 7, 300], [1.0, 2.0, 1.0], b'ab', (b'\\x01\\x04', b'ab', b'c'))
     """
 
-    __slots__ = ("data", "count", "idtype", "ids_at", "weight_kind", "weight_type", "weights_at", "value_kind",
-                 "value_count", "values_at", "_starts")
+    __slots__ = (
+        "data",
+        "count",
+        "idtype",
+        "ids_at",
+        "weight_kind",
+        "weight_type",
+        "weights_at",
+        "value_kind",
+        "value_count",
+        "values_at",
+        "_starts",
+    )
 
     def __init__(self, data: bytes) -> None:
         _, self.count, idtype, self.weight_kind, self.value_kind, self.value_count = _BLOCK_HEAD.unpack_from(data)
@@ -1108,8 +1193,9 @@ class PackedBlock:
         self.weights_at = self.ids_at + self.count * _ARRAY_SIZES[self.idtype]
         # The array type of the weights, if they are an array (else all 1, or one for all).
         self.weight_type = _WEIGHT_TYPES.get(self.weight_kind)
-        self.values_at = self.weights_at + (4 if self.weight_kind == _SAME else
-                                            self.count * _ARRAY_SIZES[self.weight_type] if self.weight_type else 0)
+        self.values_at = self.weights_at + (
+            4 if self.weight_kind == _SAME else self.count * _ARRAY_SIZES[self.weight_type] if self.weight_type else 0
+        )
         self._starts: list[int] | None = None
 
     @staticmethod
@@ -1261,8 +1347,9 @@ class Codec(W3Codec):  # type: ignore[misc]
 
     def terms_reader(self, storage: Any, segment: Any) -> Any:
         name = segment.make_filename(self.TERMS_EXT)
-        return _TermsReader(self, _open(storage, name), storage.file_length(name),
-                            _open(storage, segment.make_filename(self.POSTS_EXT)))
+        return _TermsReader(
+            self, _open(storage, name), storage.file_length(name), _open(storage, segment.make_filename(self.POSTS_EXT))
+        )
 
     def postings_reader(self, dbfile: Any, terminfo: Any, format_: Any, term: Any = None, scorer: Any = None) -> Any:
         if terminfo.is_inlined():
@@ -1272,6 +1359,9 @@ class Codec(W3Codec):  # type: ignore[misc]
 
     def postings_writer(self, dbfile: Any, byteids: bool = False) -> Any:
         return _PostingsWriter(
-            dbfile, blocklimit=self._blocklimit, byteids=byteids,
-            compression=self._compression, inlinelimit=self._inlinelimit,
+            dbfile,
+            blocklimit=self._blocklimit,
+            byteids=byteids,
+            compression=self._compression,
+            inlinelimit=self._inlinelimit,
         )

@@ -214,8 +214,9 @@ class _Drain:
             self.seen_nodes = True
             return False
         partitions = partitions_of(client, prefix)
-        return self.seen_nodes and all(int(client.zcard(partitions.key(f"{prefix}:requests", partition))) == 0
-                                       for partition in partitions)
+        return self.seen_nodes and all(
+            int(client.zcard(partitions.key(f"{prefix}:requests", partition))) == 0 for partition in partitions
+        )
 
     def close(self) -> None:
         """Close the progress bar, if the backlog outlived the run, and say what was done."""

@@ -172,23 +172,29 @@ class LinkGraph:
         nodes = self.db.execute("SELECT max(id) FROM nodes").fetchone()[0] or 0
         if len(urls) * 2 > nodes:
             return [row for row in self.links() if row[1] in urls]
-        return list(rows_in(
-            self.db, "SELECT s.url, d.url, l.anchor FROM nodes d JOIN links l ON l.dst = d.id"
-            " JOIN nodes s ON s.id = l.src WHERE d.url IN", urls,
-        ))
+        return list(
+            rows_in(
+                self.db,
+                "SELECT s.url, d.url, l.anchor FROM nodes d JOIN links l ON l.dst = d.id"
+                " JOIN nodes s ON s.id = l.src WHERE d.url IN",
+                urls,
+            )
+        )
 
     def targets_of(self, url: str) -> list[str]:
         """Where the stored links of ``url`` lead."""
-        return [target for (target,) in self.db.execute(
-            "SELECT d.url FROM nodes s JOIN links l ON l.src = s.id JOIN nodes d ON d.id = l.dst"
-            " WHERE s.url = ?", (url,),
-        )]
+        return [
+            target
+            for (target,) in self.db.execute(
+                "SELECT d.url FROM nodes s JOIN links l ON l.src = s.id JOIN nodes d ON d.id = l.dst WHERE s.url = ?",
+                (url,),
+            )
+        ]
 
     def links(self) -> Iterator[tuple[str, str, str]]:
         """Every ``(source, target, anchor text)``."""
         yield from self.db.execute(
-            "SELECT s.url, d.url, l.anchor FROM links l"
-            " JOIN nodes s ON s.id = l.src JOIN nodes d ON d.id = l.dst"
+            "SELECT s.url, d.url, l.anchor FROM links l JOIN nodes s ON s.id = l.src JOIN nodes d ON d.id = l.dst"
         )
 
     def __len__(self) -> int:
@@ -197,9 +203,7 @@ class LinkGraph:
     def set_ranks(self, nodes: np.ndarray, scores: np.ndarray) -> None:
         """Replace the stored PageRank with ``scores[i]`` for node id ``nodes[i]``."""
         self.db.execute("DELETE FROM pagerank")
-        self.db.executemany(
-            "INSERT INTO pagerank (id, score) VALUES (?, ?)", zip(nodes.tolist(), scores.tolist())
-        )
+        self.db.executemany("INSERT INTO pagerank (id, score) VALUES (?, ?)", zip(nodes.tolist(), scores.tolist()))
 
     def link_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """``(sources, targets)``: the node ids of every stored link, as arrays.
@@ -235,9 +239,7 @@ class LinkGraph:
                 found[url] = self._id(url)
         return found
 
-    def derive_matrix(
-        self, pages: Collection[str], aliases: Mapping[str, str], gone: Collection[str]
-    ) -> LinkMatrix:
+    def derive_matrix(self, pages: Collection[str], aliases: Mapping[str, str], gone: Collection[str]) -> LinkMatrix:
         """The graph PageRank runs on, from the stored links, saved as ``links.npz``.
 
         Aliases (redirects, duplicates) merge into the page they stand for;
@@ -252,9 +254,7 @@ class LinkGraph:
 
         sources, targets = self.link_arrays()
         ids = self.node_ids({*pages, *gone, *aliases, *aliases.values()})
-        size = 1 + max(
-            int(sources.max(initial=0)), int(targets.max(initial=0)), max(ids.values(), default=0)
-        )
+        size = 1 + max(int(sources.max(initial=0)), int(targets.max(initial=0)), max(ids.values(), default=0))
         canonical = np.arange(size)
         canonical[[ids[alias] for alias in aliases]] = [ids[page] for page in aliases.values()]
         sources, targets = canonical[sources], canonical[targets]
@@ -293,9 +293,7 @@ class LinkGraph:
         graph = nx.DiGraph()
         graph.add_nodes_from(urls[node] for node in matrix.nodes.tolist())
         sources, targets = matrix.edges()
-        graph.add_edges_from(
-            (urls[src], urls[dst]) for src, dst in zip(sources.tolist(), targets.tolist())
-        )
+        graph.add_edges_from((urls[src], urls[dst]) for src, dst in zip(sources.tolist(), targets.tolist()))
         return graph
 
     def _urls(self, nodes: list[int]) -> dict[int, str]:
@@ -308,15 +306,24 @@ class LinkGraph:
         return [found.get(node, "") for node in nodes]
 
     def pagerank_of(self, urls: Iterable[str]) -> dict[str, float]:
-        return dict(rows_in(
-            self.db, "SELECT n.url, p.score FROM pagerank p JOIN nodes n ON n.id = p.id WHERE n.url IN", urls,
-        ))
+        return dict(
+            rows_in(
+                self.db,
+                "SELECT n.url, p.score FROM pagerank p JOIN nodes n ON n.id = p.id WHERE n.url IN",
+                urls,
+            )
+        )
 
     def highest_ranked(self, count: int) -> list[tuple[str, float]]:
         """The ``count`` URLs of highest PageRank, highest first."""
-        return [(url, float(score)) for url, score in self.db.execute(
-            "SELECT n.url, p.score FROM pagerank p JOIN nodes n ON n.id = p.id ORDER BY p.score DESC, n.url LIMIT ?",
-            (count,))]
+        return [
+            (url, float(score))
+            for url, score in self.db.execute(
+                "SELECT n.url, p.score FROM pagerank p JOIN nodes n ON n.id = p.id "
+                "ORDER BY p.score DESC, n.url LIMIT ?",
+                (count,),
+            )
+        ]
 
     def node_count(self) -> int:
         """Nodes with a PageRank (the size of the last computed graph)."""

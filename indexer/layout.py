@@ -45,9 +45,18 @@ from whoosh.index import EmptyIndexError
 from crawler.datadir import index_dir
 
 __all__ = [
-    "Layout", "IndexBusy", "IndexMissing", "IndexBeingBuilt", "IndexDamaged", "OldLayout", "CORRUPTION",
+    "Layout",
+    "IndexBusy",
+    "IndexMissing",
+    "IndexBeingBuilt",
+    "IndexDamaged",
+    "OldLayout",
+    "CORRUPTION",
     "DamagedPostings",
-    "is_corruption", "stored_documents", "shard_of", "ANCHORS",
+    "is_corruption",
+    "stored_documents",
+    "shard_of",
+    "ANCHORS",
 ]
 
 # Inside DATA_DIR/index (crawler.datadir names the data directory's parts).
@@ -78,8 +87,10 @@ class IndexDamaged(RuntimeError):
     overwritten, or a file of it lost."""
 
     def __init__(self, data_dir: str | Path, what: str) -> None:
-        super().__init__(f"{what} in {data_dir} is damaged; rebuild the index from the crawl's archive: "
-                         f"python -m indexer rebuild --data {data_dir}")
+        super().__init__(
+            f"{what} in {data_dir} is damaged; rebuild the index from the crawl's archive: "
+            f"python -m indexer rebuild --data {data_dir}"
+        )
 
 
 class DamagedPostings(ValueError):
@@ -93,8 +104,14 @@ class DamagedPostings(ValueError):
 # list's header overwritten, SQLite's "file is not a database" or "disk
 # image is malformed" (not a lock: that is an OperationalError, and transient).
 CORRUPTION: tuple[type[BaseException], ...] = (
-    EOFError, zlib.error, struct.error, pickle.UnpicklingError, whoosh_index.IndexError,
-    whoosh_index.IndexVersionError, DamagedPostings, sqlite3.DatabaseError,
+    EOFError,
+    zlib.error,
+    struct.error,
+    pickle.UnpicklingError,
+    whoosh_index.IndexError,
+    whoosh_index.IndexVersionError,
+    DamagedPostings,
+    sqlite3.DatabaseError,
 )
 
 
@@ -147,8 +164,11 @@ class Layout:
         parts there are before each query)."""
         try:
             with os.scandir(self.root) as entries:
-                found = [(int(entry.name[len(prefix):]), Path(entry.path)) for entry in entries
-                         if entry.name.startswith(prefix) and entry.name[len(prefix):].isdigit() and entry.is_dir()]
+                found = [
+                    (int(entry.name[len(prefix) :]), Path(entry.path))
+                    for entry in entries
+                    if entry.name.startswith(prefix) and entry.name[len(prefix) :].isdigit() and entry.is_dir()
+                ]
         except (FileNotFoundError, NotADirectoryError):
             return []
         return [path for _, path in sorted(found, key=lambda numbered: numbered[0])]
@@ -212,8 +232,9 @@ class Layout:
             raise IndexMissing(f"no index in {self.data_dir}")
         try:
             pages = [whoosh_index.open_dir(str(path)) for path in dirs]
-            anchors = [whoosh_index.open_dir(str(path)) for path in self.anchor_dirs()
-                       if whoosh_index.exists_in(str(path))]
+            anchors = [
+                whoosh_index.open_dir(str(path)) for path in self.anchor_dirs() if whoosh_index.exists_in(str(path))
+            ]
         except EmptyIndexError:
             if self.writing():
                 raise IndexBeingBuilt(f"the index in {self.data_dir} is being created") from None

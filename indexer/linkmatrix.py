@@ -60,9 +60,7 @@ class LinkMatrix:
     indices: np.ndarray  # int32 positions of the sources
 
     @classmethod
-    def from_edges(
-        cls, sources: np.ndarray, targets: np.ndarray, nodes: np.ndarray | None = None
-    ) -> LinkMatrix:
+    def from_edges(cls, sources: np.ndarray, targets: np.ndarray, nodes: np.ndarray | None = None) -> LinkMatrix:
         """The matrix of ``(sources[i], targets[i])`` links between node ids.
 
         Self-links are dropped (a page does not vote for itself) and repeated
@@ -187,7 +185,9 @@ class LinkMatrix:
         else:
             logger.warning(
                 "PageRank stopped after %d iterations with a change of %.3g (tolerance %.3g)",
-                max_iterations, change, tolerance,
+                max_iterations,
+                change,
+                tolerance,
             )
         logger.debug("PageRank of %d nodes: %d iterations, last change %.3g", n, iteration, change)
         x /= x.sum()

@@ -74,9 +74,11 @@ def record(data_dir: Path, lines: list[str]) -> None:
     if not lines:
         return
     path = purged_path(data_dir)
-    existing = path.read_text(encoding="utf-8").splitlines() if path.exists() else [
-        "# Purged by `python -m indexer purge`: never fetched, never indexed again."
-    ]
+    existing = (
+        path.read_text(encoding="utf-8").splitlines()
+        if path.exists()
+        else ["# Purged by `python -m indexer purge`: never fetched, never indexed again."]
+    )
     new = [line for line in dict.fromkeys(lines) if line not in existing]
     if not new:
         return

@@ -62,13 +62,11 @@ class ItemQueue:
             if owner is None or owner == self.me:
                 continue
             if time.monotonic() >= deadline:
-                raise QueueBusy(
-                    f"another indexer ({owner}) is draining {self.key}; "
-                    "only one may run at a time"
-                )
+                raise QueueBusy(f"another indexer ({owner}) is draining {self.key}; only one may run at a time")
             if not announced:
-                logger.info("Another indexer (%s) holds %s; waiting up to %.0f s for its claim to lapse",
-                            owner, self.key, wait)
+                logger.info(
+                    "Another indexer (%s) holds %s; waiting up to %.0f s for its claim to lapse", owner, self.key, wait
+                )
                 announced = True
             time.sleep(0.5)
         self.renew()

@@ -121,21 +121,26 @@ def rebuild(
                 now = time.monotonic()
                 if progress is not None and now - last_report >= _REPORT_SECONDS:
                     last_report = now
-                    say(f"Rebuilding: {reader.records} records read, {fetches} responses, "
-                        f"{items['page']} pages ({fetches / (now - started):.0f} responses/s)")
+                    say(
+                        f"Rebuilding: {reader.records} records read, {fetches} responses, "
+                        f"{items['page']} pages ({fetches / (now - started):.0f} responses/s)"
+                    )
             builder.add(batch)
             builder.commit()
             bar.advance(bar.total - bar.done)
             bar.close()
-            say(f"Read {reader.records} records in {reader.files} files: {fetches} responses, "
+            say(
+                f"Read {reader.records} records in {reader.files} files: {fetches} responses, "
                 f"{items['page']} pages, {items['duplicate']} duplicates, {items['gone']} gone; "
-                f"{reader.skipped} skipped; merging anchors and computing PageRank...")
+                f"{reader.skipped} skipped; merging anchors and computing PageRank..."
+            )
             final = builder.finalize()
         _swap(data_dir, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return RebuildReport(reader.records, fetches, reader.skipped, reader.files, items, final,
-                         time.monotonic() - started)
+    return RebuildReport(
+        reader.records, fetches, reader.skipped, reader.files, items, final, time.monotonic() - started
+    )
 
 
 def _swap(data_dir: Path, work: Path) -> None:
@@ -146,14 +151,16 @@ def _swap(data_dir: Path, work: Path) -> None:
         try:
             lock = Layout(data_dir).lock()
         except IndexBusy:
-            raise IndexBusy(f"{root} is being written by another process (a crawl or an "
-                            "indexer): stop it, then rebuild") from None
+            raise IndexBusy(
+                f"{root} is being written by another process (a crawl or an indexer): stop it, then rebuild"
+            ) from None
         # An index of the earlier single-index layout has Whoosh's own lock.
         old_lock = FileStorage(str(root)).lock("MAIN_WRITELOCK")
         if not old_lock.acquire(blocking=False):
             lock.close()
-            raise IndexBusy(f"{root} is being written by another process (a crawl or an "
-                            "indexer): stop it, then rebuild")
+            raise IndexBusy(
+                f"{root} is being written by another process (a crawl or an indexer): stop it, then rebuild"
+            )
     old = rebuild_old_dir(data_dir, os.getpid())
     moved: list[Path] = []
     try:

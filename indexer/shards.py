@@ -112,8 +112,10 @@ class _ShardWriters:
         self.anchors = Writers(anchors, where)
         # What a writer process is sent: the operation's name, then its arguments.
         self.operations: dict[str, Callable[..., None]] = {
-            "update": self.pages.update, "delete": self.pages.delete,
-            "update_anchor": self.anchors.update, "delete_anchor": self.anchors.delete,
+            "update": self.pages.update,
+            "delete": self.pages.delete,
+            "update_anchor": self.anchors.update,
+            "delete_anchor": self.anchors.delete,
         }
 
     def commit(self) -> None:
@@ -193,14 +195,19 @@ class ProcessShards:
             inbox = self._context.Queue()
             owned = [shard for shard in range(self.count) if shard % self.processes == number]
             worker = self._context.Process(
-                target=_serve, args=(str(self.data_dir), owned, inbox, self._replies, number),
-                name=f"index-writer-{number}", daemon=True,
+                target=_serve,
+                args=(str(self.data_dir), owned, inbox, self._replies, number),
+                name=f"index-writer-{number}",
+                daemon=True,
             )
             worker.start()
             self._inboxes.append(inbox)
             self._workers.append(worker)
-        logger.info("Page shards written by %d processes (pids %s)", self.processes,
-                    ", ".join(str(worker.pid) for worker in self._workers))
+        logger.info(
+            "Page shards written by %d processes (pids %s)",
+            self.processes,
+            ", ".join(str(worker.pid) for worker in self._workers),
+        )
 
     def _send(self, kind: str, url: str, *document: dict[str, Any]) -> None:
         """Send the writer of ``url``'s shard an operation (see _ShardWriters.operations)."""
@@ -271,8 +278,11 @@ class ProcessShards:
             raise ShardFailed(self._failed)
 
     def _obituary(self, dead: list[int]) -> str:
-        return "; ".join(f"index writer {number} died (exit status {self._workers[number].exitcode}): "
-                         "what it had not committed is still queued" for number in dead)
+        return "; ".join(
+            f"index writer {number} died (exit status {self._workers[number].exitcode}): "
+            "what it had not committed is still queued"
+            for number in dead
+        )
 
     def _gather(self, what: str) -> None:
         """Wait for every writer's answer to ``what``; raise :class:`ShardFailed`."""
@@ -324,9 +334,11 @@ def _serve(data_dir: str, owned: list[int], inbox: Any, replies: Any, number: in
     layout = Layout(Path(data_dir))
     from whoosh import index as whoosh_index
 
-    writers = _ShardWriters({shard: whoosh_index.open_dir(str(layout.shard_dir(shard))) for shard in owned},
-                            {shard: whoosh_index.open_dir(str(layout.anchor_dir(shard))) for shard in owned},
-                            str(layout.root))
+    writers = _ShardWriters(
+        {shard: whoosh_index.open_dir(str(layout.shard_dir(shard))) for shard in owned},
+        {shard: whoosh_index.open_dir(str(layout.anchor_dir(shard))) for shard in owned},
+        str(layout.root),
+    )
     error: str | None = None
     handlers = writers.operations
     try:

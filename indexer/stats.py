@@ -65,14 +65,14 @@ def collect(data_dir: str | Path) -> IndexStats:
     stats.last_commit = _iso(max(tocs)) if tocs else ""
     if pages_path(data_dir).exists():
         with PageStore(pages_path(data_dir), readonly=True) as store:
-            stats.sites = [{"host": host, "pages": count, "last_fetch": _iso(last)}
-                           for host, count, last in store.sites()]
+            stats.sites = [
+                {"host": host, "pages": count, "last_fetch": _iso(last)} for host, count, last in store.sites()
+            ]
             stats.languages = [{"lang": lang or "unknown", "pages": count} for lang, count in store.languages()]
     if (graph_dir(data_dir) / LINKS_FILE).exists():
         graph = LinkGraph(graph_dir(data_dir), readonly=True)
         try:
-            stats.top_pagerank = [{"url": url, "pagerank": score}
-                                  for url, score in graph.highest_ranked(TOP_RANKED)]
+            stats.top_pagerank = [{"url": url, "pagerank": score} for url, score in graph.highest_ranked(TOP_RANKED)]
         finally:
             graph.close()
     return stats
@@ -101,8 +101,10 @@ def render(stats: IndexStats, data_dir: str | Path) -> str:
         f"  on disk: {stats.bytes_on_disk / 2**20:,.1f} MiB in {stats.segments} segments; "
         f"last commit {stats.last_commit or 'never'}",
         f"  sites ({len(stats.sites)}):",
-        *(f"    {site['host']:40s} {site['pages']:>8,} pages, last fetched {site['last_fetch'] or '-'}"
-          for site in stats.sites),
+        *(
+            f"    {site['host']:40s} {site['pages']:>8,} pages, last fetched {site['last_fetch'] or '-'}"
+            for site in stats.sites
+        ),
         "  languages: " + (", ".join(f"{lang['lang']} {lang['pages']:,}" for lang in stats.languages) or "-"),
         f"  highest PageRank ({len(stats.top_pagerank)}):",
         *(f"    {top['pagerank']:.5f}  {top['url']}" for top in stats.top_pagerank),

@@ -116,7 +116,8 @@ class PageStore:
             columns.update(name for name, _ in _ADDED_COLUMNS)
         # What a page row is read as: an older store read by search lacks the new columns.
         self._row = "url, host, title, lang, status, depth, fetched, data, " + ", ".join(
-            name if name in columns else "NULL" for name in _PAGE_COLUMNS)
+            name if name in columns else "NULL" for name in _PAGE_COLUMNS
+        )
         self._sections = "sections" in columns
         # The text and sections columns, as :meth:`bodies` reads them (NULL: a store from before).
         self._columns = ", ".join(name if name in columns else "NULL" for name in ("text", "sections"))
@@ -144,9 +145,17 @@ class PageStore:
             "INSERT OR REPLACE INTO pages (url, host, title, lang, status, depth, fetched, data, members_only,"
             " kind, size, sections, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                item["url"], host, item.get("title") or "", item.get("lang") or "",
-                item.get("status"), item.get("depth"), item.get("fetched"), blob,
-                int(bool(item.get("members_only"))), item.get("kind") or "", item.get("size"),
+                item["url"],
+                host,
+                item.get("title") or "",
+                item.get("lang") or "",
+                item.get("status"),
+                item.get("depth"),
+                item.get("fetched"),
+                blob,
+                int(bool(item.get("members_only"))),
+                item.get("kind") or "",
+                item.get("size"),
                 json.dumps(item.get("sections") or [], ensure_ascii=False),
                 zlib.compress(text.encode(), 3) if isinstance(text, str) else None,
             ),
@@ -159,9 +168,7 @@ class PageStore:
         """``url`` answered with an error: no document, not even from anchors."""
         self.db.execute("DELETE FROM pages WHERE url = ?", (url,))
         self.db.execute("DELETE FROM revisits WHERE url = ?", (url,))
-        self.db.execute(
-            "INSERT OR REPLACE INTO gone (url, status) VALUES (?, ?)", (url, status)
-        )
+        self.db.execute("INSERT OR REPLACE INTO gone (url, status) VALUES (?, ?)", (url, status))
 
     def gone(self) -> set[str]:
         return {url for (url,) in self.db.execute("SELECT url FROM gone")}
@@ -213,8 +220,10 @@ class PageStore:
         query = f"SELECT url, data, {self._columns} FROM pages WHERE url IN"
         for url, blob, text, sections in rows_in(self.db, query, urls):
             data = json.loads(zlib.decompress(blob))
-            found[url] = (data.get("text") or "" if text is None else zlib.decompress(text).decode(),
-                          data.get("sections") or [] if sections is None else json.loads(sections))
+            found[url] = (
+                data.get("text") or "" if text is None else zlib.decompress(text).decode(),
+                data.get("sections") or [] if sections is None else json.loads(sections),
+            )
         return found
 
     def hosts(self) -> set[str]:
@@ -237,13 +246,21 @@ class PageStore:
 
     def sites(self) -> list[tuple[str, int, float]]:
         """Each host's pages and its last fetch (epoch seconds), most pages first."""
-        return [(host, int(count), float(last or 0)) for host, count, last in self.db.execute(
-            "SELECT host, count(*), max(fetched) FROM pages GROUP BY host ORDER BY count(*) DESC, host")]
+        return [
+            (host, int(count), float(last or 0))
+            for host, count, last in self.db.execute(
+                "SELECT host, count(*), max(fetched) FROM pages GROUP BY host ORDER BY count(*) DESC, host"
+            )
+        ]
 
     def languages(self) -> list[tuple[str, int]]:
         """Each page language ('' unknown) and its pages, most pages first."""
-        return [(lang, int(count)) for lang, count in self.db.execute(
-            "SELECT lang, count(*) FROM pages GROUP BY lang ORDER BY count(*) DESC, lang")]
+        return [
+            (lang, int(count))
+            for lang, count in self.db.execute(
+                "SELECT lang, count(*) FROM pages GROUP BY lang ORDER BY count(*) DESC, lang"
+            )
+        ]
 
     def __len__(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM pages").fetchone()[0])
@@ -287,11 +304,12 @@ class PageStore:
         if not word:
             return []
         low, high = word[0], chr(ord(word[0]) + 1)
-        return list(self.db.execute(
-            "SELECT word, pages FROM vocabulary WHERE word >= ? AND word < ?"
-            " AND length(word) BETWEEN ? AND ?",
-            (low, high, len(word) - spread, len(word) + spread),
-        ))
+        return list(
+            self.db.execute(
+                "SELECT word, pages FROM vocabulary WHERE word >= ? AND word < ? AND length(word) BETWEEN ? AND ?",
+                (low, high, len(word) - spread, len(word) + spread),
+            )
+        )
 
     def indexed_hashes(self, urls: Iterable[str] | None = None) -> dict[str, str]:
         """The digest of each anchor document in the index (among ``urls``)."""
@@ -302,16 +320,18 @@ class PageStore:
     def marks(self, urls: Iterable[str]) -> dict[str, tuple[str, str, bool]]:
         """The language, kind and members-only mark of each stored page
         among ``urls``: what its anchor document repeats of it."""
-        return {url: (lang, kind, bool(members_only)) for url, lang, kind, members_only in rows_in(
-            self.db, "SELECT url, lang, kind, members_only FROM pages WHERE url IN", urls)}
+        return {
+            url: (lang, kind, bool(members_only))
+            for url, lang, kind, members_only in rows_in(
+                self.db, "SELECT url, lang, kind, members_only FROM pages WHERE url IN", urls
+            )
+        }
 
     def _by_url(self, query: str, urls: Iterable[str]) -> dict[str, Any]:
         return dict(rows_in(self.db, f"{query} WHERE url IN", urls))
 
     def set_indexed(self, rows: Iterable[tuple[str, str]]) -> None:
-        self.db.executemany(
-            "INSERT OR REPLACE INTO indexed (url, anchor_hash) VALUES (?, ?)", rows
-        )
+        self.db.executemany("INSERT OR REPLACE INTO indexed (url, anchor_hash) VALUES (?, ?)", rows)
 
     def forget_indexed(self, urls: Iterable[str]) -> None:
         self.db.executemany("DELETE FROM indexed WHERE url = ?", ((url,) for url in urls))
@@ -329,8 +349,13 @@ class PageStore:
         return dict(zip(("etag", "last_modified", "digest", "fetched", "interval", "due"), row))
 
     def set_revisit(
-        self, url: str, etag: str | None, last_modified: str | None, digest: str | None,
-        fetched: float, interval: float,
+        self,
+        url: str,
+        etag: str | None,
+        last_modified: str | None,
+        digest: str | None,
+        fetched: float,
+        interval: float,
     ) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO revisits (url, etag, last_modified, digest, fetched, interval, due)"
@@ -344,8 +369,10 @@ class PageStore:
         """Forget everything about ``urls``: pages, revisit state, aliases to or from them."""
         rows = [(url,) for url in urls]
         for statement in (
-            "DELETE FROM pages WHERE url = ?", "DELETE FROM revisits WHERE url = ?",
-            "DELETE FROM indexed WHERE url = ?", "DELETE FROM aliases WHERE alias = ?",
+            "DELETE FROM pages WHERE url = ?",
+            "DELETE FROM revisits WHERE url = ?",
+            "DELETE FROM indexed WHERE url = ?",
+            "DELETE FROM aliases WHERE alias = ?",
             "DELETE FROM aliases WHERE url = ?",
         ):
             self.db.executemany(statement, rows)
@@ -355,8 +382,7 @@ class PageStore:
         or starts with ``prefix``."""
         found: set[str] = set()
         args: tuple[str, ...]  # the URL, or the two ends of the prefix's range
-        for table, column in (("pages", "url"), ("indexed", "url"), ("aliases", "alias"),
-                              ("revisits", "url")):
+        for table, column in (("pages", "url"), ("indexed", "url"), ("aliases", "alias"), ("revisits", "url")):
             if url is not None:
                 query, args = f"SELECT {column} FROM {table} WHERE {column} = ?", (url,)
             else:
@@ -373,9 +399,7 @@ def _page(row: tuple[Any, ...]) -> dict[str, Any]:
     page = json.loads(zlib.decompress(blob))
     if text is not None:
         page["text"] = zlib.decompress(text).decode()
-    page.update(
-        url=url, host=host, title=title, lang=lang, status=status, depth=depth, fetched=fetched
-    )
+    page.update(url=url, host=host, title=title, lang=lang, status=status, depth=depth, fetched=fetched)
     if members_only:
         page["members_only"] = True
     if kind:

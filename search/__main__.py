@@ -1,7 +1,7 @@
 """``python -m search``: search a data directory from the command line.
 
-    python -m search --data DIR [--json] [-n 10] [--page P] [--explain] [--anchor-only rank|last|hide]
-                     [--members-snippet short|none] QUERY...
+python -m search --data DIR [--json] [-n 10] [--page P] [--explain] [--anchor-only rank|last|hide]
+                 [--members-snippet short|none] QUERY...
 """
 
 from __future__ import annotations
@@ -37,15 +37,16 @@ def render(results: Results, explain: bool = False, color: bool = False) -> str:
     if results.suggestion:
         lines.append(f"Did you mean: {results.suggestion}?")
     if not results.results and results.total and results.page > 1:
-        lines.append(f"Page {results.page} is past the last page: {results.total} results for "
-                     f"{results.query!r}, page {results.last_page} is the last.")
+        lines.append(
+            f"Page {results.page} is past the last page: {results.total} results for "
+            f"{results.query!r}, page {results.last_page} is the last."
+        )
     elif not results.results:
         lines.append(f"No results for {results.query!r}.")
     else:
         last = first + len(results.results) - 1
         lines.append(
-            f"Results {first}-{last} of {results.total} for {results.query!r} "
-            f"({results.seconds * 1000:.0f} ms)"
+            f"Results {first}-{last} of {results.total} for {results.query!r} ({results.seconds * 1000:.0f} ms)"
         )
     language = page_language(results)
     for number, result in enumerate(results.results, start=first):
@@ -78,28 +79,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", type=int, default=10, help="results per page (default: 10)")
     parser.add_argument("--page", type=int, default=1, help="page of results (default: 1)")
     parser.add_argument("--explain", action="store_true", help="show the numbers behind each score")
-    parser.add_argument("--anchor-only", choices=("rank", "last", "hide"), default=None,
-                        help="pages known only by links to them: rank (among crawled pages when several "
-                             "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, "
-                             f"{defaults.SEARCH_ANCHOR_ONLY})")
-    parser.add_argument("--members-snippet", choices=MEMBERS_SNIPPETS, default=None,
-                        help="the snippet of a page crawled with a site owner's credentials: short (one "
-                             "sentence holding the query's words) or none (default: SEARCH_MEMBERS_SNIPPET, "
-                             f"{defaults.SEARCH_MEMBERS_SNIPPET})")
+    parser.add_argument(
+        "--anchor-only",
+        choices=("rank", "last", "hide"),
+        default=None,
+        help="pages known only by links to them: rank (among crawled pages when several "
+        "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, "
+        f"{defaults.SEARCH_ANCHOR_ONLY})",
+    )
+    parser.add_argument(
+        "--members-snippet",
+        choices=MEMBERS_SNIPPETS,
+        default=None,
+        help="the snippet of a page crawled with a site owner's credentials: short (one "
+        "sentence holding the query's words) or none (default: SEARCH_MEMBERS_SNIPPET, "
+        f"{defaults.SEARCH_MEMBERS_SNIPPET})",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
-    parser.add_argument("query", nargs="*",
-                        help="words, \"phrases\", OR, -word, site:host, lang:xx, type:pdf (html, pdf, text, "
-                             "media, other), access:members, title:word")
+    parser.add_argument(
+        "query",
+        nargs="*",
+        help='words, "phrases", OR, -word, site:host, lang:xx, type:pdf (html, pdf, text, '
+        "media, other), access:members, title:word",
+    )
     args = parser.parse_args(argv)
     try:
         with SearchEngine(args.data, anchor_only=args.anchor_only, members_snippet=args.members_snippet) as engine:
-            results = engine.search(" ".join(args.query), n=args.n, page=args.page, explain=args.explain,
-                                    facets=args.json)
+            results = engine.search(
+                " ".join(args.query), n=args.n, page=args.page, explain=args.explain, facets=args.json
+            )
     except SearchError as exc:
         print(f"search: {exc}", file=sys.stderr)
         return 2
-    text = (json.dumps(results.to_json(args.explain), ensure_ascii=False) if args.json
-            else render(results, args.explain, color=sys.stdout.isatty()))
+    text = (
+        json.dumps(results.to_json(args.explain), ensure_ascii=False)
+        if args.json
+        else render(results, args.explain, color=sys.stdout.isatty())
+    )
     emit(text)
     return 0
 

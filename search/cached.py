@@ -39,8 +39,20 @@ logger = logging.getLogger(__name__)
 
 CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'"
 # Elements whose content could run, load or navigate: dropped with their content.
-_DROPPED = ("script", "noscript", "iframe", "frame", "frameset", "object", "embed", "applet", "base",
-            "link", "portal", "template")
+_DROPPED = (
+    "script",
+    "noscript",
+    "iframe",
+    "frame",
+    "frameset",
+    "object",
+    "embed",
+    "applet",
+    "base",
+    "link",
+    "portal",
+    "template",
+)
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 # The metadata line of a page fetched with credentials (crawler/archive.py).
 _MEMBERS_ONLY = b"lantern-members-only: true"
@@ -174,18 +186,25 @@ def render_copy(copy: Copy, limit: int, user_agent: str) -> str | None:
         document = lxml.html.document_fromstring(text or "<p></p>")
     except Exception:  # noqa: BLE001 - lxml's errors for what it cannot parse at all
         return None
-    metas = {(meta.get("name") or "").strip().lower(): meta.get("content") or ""
-             for meta in document.iter("meta") if meta.get("name")}
+    metas = {
+        (meta.get("name") or "").strip().lower(): meta.get("content") or ""
+        for meta in document.iter("meta")
+        if meta.get("name")
+    }
     if "noarchive" in page_directives(metas, robots_tags, user_agent):
         return None
     _clean(document, copy.url)
     body_element = document.find("body")
-    inner = "" if body_element is None else "".join(
-        lxml.html.tostring(child, encoding="unicode") for child in body_element)
+    inner = (
+        "" if body_element is None else "".join(lxml.html.tostring(child, encoding="unicode") for child in body_element)
+    )
     if body_element is not None and body_element.text:
         inner = html.escape(body_element.text) + inner
-    styles = "".join(lxml.html.tostring(style, encoding="unicode") for style in document.iter("style")
-                     if body_element is None or style not in body_element.iter("style"))
+    styles = "".join(
+        lxml.html.tostring(style, encoding="unicode")
+        for style in document.iter("style")
+        if body_element is None or style not in body_element.iter("style")
+    )
     title = document.findtext(".//title") or copy.url
     return _page(copy, inner, styles, title)
 

@@ -66,8 +66,9 @@ class CorpusBM25F(BM25F):  # type: ignore[misc]
     def population(self, fieldname: str) -> int:
         return self.anchor_docs if fieldname in _ANCHOR_FIELDS else self.pages
 
-    def parameters(self, searcher: Any, fieldname: str, text: bytes,
-                   documents: int | None = None) -> tuple[float, float, float, float] | None:
+    def parameters(
+        self, searcher: Any, fieldname: str, text: bytes, documents: int | None = None
+    ) -> tuple[float, float, float, float] | None:
         """The numbers :meth:`scorer`'s scorer scores a term with (IDF,
         average field length, B, K1); None for a field scored by weight
         alone. ``documents``: the term's document frequency, if the caller

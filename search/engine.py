@@ -47,8 +47,16 @@ from search.deeplinks import best_section
 from search.snippets import passage, sentence, word_pattern
 from search.topdocs import supports
 
-__all__ = ["SearchEngine", "SearchError", "Result", "Results", "MEMBERS_SNIPPETS", "TYPE_NAMES", "human_size",
-           "page_language"]
+__all__ = [
+    "SearchEngine",
+    "SearchError",
+    "Result",
+    "Results",
+    "MEMBERS_SNIPPETS",
+    "TYPE_NAMES",
+    "human_size",
+    "page_language",
+]
 
 # Candidates ranked in full: the best this many by text score. 50 ranked
 # as well as 100 on every query set of the real documentation sites
@@ -75,8 +83,7 @@ FACETS = 10  # values of each facet (sites, languages, types) shown
 # Query syntax beyond plain words (a field is only a field of the schema:
 # "Class: fs.StatWatcher" or "DEP0018: ..." are words).
 _OPERATORS = re.compile(
-    r'"|\bOR\b|\bAND\b|\bNOT\b|(^|[\s(])[-+][\w"(]|(?i:\b(?:'
-    + "|".join(fields.TEXT_FIELDS) + r"):)"
+    r'"|\bOR\b|\bAND\b|\bNOT\b|(^|[\s(])[-+][\w"(]|(?i:\b(?:' + "|".join(fields.TEXT_FIELDS) + r"):)"
 )
 # Restrictions, taken out of the text before it is parsed: they filter the
 # matches at every level of relaxation instead of becoming optional words.
@@ -239,7 +246,10 @@ class SearchEngine:
     """Read-only search over ``DATA_DIR``; cheap to keep open between queries."""
 
     def __init__(
-        self, data_dir: str | Path, anchor_only: str | None = None, anchor_min_sources: int | None = None,
+        self,
+        data_dir: str | Path,
+        anchor_only: str | None = None,
+        anchor_min_sources: int | None = None,
         members_snippet: str | None = None,
     ) -> None:
         """Open ``data_dir``'s index; ``anchor_only`` (``rank``, ``last`` or
@@ -252,18 +262,19 @@ class SearchEngine:
 
         self.anchor_only = anchor_only or defaults.SEARCH_ANCHOR_ONLY
         if self.anchor_only not in _ANCHOR_POLICIES:
-            raise SearchError(f"anchor-only policy must be one of {', '.join(_ANCHOR_POLICIES)}, "
-                              f"not {self.anchor_only!r}")
+            raise SearchError(
+                f"anchor-only policy must be one of {', '.join(_ANCHOR_POLICIES)}, not {self.anchor_only!r}"
+            )
         self.members_snippet = members_snippet or defaults.SEARCH_MEMBERS_SNIPPET
         if self.members_snippet not in MEMBERS_SNIPPETS:
-            raise SearchError(f"members-only snippets must be one of {', '.join(MEMBERS_SNIPPETS)}, "
-                              f"not {self.members_snippet!r}")
+            raise SearchError(
+                f"members-only snippets must be one of {', '.join(MEMBERS_SNIPPETS)}, not {self.members_snippet!r}"
+            )
         self.anchor_min_sources = (
             defaults.SEARCH_ANCHOR_MIN_SOURCES if anchor_min_sources is None else anchor_min_sources
         )
         self.data_dir = Path(data_dir)
-        options = {"B": ranking.B, "K1": ranking.K1,
-                   **{f"{name}_B": value for name, value in ranking.FIELD_B.items()}}
+        options = {"B": ranking.B, "K1": ranking.K1, **{f"{name}_B": value for name, value in ranking.FIELD_B.items()}}
         try:
             self.corpus = Corpus(self.data_dir, options)
         except (OldLayout, IndexDamaged) as exc:
@@ -271,9 +282,7 @@ class SearchEngine:
         except CORRUPTION as exc:
             raise self._damaged(exc) from None
         except IndexBeingBuilt:
-            raise SearchError(
-                f"the index in {self.data_dir} is being built: try again in a few seconds"
-            ) from None
+            raise SearchError(f"the index in {self.data_dir} is being built: try again in a few seconds") from None
         except IndexMissing:
             raise SearchError(
                 f"no index in {self.data_dir}: crawl something first "
@@ -434,8 +443,7 @@ class SearchEngine:
             what = f"the index ({type(error).__name__}: {str(error)[:80]})"
         return SearchError(str(IndexDamaged(self.data_dir, what)))
 
-    def search(self, text: str, n: int = 10, page: int = 1, explain: bool = False,
-               facets: bool = True) -> Results:
+    def search(self, text: str, n: int = 10, page: int = 1, explain: bool = False, facets: bool = True) -> Results:
         """A page of results for ``text`` (:class:`SearchError` for what the
         user can fix or repair: a bad query, no index, a damaged file);
         ``facets``: count the matches' sites and languages too (the first
@@ -468,9 +476,17 @@ class SearchEngine:
             excluded = [*excluded, Term(fields.CRAWLED, False)]
         mask = None if not excluded else excluded[0] if len(excluded) == 1 else Or(excluded)
         candidates, total, matched_all, masks = self._candidates(
-            searcher, _Request(words_text, words, plain, restrict, mask,
-                               runs=any(has_cjk(word) and len(self.tokens(word)) > 1 for word in words)),
-            depth, n * page
+            searcher,
+            _Request(
+                words_text,
+                words,
+                plain,
+                restrict,
+                mask,
+                runs=any(has_cjk(word) and len(self.tokens(word)) > 1 for word in words),
+            ),
+            depth,
+            n * page,
         )
         matched = self._matched(masks) if masks else None
         if matched is not None:  # exact: every page that matched, as the facets count them
@@ -483,18 +499,28 @@ class SearchEngine:
             self._rank(searcher, candidates, words, ranking.query_script(words_text))
             if words and self.store is not None:
                 self._headings_first(candidates, self._sections([c.url for c in candidates[:_RERANK]]), words)
-        window = ranking.page_by_host(candidates, lambda c: c.get(fields.HOST, ""), n, page,
-                                      last=lambda c: c.features.demoted)
+        window = ranking.page_by_host(
+            candidates, lambda c: c.get(fields.HOST, ""), n, page, last=lambda c: c.features.demoted
+        )
         if window and self.store is not None:
             bodies = self._bodies(c.url for c, _ in window)
         per_field = self._field_scores(searcher, words_text, [c for c, _ in window]) if explain else {}
         pattern = word_pattern([self._marked(word) for word in words_text.split()]) if window else None
-        sequence = self._sequence([word for word in words_text.replace('"', " ").split()
-                                   if word not in ("OR", "AND", "NOT") and word[0] not in "-+"
-                                   and ":" not in word]) if window else []
+        sequence = (
+            self._sequence(
+                [
+                    word
+                    for word in words_text.replace('"', " ").split()
+                    if word not in ("OR", "AND", "NOT") and word[0] not in "-+" and ":" not in word
+                ]
+            )
+            if window
+            else []
+        )
         results = [
-            self._result(candidate, more, bodies, pattern, per_field.get(candidate.url), explain,
-                         words_text.split(), sequence)
+            self._result(
+                candidate, more, bodies, pattern, per_field.get(candidate.url), explain, words_text.split(), sequence
+            )
             for candidate, more in window
         ]
         suggestion = None
@@ -572,8 +598,7 @@ class SearchEngine:
         members-only, with their counts: over every matching page (and page
         known only by links), ``docs``, when the arrays tell them, else over
         the candidates."""
-        counts: dict[str, Counter[str]] = {"site": Counter(), "lang": Counter(), "type": Counter(),
-                                           "access": Counter()}
+        counts: dict[str, Counter[str]] = {"site": Counter(), "lang": Counter(), "type": Counter(), "access": Counter()}
         if docs is not None:
             top = self.corpus.top_docs()
             for name, fieldname, keep in _FACETS:
@@ -591,10 +616,14 @@ class SearchEngine:
                 counts["lang"][fields.primary_lang(candidate.get(fields.LANG, "") or "")] += 1
                 counts["type"][candidate.get(fields.TYPE) or ""] += 1
                 counts["access"][fields.MEMBERS if candidate.get(fields.MEMBERS_ONLY) else ""] += 1
-        facets = {name: [{"value": value, "count": count}
-                         for value, count in sorted(found.items(), key=lambda item: (-item[1], item[0]))[:FACETS]
-                         if value]
-                  for name, found in counts.items()}
+        facets = {
+            name: [
+                {"value": value, "count": count}
+                for value, count in sorted(found.items(), key=lambda item: (-item[1], item[0]))[:FACETS]
+                if value
+            ]
+            for name, found in counts.items()
+        }
         if not facets["access"]:  # an index without members-only pages, or none among the matches
             del facets["access"]
         return facets
@@ -686,8 +715,9 @@ class SearchEngine:
                 if matcher.is_active() and matcher.id() == docnum:
                     documents[docnum].text += matcher.score()
 
-    def _complete_by_arrays(self, searcher: Any, candidates: dict[str, _Candidate],
-                            single: list[_Candidate], query: Query) -> None:
+    def _complete_by_arrays(
+        self, searcher: Any, candidates: dict[str, _Candidate], single: list[_Candidate], query: Query
+    ) -> None:
         """:meth:`_complete` for a query of words, with the scores
         :mod:`search.topdocs` keeps of its terms."""
         top = self.corpus.top_docs()
@@ -744,8 +774,8 @@ class SearchEngine:
                 words_matched=candidate.words_matched,
                 # An anchor-only page's "title" is the anchor text most pages link to it
                 # with: as telling, where it ranks at all (other sites' pages go last).
-                exact_title=may_be_title and self._is_title(
-                    candidate.get(fields.TITLE) or candidate.get(fields.LABEL) or "", query_tokens),
+                exact_title=may_be_title
+                and self._is_title(candidate.get(fields.TITLE) or candidate.get(fields.LABEL) or "", query_tokens),
                 anchor_only=not crawled,
                 demoted=not crawled and self._weak_anchors(candidate),
                 other_language=ranking.other_language(script, (candidate.get(fields.LANG) or "").split()[:1]),
@@ -754,8 +784,9 @@ class SearchEngine:
             candidate.final = ranking.score(candidate.features)
         candidates.sort(key=lambda c: (ranking.order_key(c.features), c.url))
 
-    def _headings_first(self, candidates: list[_Candidate], sections: dict[str, list[list[str]]],
-                        words: list[str]) -> None:
+    def _headings_first(
+        self, candidates: list[_Candidate], sections: dict[str, list[list[str]]], words: list[str]
+    ) -> None:
         """Among the first results, a page with a heading that is the query
         scores ranking.HEADING_BOOST times more: the page with a section
         "Sign and verify" before the one titled "Crypto" (Node.js headings
@@ -767,10 +798,17 @@ class SearchEngine:
         head = candidates[:_RERANK]
         changed = False
         for candidate in head:
-            if any(len(section) > 1 and (self._analyses_to(section[1], wanted) or (
-                       (unnumbered := _SECTION_NUMBER.sub("", section[1], count=1)) != section[1]
-                       and self._analyses_to(unnumbered, wanted)))
-                   for section in sections.get(candidate.url, ())):
+            if any(
+                len(section) > 1
+                and (
+                    self._analyses_to(section[1], wanted)
+                    or (
+                        (unnumbered := _SECTION_NUMBER.sub("", section[1], count=1)) != section[1]
+                        and self._analyses_to(unnumbered, wanted)
+                    )
+                )
+                for section in sections.get(candidate.url, ())
+            ):
                 candidate.features = candidate.features._replace(exact_heading=True)
                 candidate.final = ranking.score(candidate.features)
                 changed = True
@@ -909,7 +947,8 @@ class SearchEngine:
         idf = sum(top.idf(fields.BODY, token) for token in sequence) / len(sequence)
         return {
             url: idf * proximity.bonus(found, ranking.FIELD_WEIGHTS, ranking.EXACT_PHRASE)
-            for url, found in counts.items() if found
+            for url, found in counts.items()
+            if found
         }
 
     def _field_scores(self, searcher: Any, text: str, shown: list[_Candidate]) -> dict[str, dict[str, float]]:
@@ -973,8 +1012,9 @@ class SearchEngine:
         section = best_section(sections, sequence, self.tokens, title, names) if sections else None
         members_only = bool(hit.get(fields.MEMBERS_ONLY))
         if members_only:  # no more than a sentence: only members may read the page
-            text = "" if self.members_snippet == "none" else sentence(body or hit.get(fields.DESCRIPTION) or "",
-                                                                      pattern)
+            text = (
+                "" if self.members_snippet == "none" else sentence(body or hit.get(fields.DESCRIPTION) or "", pattern)
+            )
         else:
             text = passage(body, pattern) if body else hit.get(fields.DESCRIPTION) or ""
         if not crawled and not text:
@@ -1023,37 +1063,45 @@ class SearchEngine:
             explain=details,
         )
 
-
     def _rules(self, hit: Any, features: ranking.Features, words: list[str]) -> list[str]:
         """Which of the query rules shaped this result, in words (``--explain``)."""
         rules = [f"matched at level {LEVELS[features.level]}: " + _LEVEL_MEANING[LEVELS[features.level]]]
         for word in words:
             kind, parts, _ = word_forms(word)
             if kind == "hyphen":
-                rules.append(f"{word}: hyphenated, found as the phrase \"{' '.join(parts)}\" or joined "
-                             f"\"{''.join(parts)}\"" + (", or its pieces anywhere" if features.level else ""))
+                rules.append(
+                    f'{word}: hyphenated, found as the phrase "{" ".join(parts)}" or joined '
+                    f'"{"".join(parts)}"' + (", or its pieces anywhere" if features.level else "")
+                )
             elif kind == "code" and features.level:
                 rules.append(f"{word}: code name, found by its parts {', '.join(parts)}")
         if features.anchor_only:
             sources = int(hit.get(fields.SOURCES) or 0)
-            where = ("after the crawled pages" if features.demoted else "ranked among the crawled pages")
-            rules.append(f"not fetched, known by the anchor text of {sources} linking page(s): {where} "
-                         f"(anchor-only policy {self.anchor_only}, at least {self.anchor_min_sources} "
-                         "linking pages to rank)")
+            where = "after the crawled pages" if features.demoted else "ranked among the crawled pages"
+            rules.append(
+                f"not fetched, known by the anchor text of {sources} linking page(s): {where} "
+                f"(anchor-only policy {self.anchor_only}, at least {self.anchor_min_sources} "
+                "linking pages to rank)"
+            )
         if features.exact_heading:
             rules.append(f"a heading of the page is the query: score x {ranking.HEADING_BOOST}")
         if features.coverage is not None:
-            rules.append(f"a question of {QUESTION_WORDS} words or more: pages holding most of them compete with "
-                         f"those holding all; this one holds {features.coverage:.0%} of its words "
-                         f"(score x {features.coverage ** 2:.2f})")
+            rules.append(
+                f"a question of {QUESTION_WORDS} words or more: pages holding most of them compete with "
+                f"those holding all; this one holds {features.coverage:.0%} of its words "
+                f"(score x {features.coverage**2:.2f})"
+            )
         if features.other_language:
             lang = (hit.get(fields.LANG) or "").split()[:1]
-            rules.append(f"page language {lang[0] if lang else '?'} is not the query's: "
-                         "after the pages in the query's language")
+            rules.append(
+                f"page language {lang[0] if lang else '?'} is not the query's: after the pages in the query's language"
+            )
         if self.personalization:
             weight = personalization_weights([hit.get(fields.URL, "")], self.personalization)[0]
-            rules.append(f"PageRank personalized ({', '.join(f'{p} x{w:g}' for p, w in self.personalization.items())}"
-                         f"; other pages x1): this page weighs x{weight:g}")
+            rules.append(
+                f"PageRank personalized ({', '.join(f'{p} x{w:g}' for p, w in self.personalization.items())}"
+                f"; other pages x1): this page weighs x{weight:g}"
+            )
         return rules
 
 
@@ -1114,8 +1162,12 @@ def _primary_tag(term: str) -> bool:
 
 
 # Each facet: its name, the field it counts, and which of the field's terms count.
-_FACETS = (("site", fields.HOST, None), ("lang", fields.LANG, _primary_tag),
-           ("type", fields.TYPE, None), ("access", fields.ACCESS, None))
+_FACETS = (
+    ("site", fields.HOST, None),
+    ("lang", fields.LANG, _primary_tag),
+    ("type", fields.TYPE, None),
+    ("access", fields.ACCESS, None),
+)
 
 
 def _by_candidate(candidates: list[_Candidate]) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:

@@ -58,8 +58,17 @@ from crawler.urls import canonicalize
 from search.engine import SearchEngine, SearchError
 
 __all__ = [
-    "Judgement", "JudgementError", "Outcome", "Report",
-    "mrr", "success_at", "percentile", "load_judgements", "load_sites", "evaluate", "main",
+    "Judgement",
+    "JudgementError",
+    "Outcome",
+    "Report",
+    "mrr",
+    "success_at",
+    "percentile",
+    "load_judgements",
+    "load_sites",
+    "evaluate",
+    "main",
 ]
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w-]*)\}")
@@ -160,9 +169,7 @@ def load_sites(value: str | None) -> dict[str, str]:
         sites = json.loads(text)
     except json.JSONDecodeError as exc:
         raise JudgementError(f"--sites: not JSON ({exc.msg})") from None
-    if not isinstance(sites, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in sites.items()
-    ):
+    if not isinstance(sites, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in sites.items()):
         raise JudgementError('--sites: expected an object of names to base URLs, like {"docs": "http://..."}')
     # A trailing slash would double the one that starts each placeholder's path.
     return {name: base.rstrip("/") for name, base in sites.items()}
@@ -318,12 +325,14 @@ def render(report: Report, sites: Mapping[str, str], source: str) -> str:
     rows = [("rank", "query", "expected", "top result")]
     for outcome in misses:
         judgement = outcome.judgement
-        rows.append((
-            str(outcome.rank) if outcome.rank else "-",
-            judgement.query,
-            " | ".join(judgement.written),
-            _shorten(outcome.top, sites) if outcome.top else "(no results)",
-        ))
+        rows.append(
+            (
+                str(outcome.rank) if outcome.rank else "-",
+                judgement.query,
+                " | ".join(judgement.written),
+                _shorten(outcome.top, sites) if outcome.top else "(no results)",
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     for row in rows:
         lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3])
@@ -334,7 +343,7 @@ def _shorten(url: str, sites: Mapping[str, str]) -> str:
     """``url`` with a known base URL written back as its placeholder."""
     for name, base in sites.items():
         if url == base or url.startswith(base + "/"):
-            return "{" + name + "}" + url[len(base):]
+            return "{" + name + "}" + url[len(base) :]
     return url
 
 
@@ -343,10 +352,10 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m search.eval",
         description="Measure MRR, Success@k and latency of known-item queries.",
     )
-    parser.add_argument("queries", help="JSON Lines file: {\"query\": ..., \"url\": ...} per line")
+    parser.add_argument("queries", help='JSON Lines file: {"query": ..., "url": ...} per line')
     parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
     parser.add_argument("-n", "--n", type=int, default=10, help="results looked at per query (default: 10)")
-    parser.add_argument("--sites", help='base URLs for {name} placeholders: JSON object or a file holding one')
+    parser.add_argument("--sites", help="base URLs for {name} placeholders: JSON object or a file holding one")
     parser.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     args = parser.parse_args(argv)
     if args.n < 1:
@@ -362,8 +371,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         data = report.metrics()
         data["misses"] = [
-            {"query": o.judgement.query, "rank": o.rank, "expected": list(o.judgement.written),
-             "top": _shorten(o.top, sites) if o.top else None, "line": o.judgement.line}
+            {
+                "query": o.judgement.query,
+                "rank": o.rank,
+                "expected": list(o.judgement.written),
+                "top": _shorten(o.top, sites) if o.top else None,
+                "line": o.judgement.line,
+            }
             for o in report.misses
         ]
         print(json.dumps(data, ensure_ascii=False))

@@ -32,8 +32,10 @@ def start_lean() -> None:
     those; call before anything imports Whoosh."""
     if "whoosh.compat" in sys.modules or "cached_property" in sys.modules:
         return
-    with _standing_in("asyncio", iscoroutinefunction=_iscoroutinefunction), \
-            _standing_in("urllib.request", urlretrieve=_deferred("urllib.request", "urlretrieve")):
+    with (
+        _standing_in("asyncio", iscoroutinefunction=_iscoroutinefunction),
+        _standing_in("urllib.request", urlretrieve=_deferred("urllib.request", "urlretrieve")),
+    ):
         importlib.import_module("cached_property")
         importlib.import_module("whoosh.compat")
 

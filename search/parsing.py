@@ -150,7 +150,8 @@ class _WordForms(Plugin):
                 # code names' and hyphenated words' finest parts.
                 node.text = " ".join(
                     " ".join(forms[2]) if forms[0] != "plain" else word
-                    for word in node.text.split() for forms in [word_forms(word)]
+                    for word in node.text.split()
+                    for forms in [word_forms(word)]
                 )
                 # Stop words leave gaps in the index's positions ("support
                 # the wheel"): let the phrase's words stand that far apart.
@@ -226,15 +227,19 @@ class QueryParser:
         self._boosts = dict(fieldboosts)
         # Plain words are parsed without the parser when every field reads
         # a query's text its usual way (not by itself, tokens joined as words are).
-        self._direct = all(not schema[name].self_parsing() and schema[name].multitoken_query == "default"
-                           for name in names)
+        self._direct = all(
+            not schema[name].self_parsing() and schema[name].multitoken_query == "default" for name in names
+        )
         # The fields that analyse a query alike share their tokens.
         self._alike: dict[str, str] = {}
         for name in names:
             field = schema[name]
             self._alike[name] = next(
-                (other for other in self._alike.values()
-                 if type(schema[other]) is type(field) and schema[other].analyzer == field.analyzer),
+                (
+                    other
+                    for other in self._alike.values()
+                    if type(schema[other]) is type(field) and schema[other].analyzer == field.analyzer
+                ),
                 name,
             )
         self._parsers: dict[str, MultifieldParser] = {}
@@ -255,8 +260,14 @@ class QueryParser:
 
     def parse(self, text: str, level: str = STRICT) -> Query:
         words = text.split()
-        if self._direct and words and all(_LETTERS.fullmatch(word) and word not in _OPERATOR_WORDS
-                         and word_forms(word)[0] == "plain" for word in words):
+        if (
+            self._direct
+            and words
+            and all(
+                _LETTERS.fullmatch(word) and word not in _OPERATOR_WORDS and word_forms(word)[0] == "plain"
+                for word in words
+            )
+        ):
             query = unions(self._plain(words, level))
             if level == STRICT:
                 self._last.plain = text
@@ -285,8 +296,9 @@ class QueryParser:
             for name, boost in self._boosts.items():
                 alike = self._alike[name]
                 if alike not in tokens:
-                    tokens[alike] = list(schema[alike].process_text(word, mode="query", tokenize=True,
-                                                                    removestops=True))
+                    tokens[alike] = list(
+                        schema[alike].process_text(word, mode="query", tokenize=True, removestops=True)
+                    )
                 texts = tokens[alike]
                 if len(texts) == 1:
                     fielded.append(Term(name, texts[0], boost=boost))

@@ -85,8 +85,7 @@ class Workers:
             if pid not in self.pids:
                 continue
             self.pids.discard(pid)
-            logger.warning("Search worker %d %s: worker %d answers in its place",
-                           pid, _outcome(status), self._start())
+            logger.warning("Search worker %d %s: worker %d answers in its place", pid, _outcome(status), self._start())
 
     def _start(self) -> int:
         """Fork a worker and wait for its word: ready, or why it cannot be; its pid."""

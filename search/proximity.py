@@ -29,8 +29,7 @@ def phrase_and_near(positions: Sequence[Sequence[int]], near: int) -> tuple[int,
         return 0, 0
     later = [set(p) for p in positions[1:]]
     exact = sum(
-        1 for start in positions[0]
-        if all(start + offset in later[offset - 1] for offset in range(1, len(positions)))
+        1 for start in positions[0] if all(start + offset in later[offset - 1] for offset in range(1, len(positions)))
     )
     # Windows: walk the merged positions keeping the last one seen of each token.
     events = sorted((pos, token) for token, plist in enumerate(positions) for pos in plist)
@@ -51,15 +50,12 @@ def _damp(count: int) -> float:
     return count / (count + 1.0)
 
 
-def bonus(
-    counts: Mapping[str, tuple[int, int]], weights: Mapping[str, float], exact_weight: float
-) -> float:
+def bonus(counts: Mapping[str, tuple[int, int]], weights: Mapping[str, float], exact_weight: float) -> float:
     """Weighted, damped sum of phrase and near counts over fields.
 
     >>> round(bonus({"title": (1, 1), "body": (0, 3)}, {"title": 3.0, "body": 1.0}, 2.0), 3)
     5.25
     """
     return sum(
-        weights.get(field, 1.0) * (exact_weight * _damp(exact) + _damp(near))
-        for field, (exact, near) in counts.items()
+        weights.get(field, 1.0) * (exact_weight * _damp(exact) + _damp(near)) for field, (exact, near) in counts.items()
     )

@@ -38,9 +38,24 @@ from typing import NamedTuple, TypeVar
 from indexer.analysis import has_cjk
 
 __all__ = [
-    "FIELD_WEIGHTS", "K1", "B", "FIELD_B", "PAGERANK_WEIGHT", "HEADING_BOOST", "PROXIMITY_WEIGHT",
-    "EXACT_PHRASE", "NEAR_WORDS", "PROXIMITY_FIELDS", "PER_HOST",
-    "Features", "prior", "score", "order_key", "page_by_host", "query_script", "other_language",
+    "FIELD_WEIGHTS",
+    "K1",
+    "B",
+    "FIELD_B",
+    "PAGERANK_WEIGHT",
+    "HEADING_BOOST",
+    "PROXIMITY_WEIGHT",
+    "EXACT_PHRASE",
+    "NEAR_WORDS",
+    "PROXIMITY_FIELDS",
+    "PER_HOST",
+    "Features",
+    "prior",
+    "score",
+    "order_key",
+    "page_by_host",
+    "query_script",
+    "other_language",
 ]
 
 # Where a word is found says how much the page is about it: a title, or the
@@ -123,9 +138,11 @@ def score(features: Features) -> float:
     >>> score(Features(text=10.0, exact_heading=True))
     15.0
     """
-    return (features.text + PROXIMITY_WEIGHT * features.proximity) * prior(
-        features.pagerank, features.nodes
-    ) * (HEADING_BOOST if features.exact_heading else 1.0)
+    return (
+        (features.text + PROXIMITY_WEIGHT * features.proximity)
+        * prior(features.pagerank, features.nodes)
+        * (HEADING_BOOST if features.exact_heading else 1.0)
+    )
 
 
 def order_key(features: Features) -> tuple[bool, bool, int, bool, int, float]:
@@ -147,8 +164,14 @@ def order_key(features: Features) -> tuple[bool, bool, int, bool, int, float]:
         # A question in many words: a page that holds most of them where they
         # weigh (a manual page's one-line summary) may beat a long page that
         # holds each of them once; the share it lacks costs it, squared.
-        return (features.demoted, features.other_language, 0, not features.exact_title,
-                0, -score(features) * features.coverage ** 2)
+        return (
+            features.demoted,
+            features.other_language,
+            0,
+            not features.exact_title,
+            0,
+            -score(features) * features.coverage**2,
+        )
     return (
         features.demoted,
         features.other_language,
@@ -196,7 +219,11 @@ def other_language(script: str, page_lang: list[str] | str) -> bool:
 
 
 def page_by_host(
-    ranked: list[T], host: Callable[[T], Hashable], n: int, page: int, per_host: int = PER_HOST,
+    ranked: list[T],
+    host: Callable[[T], Hashable],
+    n: int,
+    page: int,
+    per_host: int = PER_HOST,
     last: Callable[[T], bool] | None = None,
 ) -> list[tuple[T, int]]:
     """Page ``page`` of ``n`` results, at most ``per_host`` from one host while

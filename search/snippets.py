@@ -139,6 +139,8 @@ def _single_spaced(text: str) -> bool:
     if text.isprintable():  # no whitespace but the space (the others are not printable)
         return "  " not in text
     return not _SPACES.search(text)
+
+
 _MAX_MATCHES = 200
 _WORD_RUN = re.compile(r"\w*")
 _WORD_CHAR = re.compile(r"\w")
@@ -199,8 +201,10 @@ class WordPattern:
         elif self._caseless:
             found = self._scan(text, text)
         else:
-            found = ((match.start(), match.end(), self.word_of[(match.lastindex or 1) - 1])
-                     for match in self.regex.finditer(text))
+            found = (
+                (match.start(), match.end(), self.word_of[(match.lastindex or 1) - 1])
+                for match in self.regex.finditer(text)
+            )
         for start, end, word in found:
             if start and text[start - 1].isalnum() and not is_cjk(text[start]):
                 continue

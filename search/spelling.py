@@ -1,4 +1,4 @@
-""""Did you mean": a respelling from the index's own vocabulary (pure).
+""" "Did you mean": a respelling from the index's own vocabulary (pure).
 
 The vocabulary is every word the indexed pages use, with the number of
 pages using it (kept by the indexer). A query word the vocabulary does not

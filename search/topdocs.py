@@ -126,8 +126,9 @@ class TopDocs:
     that field, and kept for the life of this object.
     """
 
-    def __init__(self, searcher: Any, url_field: str = "url", anchor_field: str = "anchor",
-                 anchors_from: int | None = None) -> None:
+    def __init__(
+        self, searcher: Any, url_field: str = "url", anchor_field: str = "anchor", anchors_from: int | None = None
+    ) -> None:
         """``anchors_from``: the first document number of the anchor
         documents (the segments from there on hold them), if any."""
         self.searcher = searcher
@@ -197,7 +198,7 @@ class TopDocs:
             found = np.zeros(self.size)
             for _, reader, offset in self.segments:
                 count = reader.doc_count_all()
-                found[offset:offset + count] = field_lengths(reader, fieldname, count)
+                found[offset : offset + count] = field_lengths(reader, fieldname, count)
             self._lengths[fieldname] = found
         return found
 
@@ -266,10 +267,18 @@ class TopDocs:
 
     def _scored(self, query: Term | Phrase) -> _Scored:
         if type(query) is Phrase:
-            return _kept(self._terms, (query.fieldname, tuple(query.words)),  # type: ignore[no-any-return]
-                         lambda: self._score_phrase(query), _KEPT_TERMS)
-        return _kept(self._terms, (query.fieldname, query.text), lambda: self._score_term(query),  # type: ignore[no-any-return]
-                     _KEPT_TERMS)
+            return _kept(
+                self._terms,
+                (query.fieldname, tuple(query.words)),  # type: ignore[no-any-return]
+                lambda: self._score_phrase(query),
+                _KEPT_TERMS,
+            )
+        return _kept(
+            self._terms,
+            (query.fieldname, query.text),
+            lambda: self._score_term(query),  # type: ignore[no-any-return]
+            _KEPT_TERMS,
+        )
 
     def _score_phrase(self, query: Phrase) -> _Scored:
         """A phrase's unboosted scores where its words stand one after
@@ -555,8 +564,11 @@ class TopDocs:
             if not reader.doc_count_all() or self.url_field not in reader.indexed_field_names():
                 continue
             for text, info in reader.iter_field(self.url_field):
-                ids = (info.inlined_postings()[0] if info.is_inlined()
-                       else reader._terms.matcher(self.url_field, text, reader.schema[self.url_field].format).all_ids())
+                ids = (
+                    info.inlined_postings()[0]
+                    if info.is_inlined()
+                    else reader._terms.matcher(self.url_field, text, reader.schema[self.url_field].format).all_ids()
+                )
                 for docnum in ids:
                     if live[docnum + offset]:
                         yield docnum + offset, text
@@ -571,8 +583,9 @@ class TopDocs:
         for url, anchor, docnum in urls:
             partner = _SEVERAL if partners is None else int(partners[docnum])
             if partner == _SEVERAL:
-                docs = _kept(self._documents, (url, anchor), lambda: self._other_documents(url, anchor),
-                             _KEPT_DOCUMENTS)
+                docs = _kept(
+                    self._documents, (url, anchor), lambda: self._other_documents(url, anchor), _KEPT_DOCUMENTS
+                )
             else:
                 docs = [partner] if partner >= 0 else []
             if docs:
@@ -597,8 +610,7 @@ class TopDocs:
             found.extend(d for d in ids if live[d])
         return found
 
-    def search(self, query: Query, limit: int, filter: Query | None = None,
-               mask: Query | None = None) -> Hits:
+    def search(self, query: Query, limit: int, filter: Query | None = None, mask: Query | None = None) -> Hits:
         """The ``limit`` best documents matching ``query`` (and ``filter``, not ``mask``)."""
         scores, matched = self.evaluate(query)
         matched = matched & self.live()
@@ -754,8 +766,9 @@ def _block(postfile: Any, where: tuple[int, int, int, int, bool], offset: int) -
             found = found.cumsum()
         found += offset
         if block.weight_type is not None:
-            weights = np.frombuffer(block.data, _LITTLE[block.weight_type], block.count,
-                                    block.weights_at).astype(np.float64)
+            weights = np.frombuffer(block.data, _LITTLE[block.weight_type], block.count, block.weights_at).astype(
+                np.float64
+            )
         else:
             same = block.weights()
             weights = np.full(block.count, 1.0 if same is None else same)
@@ -773,8 +786,12 @@ def _block(postfile: Any, where: tuple[int, int, int, int, bool], offset: int) -
 
 
 # The numpy types of a packed block's arrays (little-endian).
-_LITTLE: dict[str, np.dtype[Any]] = {"B": np.dtype("<u1"), "H": np.dtype("<u2"), "I": np.dtype("<u4"),
-                                     "f": np.dtype("<f4")}
+_LITTLE: dict[str, np.dtype[Any]] = {
+    "B": np.dtype("<u1"),
+    "H": np.dtype("<u2"),
+    "I": np.dtype("<u4"),
+    "f": np.dtype("<f4"),
+}
 
 
 class _PackedValues:

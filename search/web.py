@@ -50,7 +50,14 @@ from indexer.layout import CORRUPTION, IndexMissing
 from indexer.stats import IndexStats
 from search.cached import CSP, ArchiveIndex, read_copy, render_copy
 from search.engine import (
-    MAX_QUERY_CHARS, MEMBERS_SNIPPETS, TYPE_NAMES, Result, Results, SearchEngine, SearchError, page_language,
+    MAX_QUERY_CHARS,
+    MEMBERS_SNIPPETS,
+    TYPE_NAMES,
+    Result,
+    Results,
+    SearchEngine,
+    SearchError,
+    page_language,
 )
 
 __all__ = ["LiveEngine", "Params", "BadRequest", "parse_params", "render_page", "make_server", "listen", "main"]
@@ -67,7 +74,7 @@ _MARK = re.compile(r"\*\*(.+?)\*\*")
 KEYS_SCRIPT = (
     'document.addEventListener("keydown",function(e){var q=document.querySelector("input[name=q]");'
     'var t=e.target&&e.target.tagName;if(e.key==="/"&&q&&t!=="INPUT"&&t!=="TEXTAREA"&&!e.ctrlKey&&'
-    '!e.metaKey&&!e.altKey){e.preventDefault();q.focus();q.select()}});'
+    "!e.metaKey&&!e.altKey){e.preventDefault();q.focus();q.select()}});"
 )
 _SCRIPT_HASH = base64.b64encode(hashlib.sha256(KEYS_SCRIPT.encode()).digest()).decode()
 _SECURITY_HEADERS = {
@@ -307,8 +314,9 @@ _SYNTAX_HELP = (
 )
 
 
-def render_page(params: Params, results: Results | None = None, error: str | None = None,
-                about: IndexStats | None = None) -> str:
+def render_page(
+    params: Params, results: Results | None = None, error: str | None = None, about: IndexStats | None = None
+) -> str:
     """The whole HTML page: the form, then an error, or results, or (the
     home page) the query syntax and what the index holds."""
     parts = [f'<p class="error" role="alert">{_e(error)}</p>'] if error else []
@@ -352,8 +360,10 @@ def _render_about(about: IndexStats) -> str:
         out.append("<table><tr><th>site</th><th>pages</th><th>last fetched</th></tr>")
         for site in about.sites[:_SITES_SHOWN]:
             href = _e(Params(f"site:{site['host']}").href())
-            out.append(f'<tr><td><a href="{href}">{_e(site["host"])}</a></td>'
-                       f'<td class="n">{site["pages"]:,}</td><td>{_e(_when(site["last_fetch"]))}</td></tr>')
+            out.append(
+                f'<tr><td><a href="{href}">{_e(site["host"])}</a></td>'
+                f'<td class="n">{site["pages"]:,}</td><td>{_e(_when(site["last_fetch"]))}</td></tr>'
+            )
         out.append("</table>")
         if len(about.sites) > _SITES_SHOWN:
             out.append(f"<p>and {len(about.sites) - _SITES_SHOWN:,} more sites.</p>")
@@ -380,8 +390,10 @@ def _render_results(params: Params, results: Results) -> str:
             f"({results.seconds * 1000:.0f} ms)</p>"
         )
     elif results.total:
-        out.append(f'<p class="stats">Page {params.page} is past the end: {results.total} results for {quoted}, '
-                   f'page {results.last_page} is the last.</p>')
+        out.append(
+            f'<p class="stats">Page {params.page} is past the end: {results.total} results for {quoted}, '
+            f"page {results.last_page} is the last.</p>"
+        )
     else:
         out.append(f'<p class="stats">No results for {quoted}.</p>')
     out.append(_render_facets(params, results))
@@ -412,7 +424,7 @@ def _render_facets(params: Params, results: Results) -> str:
         names = _FACET_VALUES.get(name, {})
         links = " · ".join(
             f'<a href="{_e(Params(params.q + f" {name}:" + value["value"], params.n).href())}">'
-            f'{_e(names.get(value["value"], value["value"]))}</a> ({value["count"]:,})'
+            f"{_e(names.get(value['value'], value['value']))}</a> ({value['count']:,})"
             for value in values
         )
         lines.append(f'<p class="facets">{label}: {links}</p>')
@@ -423,11 +435,15 @@ def _render_result(params: Params, result: Result, language: str = "en") -> str:
     title = _link(result.url, _e(result.title), ' rel="noreferrer"')
     tag = "" if result.crawled else ' <span class="tag">[not fetched]</span>'
     if result.members_only:  # the link leads to the site, where the searcher logs in; no copy
-        tag += (' <span class="members" title="Crawled with the site owner\'s permission: log in on the '
-                'site to open it">members only</span>')
+        tag += (
+            ' <span class="members" title="Crawled with the site owner\'s permission: log in on the '
+            'site to open it">members only</span>'
+        )
     # Each fact on one line ("157 bytes" is not cut in two on a phone).
-    about = [f'<span lang="{_e(fact)}">{_e(fact)}</span>' if fact == result.lang
-             else _e(fact).replace(" ", "&nbsp;") for fact in result.facts(language)]
+    about = [
+        f'<span lang="{_e(fact)}">{_e(fact)}</span>' if fact == result.lang else _e(fact).replace(" ", "&nbsp;")
+        for fact in result.facts(language)
+    ]
     if result.crawled and not result.members_only:
         about.append(f'<a class="cached" href="/cached?{_e(urlencode({"url": result.page or result.url}))}">cached</a>')
     details = f' <span class="tag">· {" · ".join(about)}</span>' if about else ""
@@ -504,8 +520,12 @@ class SearchHandler(BaseHTTPRequestHandler):
 
     def _refuse_method(self) -> None:
         self._started = time.perf_counter()
-        self._send(HTTPStatus.METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
-                   b"Only GET and HEAD are allowed.\n", {"Allow": "GET, HEAD"})
+        self._send(
+            HTTPStatus.METHOD_NOT_ALLOWED,
+            "text/plain; charset=utf-8",
+            b"Only GET and HEAD are allowed.\n",
+            {"Allow": "GET, HEAD"},
+        )
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse_method
 
@@ -528,19 +548,35 @@ class SearchHandler(BaseHTTPRequestHandler):
         url = parse_qs(query).get("url", [""])[0]
         stored = self.server.engine.stored(url) if url else None
         if stored is None:
-            return _html(HTTPStatus.NOT_FOUND, render_page(
-                Params(), error="Sorry: that page is not in the index, so there is no cached copy of it."))
+            return _html(
+                HTTPStatus.NOT_FOUND,
+                render_page(Params(), error="Sorry: that page is not in the index, so there is no cached copy of it."),
+            )
         if stored.get("members_only"):  # ARCHITECTURE.md, item 12: searchers need their own access
-            return _html(HTTPStatus.FORBIDDEN, render_page(Params(), error=(
-                "Sorry: that page is for members only, so there is no cached copy of it: "
-                "log in on its site to read it.")))
+            return _html(
+                HTTPStatus.FORBIDDEN,
+                render_page(
+                    Params(),
+                    error=(
+                        "Sorry: that page is for members only, so there is no cached copy of it: "
+                        "log in on its site to read it."
+                    ),
+                ),
+            )
         found = self.server.archive.locate(url)
         copy = read_copy(*found) if found else None
         page_ = render_copy(copy, defaults.DOWNLOAD_MAXSIZE, defaults.CRAWLER_PRODUCT) if copy else None
         if page_ is None:
-            return _html(HTTPStatus.NOT_FOUND, render_page(Params(), error=(
-                "Sorry: there is no cached copy of that page (it asked for none, it is not a web page, "
-                "or the archive does not hold it).")))
+            return _html(
+                HTTPStatus.NOT_FOUND,
+                render_page(
+                    Params(),
+                    error=(
+                        "Sorry: there is no cached copy of that page (it asked for none, it is not a web page, "
+                        "or the archive does not hold it)."
+                    ),
+                ),
+            )
         return HTTPStatus.OK, "text/html; charset=utf-8", page_.encode("utf-8"), {"Content-Security-Policy": CSP}
 
     def _opensearch(self) -> bytes:
@@ -632,8 +668,13 @@ class SearchServer(HTTPServer):
     request_queue_size = 1024
     WORKERS = 16
 
-    def __init__(self, address: tuple[str, int], engine: LiveEngine, log_requests: bool = True,
-                 listener: socket.socket | None = None) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        engine: LiveEngine,
+        log_requests: bool = True,
+        listener: socket.socket | None = None,
+    ) -> None:
         """Bound to ``address``, or serving from ``listener``, a socket
         already listening (shared by the processes of ``--workers``)."""
         if ":" in address[0]:
@@ -653,8 +694,10 @@ class SearchServer(HTTPServer):
         """Hand the connection to a free thread (waiting for one)."""
         self._workers.acquire()
         if not self._threads:
-            self._threads = [threading.Thread(target=self._answer, daemon=True, name=f"search-{number}")
-                             for number in range(self.WORKERS)]
+            self._threads = [
+                threading.Thread(target=self._answer, daemon=True, name=f"search-{number}")
+                for number in range(self.WORKERS)
+            ]
             for thread in self._threads:
                 thread.start()
         self._accepted.put((request, client_address))
@@ -702,8 +745,13 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def make_server(
-    data_dir: str | Path, host: str = "127.0.0.1", port: int = 8080, log_requests: bool = True,
-    anchor_only: str | None = None, members_snippet: str | None = None, listener: socket.socket | None = None,
+    data_dir: str | Path,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    log_requests: bool = True,
+    anchor_only: str | None = None,
+    members_snippet: str | None = None,
+    listener: socket.socket | None = None,
 ) -> SearchServer:
     """A server bound to ``host:port`` (0: any free port), or serving from
     ``listener``, a socket already listening; not yet serving, its engine
@@ -722,25 +770,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free one (default: 8080)")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="processes answering searches, each on a core of its own (default: "
-                             "SEARCH_WEB_WORKERS, else one per core this process may use; 1: one process)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes answering searches, each on a core of its own (default: "
+        "SEARCH_WEB_WORKERS, else one per core this process may use; 1: one process)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no line per request on stderr")
-    parser.add_argument("--anchor-only", choices=("rank", "last", "hide"), default=None,
-                        help="pages known only by links to them: rank (among crawled pages when several "
-                             "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, "
-                             f"{defaults.SEARCH_ANCHOR_ONLY})")
-    parser.add_argument("--members-snippet", choices=MEMBERS_SNIPPETS, default=None,
-                        help="the snippet of a page crawled with a site owner's credentials: short (one "
-                             "sentence holding the query's words) or none (default: SEARCH_MEMBERS_SNIPPET, "
-                             f"{defaults.SEARCH_MEMBERS_SNIPPET})")
+    parser.add_argument(
+        "--anchor-only",
+        choices=("rank", "last", "hide"),
+        default=None,
+        help="pages known only by links to them: rank (among crawled pages when several "
+        "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, "
+        f"{defaults.SEARCH_ANCHOR_ONLY})",
+    )
+    parser.add_argument(
+        "--members-snippet",
+        choices=MEMBERS_SNIPPETS,
+        default=None,
+        help="the snippet of a page crawled with a site owner's credentials: short (one "
+        "sentence holding the query's words) or none (default: SEARCH_MEMBERS_SNIPPET, "
+        f"{defaults.SEARCH_MEMBERS_SNIPPET})",
+    )
     args = parser.parse_args(argv)
     workers = args.workers if args.workers is not None else _default_workers()
     if workers < 1:
         parser.error(f"--workers must be 1 or more, not {workers}")
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s", stream=sys.stderr)
-    options = {"log_requests": not args.quiet, "anchor_only": args.anchor_only,
-               "members_snippet": args.members_snippet}
+    options = {"log_requests": not args.quiet, "anchor_only": args.anchor_only, "members_snippet": args.members_snippet}
     if workers > 1:
         return _serve_in_processes(args.data, args.host, args.port, workers, options)
     try:

@@ -13,12 +13,25 @@ ROOT = Path(__file__).parents[1]
 
 
 def crawl(
-    seeds: list[str], data: Path, *settings: str, timeout: float = 300, spider_args: tuple[str, ...] = (),
+    seeds: list[str],
+    data: Path,
+    *settings: str,
+    timeout: float = 300,
+    spider_args: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
     """``scrapy crawl web -a seeds=... [-a NAME=value...] -s DATA_DIR=data -s NAME=value...``
     (settings and spider arguments as "NAME=value")."""
-    command = [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={','.join(seeds)}",
-               "-s", f"DATA_DIR={data}"]
+    command = [
+        sys.executable,
+        "-m",
+        "scrapy",
+        "crawl",
+        "web",
+        "-a",
+        f"seeds={','.join(seeds)}",
+        "-s",
+        f"DATA_DIR={data}",
+    ]
     for argument in spider_args:
         command += ["-a", argument]
     for setting in settings:
@@ -28,8 +41,9 @@ def crawl(
 
 def run(module: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """``python -m module args...``"""
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
 
 
 # Runs a command and prints the peak RSS (KiB) of it and its descendants. A
@@ -37,15 +51,18 @@ def run(module: str, *args: str, timeout: float = 120) -> subprocess.CompletedPr
 # process's own peak (Linux keeps a process's peak across an exec, and the
 # forked child starts as large as pytest); one spawned from this small one
 # does not.
-_PEAK = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], stdout=sys.stderr); "
-         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(done.returncode)")
+_PEAK = (
+    "import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], stdout=sys.stderr); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(done.returncode)"
+)
 
 
 def measured(command: list[str], timeout: float = 300) -> tuple[int, str, int]:
     """``command`` run from the checkout: (exit status, its standard error, the peak RSS
     in bytes of it and the processes it waited for, as the kernel counted them)."""
-    done = subprocess.run([sys.executable, "-c", _PEAK, *command], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, *command], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
     peak = int(done.stdout.split()[-1]) * 1024 if done.stdout.split() else 0
     return done.returncode, done.stderr, peak
 

@@ -77,10 +77,16 @@ def _starts_a_process(thing: object, seen: set[int]) -> bool:
         return False
     names = [name for code in _code_objects(thing.__code__) for name in code.co_names]
     # Its globals, and the attributes it reads of the modules of this package it imports (`browser.chromium`).
-    modules = [module for name in names if isinstance(module := thing.__globals__.get(name), types.ModuleType)
-               and module.__name__.startswith("tests.")]
-    return any(_starts_a_process(namespace.get(name), seen)
-               for namespace in [thing.__globals__, *map(vars, modules)] for name in names)
+    modules = [
+        module
+        for name in names
+        if isinstance(module := thing.__globals__.get(name), types.ModuleType) and module.__name__.startswith("tests.")
+    ]
+    return any(
+        _starts_a_process(namespace.get(name), seen)
+        for namespace in [thing.__globals__, *map(vars, modules)]
+        for name in names
+    )
 
 
 def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
@@ -96,8 +102,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if not isinstance(item, pytest.Function) or item.get_closest_marker("system"):
             continue
-        fixtures = [definition.func for definitions in item._fixtureinfo.name2fixturedefs.values()
-                    for definition in definitions]
+        fixtures = [
+            definition.func for definitions in item._fixtureinfo.name2fixturedefs.values() for definition in definitions
+        ]
         for thing in [item.function, *fixtures]:
             if thing not in found:
                 found[thing] = _starts_a_process(thing, set())

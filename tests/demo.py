@@ -52,17 +52,24 @@ def _ports_free(ports: dict[str, int]) -> bool:
 def _crawl(seed: str) -> dict[str, int]:
     """Run ``scrapy crawl web`` as a user would; show its progress; return its stats."""
     command = [
-        sys.executable, "-m", "scrapy", "crawl", "web",
-        "-a", f"seeds={seed}",
-        "-s", f"DATA_DIR={DATA}",
+        sys.executable,
+        "-m",
+        "scrapy",
+        "crawl",
+        "web",
+        "-a",
+        f"seeds={seed}",
+        "-s",
+        f"DATA_DIR={DATA}",
         *(arg for setting in CRAWL_SETTINGS for arg in ("-s", setting)),
     ]
     print(f"$ scrapy crawl web -a seeds={seed} -s DATA_DIR=data/demo -s DOWNLOAD_DELAY=0.05\n")
     stats: dict[str, int] = {}
     in_stats = shown = False
-    with open(DATA / "crawl.log", "w", encoding="utf-8") as log, subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    ) as crawl:
+    with (
+        open(DATA / "crawl.log", "w", encoding="utf-8") as log,
+        subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as crawl,
+    ):
         assert crawl.stdout is not None
         for line in crawl.stdout:
             log.write(line)

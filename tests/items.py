@@ -8,5 +8,4 @@ from typing import Any
 
 def page(url: str, title: str, text: str = "", links: Iterable[tuple[str, str]] = (), **extra: Any) -> dict:
     """A page item: its URL, title, body text and ``(target, anchor text)`` links."""
-    return {"type": "page", "url": url, "title": title, "text": text,
-            "links": [list(link) for link in links], **extra}
+    return {"type": "page", "url": url, "title": title, "text": text, "links": [list(link) for link in links], **extra}

@@ -36,9 +36,11 @@ SESSION_REQUESTS = 4  # pages a form login's session lasts
 NONCE_USES = 2  # requests a Digest nonce answers before it goes stale
 
 _SENTENCES = {
-    "report-1": ("Quarterly harbour report for members. Ferry revenue grew by a third in the northern district "
-                 "this quarter. The board approved two new boats. Fuel costs fell slightly. Passenger numbers "
-                 "rose on every route."),
+    "report-1": (
+        "Quarterly harbour report for members. Ferry revenue grew by a third in the northern district "
+        "this quarter. The board approved two new boats. Fuel costs fell slightly. Passenger numbers "
+        "rose on every route."
+    ),
     "report-2": "Minutes of the spring meeting. The lighthouse fund reached its goal. Volunteers painted the pier.",
     "report-3": "Digest of the winter season. Storm repairs cost less than planned. The quay reopened in March.",
     "report-4": "Second part of the digest. Cargo tonnage doubled at the eastern wharf. Cranes were renewed.",
@@ -80,35 +82,54 @@ class MembersSite:
 
     def members_urls(self) -> list[str]:
         """Every members-only page a crawl should index."""
-        return [self.url(path) for path in (
-            "/basic/", "/basic/report-1.html", "/basic/report-2.html",
-            "/digest/", "/digest/report-3.html", "/digest/report-4.html?part=2",
-            "/form/", "/form/report-5.html", "/form/report-6.html", "/form/report-7.html", "/form/report-8.html",
-            "/api/", "/api/data.html", "/premium/", "/premium/story.html",
-        )]
+        return [
+            self.url(path)
+            for path in (
+                "/basic/",
+                "/basic/report-1.html",
+                "/basic/report-2.html",
+                "/digest/",
+                "/digest/report-3.html",
+                "/digest/report-4.html?part=2",
+                "/form/",
+                "/form/report-5.html",
+                "/form/report-6.html",
+                "/form/report-7.html",
+                "/form/report-8.html",
+                "/api/",
+                "/api/data.html",
+                "/premium/",
+                "/premium/story.html",
+            )
+        ]
 
 
-def _page(title: str, body: str, links: tuple[tuple[str, str], ...] = (), head: str = "",
-          logout: bool = False) -> str:
+def _page(title: str, body: str, links: tuple[tuple[str, str], ...] = (), head: str = "", logout: bool = False) -> str:
     anchors = "".join(f'<li><a href="{href}">{text}</a></li>' for href, text in links)
     if logout:  # what only a logged-in page shows
         anchors = '<li><a class="logout" href="/form/logout">Log out</a></li>' + anchors
-    return (f"<!doctype html><html><head><title>{title}</title>{head}</head><body><h1>{title}</h1>"
-            f"<p>{body}</p><ul>{anchors}</ul></body></html>")
+    return (
+        f"<!doctype html><html><head><title>{title}</title>{head}</head><body><h1>{title}</h1>"
+        f"<p>{body}</p><ul>{anchors}</ul></body></html>"
+    )
 
 
 def _login_page(token: str, message: str = "") -> str:
-    return ("<!doctype html><html><head><title>Log in</title></head><body><h1>Log in</h1>"
-            f"<p>{message}Members log in here to read the harbour reports.</p>"
-            '<form method="post" action="/login">'
-            f'<input type="hidden" name="csrf" value="{token}">'
-            '<label>User <input name="user"></label><label>Password <input type="password" name="pass"></label>'
-            '<button type="submit">Log in</button></form></body></html>')
+    return (
+        "<!doctype html><html><head><title>Log in</title></head><body><h1>Log in</h1>"
+        f"<p>{message}Members log in here to read the harbour reports.</p>"
+        '<form method="post" action="/login">'
+        f'<input type="hidden" name="csrf" value="{token}">'
+        '<label>User <input name="user"></label><label>Password <input type="password" name="pass"></label>'
+        '<button type="submit">Log in</button></form></body></html>'
+    )
 
 
 def _digest_params(header: str) -> dict[str, str]:
-    return {name.lower(): quoted if quoted else token
-            for name, quoted, token in re.findall(r'(\w+)=(?:"([^"]*)"|([^,\s]+))', header)}
+    return {
+        name.lower(): quoted if quoted else token
+        for name, quoted, token in re.findall(r'(\w+)=(?:"([^"]*)"|([^,\s]+))', header)
+    }
 
 
 def _h(algorithm: str, text: str) -> str:
@@ -150,9 +171,23 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/robots.txt":
             return 200, [], "User-agent: *\nDisallow: /basic/private/\n"
         if path == "/":
-            return 200, [], _page("Harbour society", "Welcome to the harbour society.", (
-                ("/public.html", "Timetable"), ("/login", "Members: log in"), ("/basic/", "Bulletin"),
-                ("/digest/", "Digest"), ("/form/", "Reports"), ("/api/", "Data"), ("/premium/", "Premium")))
+            return (
+                200,
+                [],
+                _page(
+                    "Harbour society",
+                    "Welcome to the harbour society.",
+                    (
+                        ("/public.html", "Timetable"),
+                        ("/login", "Members: log in"),
+                        ("/basic/", "Bulletin"),
+                        ("/digest/", "Digest"),
+                        ("/form/", "Reports"),
+                        ("/api/", "Data"),
+                        ("/premium/", "Premium"),
+                    ),
+                ),
+            )
         if path == "/public.html":
             return 200, [], _page("Timetable", "The public ferry timetable. Ferries leave at nine and at noon.")
         if path.split("?")[0] == "/login":
@@ -172,12 +207,16 @@ class _Handler(BaseHTTPRequestHandler):
     def _token(self, path: str) -> tuple[int, list[tuple[str, str]], str]:
         if path.startswith("/api/"):
             valid = self.headers.get("Authorization") == f"Bearer {TOKEN}"
-            pages = {"/api/": _page("Data", "Data for members.", (("/api/data.html", "Tide data"),)),
-                     "/api/data.html": _page("Tide data", _SENTENCES["data"])}
+            pages = {
+                "/api/": _page("Data", "Data for members.", (("/api/data.html", "Tide data"),)),
+                "/api/data.html": _page("Tide data", _SENTENCES["data"]),
+            }
         else:
             valid = self.headers.get("Cookie") == f"session={COOKIE}"
-            pages = {"/premium/": _page("Premium", "Premium stories.", (("/premium/story.html", "Story"),)),
-                     "/premium/story.html": _page("Story", _SENTENCES["story"])}
+            pages = {
+                "/premium/": _page("Premium", "Premium stories.", (("/premium/story.html", "Story"),)),
+                "/premium/story.html": _page("Story", _SENTENCES["story"]),
+            }
         if not valid:
             return 401, [("WWW-Authenticate", 'Bearer realm="api"')], _page("Unauthorized", "Members only.")
         if path not in pages:
@@ -232,8 +271,16 @@ class _Handler(BaseHTTPRequestHandler):
             return 302, [("Location", f"{site.other}/landing-form.html")], ""
         if path == "/form/":
             links = tuple((f"/form/report-{n}.html", f"Report {n}") for n in (5, 6, 7, 8))
-            return 200, [], _page("Reports", "Reports for members.", (
-                *links, ("/form/go", "Elsewhere"), (f"{site.other}/from-form.html", "Partner")), logout=True)
+            return (
+                200,
+                [],
+                _page(
+                    "Reports",
+                    "Reports for members.",
+                    (*links, ("/form/go", "Elsewhere"), (f"{site.other}/from-form.html", "Partner")),
+                    logout=True,
+                ),
+            )
         match = re.fullmatch(r"/form/(report-[5-8])\.html", path)
         if match is None:
             return 404, [], _page("Not found", "No such page.")
@@ -247,10 +294,22 @@ class _Handler(BaseHTTPRequestHandler):
         if self.headers.get("Authorization") != expected:
             return 401, [("WWW-Authenticate", f'Basic realm="{REALM}"')], _page("Unauthorized", "Members only.")
         if path == "/basic/":
-            return 200, [], _page("Bulletin", "The members' bulletin.", (
-                ("/basic/report-1.html", "Quarterly report"), ("/basic/report-2.html", "Minutes"),
-                ("/basic/private/minutes.html", "Board minutes"), ("/basic/noindex.html", "Draft"),
-                ("/basic/go", "Partner landing"), (f"{site.other}/from-basic.html", "Partner")))
+            return (
+                200,
+                [],
+                _page(
+                    "Bulletin",
+                    "The members' bulletin.",
+                    (
+                        ("/basic/report-1.html", "Quarterly report"),
+                        ("/basic/report-2.html", "Minutes"),
+                        ("/basic/private/minutes.html", "Board minutes"),
+                        ("/basic/noindex.html", "Draft"),
+                        ("/basic/go", "Partner landing"),
+                        (f"{site.other}/from-basic.html", "Partner"),
+                    ),
+                ),
+            )
         if path == "/basic/go":
             return 302, [("Location", f"{site.other}/landing.html")], ""
         if path == "/basic/noindex.html":
@@ -269,10 +328,16 @@ class _Handler(BaseHTTPRequestHandler):
         with self.site.lock:
             self.site._nonces[nonce] = 0
         flag = ", stale=true" if stale else ""
-        return [("WWW-Authenticate", f'Digest realm="{REALM}", qop="auth", algorithm=SHA-256, nonce="{nonce}", '
-                                     f'opaque="xyz"{flag}'),
-                ("WWW-Authenticate", f'Digest realm="{REALM}", qop="auth", algorithm=MD5, nonce="{nonce}", '
-                                     f'opaque="xyz"{flag}')]
+        return [
+            (
+                "WWW-Authenticate",
+                f'Digest realm="{REALM}", qop="auth", algorithm=SHA-256, nonce="{nonce}", opaque="xyz"{flag}',
+            ),
+            (
+                "WWW-Authenticate",
+                f'Digest realm="{REALM}", qop="auth", algorithm=MD5, nonce="{nonce}", opaque="xyz"{flag}',
+            ),
+        ]
 
     def _digest(self, path: str) -> tuple[int, list[tuple[str, str]], str]:
         site = self.site
@@ -282,8 +347,11 @@ class _Handler(BaseHTTPRequestHandler):
         given = _digest_params(header)
         algorithm = given.get("algorithm", "MD5")
         secret = _h(algorithm, f"{USER}:{REALM}:{site.password}")
-        expected = _h(algorithm, f"{secret}:{given.get('nonce')}:{given.get('nc')}:{given.get('cnonce')}:"
-                                 f"{given.get('qop')}:{_h(algorithm, f'{self.command}:{path}')}")
+        expected = _h(
+            algorithm,
+            f"{secret}:{given.get('nonce')}:{given.get('nc')}:{given.get('cnonce')}:"
+            f"{given.get('qop')}:{_h(algorithm, f'{self.command}:{path}')}",
+        )
         if given.get("username") != USER or given.get("uri") != path or given.get("response") != expected:
             return 401, self._challenge(), _page("Unauthorized", "Members only.")
         with site.lock:
@@ -295,9 +363,19 @@ class _Handler(BaseHTTPRequestHandler):
                 site.stale_nonces += 1
             return 401, self._challenge(stale=True), _page("Unauthorized", "Members only.")
         if path == "/digest/":
-            return 200, [], _page("Digest", "The members' digest.", (
-                ("/digest/report-3.html", "Winter"), ("/digest/report-4.html?part=2", "Second part"),
-                (f"{site.other}/from-digest.html", "Partner")))
+            return (
+                200,
+                [],
+                _page(
+                    "Digest",
+                    "The members' digest.",
+                    (
+                        ("/digest/report-3.html", "Winter"),
+                        ("/digest/report-4.html?part=2", "Second part"),
+                        (f"{site.other}/from-digest.html", "Partner"),
+                    ),
+                ),
+            )
         if path == "/digest/report-3.html":
             return 200, [], _page("Report 3", _SENTENCES["report-3"])
         if path == "/digest/report-4.html?part=2":

@@ -40,10 +40,27 @@ class RedisServer:
 
     def start(self) -> RedisServer:
         self._process = subprocess.Popen(
-            [shutil.which("redis-server") or "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-             "--dir", str(self.directory), "--appendonly", "yes", "--save", "", "--logfile", "",
-             "--daemonize", "no", *self.options],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            [
+                shutil.which("redis-server") or "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.directory),
+                "--appendonly",
+                "yes",
+                "--save",
+                "",
+                "--logfile",
+                "",
+                "--daemonize",
+                "no",
+                *self.options,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         assert self._process.stdout is not None
         for line in self._process.stdout:  # wait for the server to say it is ready
@@ -84,9 +101,19 @@ class RedisClusterServers:
         # The cluster bus port is its own free port (by default it is the
         # client port + 10000, which a free port may not leave room for).
         self.servers = [
-            RedisServer(directory / f"node{n}", "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                        "--cluster-port", str(_free_port()), "--cluster-node-timeout", "2000",
-                        "--appendfsync", "always")
+            RedisServer(
+                directory / f"node{n}",
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-port",
+                str(_free_port()),
+                "--cluster-node-timeout",
+                "2000",
+                "--appendfsync",
+                "always",
+            )
             for n in range(masters)
         ]
         self.url = "redis+cluster://" + ",".join(f"127.0.0.1:{server.port}" for server in self.servers)
@@ -95,9 +122,20 @@ class RedisClusterServers:
         for server in self.servers:
             server.start()
         addresses = [f"127.0.0.1:{server.port}" for server in self.servers]
-        done = subprocess.run([shutil.which("redis-cli") or "redis-cli", "--cluster", "create", *addresses,
-                               "--cluster-replicas", "0", "--cluster-yes"],
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [
+                shutil.which("redis-cli") or "redis-cli",
+                "--cluster",
+                "create",
+                *addresses,
+                "--cluster-replicas",
+                "0",
+                "--cluster-yes",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if done.returncode != 0:
             self.stop()
             raise RuntimeError(f"redis-cli --cluster create failed: {done.stdout[-2000:]}{done.stderr[-2000:]}")

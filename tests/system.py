@@ -19,8 +19,13 @@ import subprocess
 __all__ = ["SystemPackageMissing", "ensure", "PACKAGES"]
 
 # Package -> the executable that shows it is installed (None: a data package).
-PACKAGES = {"chromium": "chromium", "fonts-wqy-zenhei": None, "redis-server": "redis-server", "iproute2": "ss",
-            "redis-tools": "redis-cli"}
+PACKAGES = {
+    "chromium": "chromium",
+    "fonts-wqy-zenhei": None,
+    "redis-server": "redis-server",
+    "iproute2": "ss",
+    "redis-tools": "redis-cli",
+}
 _TIMEOUT = 500  # seconds per apt-get step; below pytest's 600 s timeout
 
 

@@ -87,9 +87,14 @@ def imports(source: str, module: str, is_package: bool = False) -> Iterator[tupl
                 base = ".".join([*parts, *([node.module] if node.module else [])])
             for alias in node.names:
                 yield f"{base}.{alias.name}", node.lineno
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr == "import_module" and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             yield node.args[0].value, node.lineno
 
 
@@ -104,8 +109,7 @@ def resolve(name: str, modules: Mapping[str, Path]) -> str:
 
 
 def _excepted(module: str, target: str) -> bool:
-    return any(module == pure and (target == part or target.startswith(part + "."))
-               for pure, part in PURE_MAY_IMPORT)
+    return any(module == pure and (target == part or target.startswith(part + ".")) for pure, part in PURE_MAY_IMPORT)
 
 
 def import_graph(modules: Mapping[str, Path]) -> dict[str, dict[str, int]]:
@@ -182,7 +186,7 @@ def project() -> tuple[dict[str, Path], set[str], dict[str, dict[str, int]]]:
 def test_pure_modules_crawler_and_search_import_only_what_they_may(project) -> None:
     modules, glue, graph = project
     broken = violations(graph, glue, modules)
-    assert not broken, "Imports against ARCHITECTURE.md (\"Layers\"):\n" + "\n".join(broken)
+    assert not broken, 'Imports against ARCHITECTURE.md ("Layers"):\n' + "\n".join(broken)
 
 
 def test_no_module_imports_itself_through_others(project) -> None:
@@ -199,10 +203,20 @@ def test_the_glue_read_from_architecture_md_holds_the_glue_and_only_it(project) 
 
 # --- the checker itself, on made-up modules ----------------------------------------
 
-_FAKE = {name: ROOT / "crawler" / "x.py" for name in (
-    "crawler", "crawler.urls", "crawler.middlewares", "crawler.frontier", "crawler.project", "indexer",
-    "indexer.store", "search", "search.engine",
-)}
+_FAKE = {
+    name: ROOT / "crawler" / "x.py"
+    for name in (
+        "crawler",
+        "crawler.urls",
+        "crawler.middlewares",
+        "crawler.frontier",
+        "crawler.project",
+        "indexer",
+        "indexer.store",
+        "search",
+        "search.engine",
+    )
+}
 
 
 def _graph(sources: Mapping[str, str]) -> dict[str, dict[str, int]]:
@@ -214,21 +228,29 @@ def _graph(sources: Mapping[str, str]) -> dict[str, dict[str, int]]:
 
 
 def test_imports_inside_functions_and_by_name_are_read() -> None:
-    source = ("import json\n"
-              "def f():\n    from scrapy.http import Response\n"
-              "def g():\n    importlib.import_module('crawler.frontier')\n"
-              "from crawler import urls\n")
+    source = (
+        "import json\n"
+        "def f():\n    from scrapy.http import Response\n"
+        "def g():\n    importlib.import_module('crawler.frontier')\n"
+        "from crawler import urls\n"
+    )
     assert _graph({"crawler.urls": source})["crawler.urls"] == {
-        "json": 1, "scrapy.http.Response": 3, "crawler.frontier": 5, "crawler.urls": 6}
+        "json": 1,
+        "scrapy.http.Response": 3,
+        "crawler.frontier": 5,
+        "crawler.urls": 6,
+    }
 
 
 def test_each_rule_is_told_where_it_is_broken() -> None:
     glue = {"crawler.middlewares", "crawler.frontier"}
-    graph = _graph({
-        "crawler.urls": "def f():\n    import twisted.internet\nfrom crawler.middlewares import site_of\n",
-        "crawler.frontier": "from indexer.store import PageStore\n",
-        "search.engine": "from crawler.urls import canonicalize\nfrom crawler import frontier\n",
-    })
+    graph = _graph(
+        {
+            "crawler.urls": "def f():\n    import twisted.internet\nfrom crawler.middlewares import site_of\n",
+            "crawler.frontier": "from indexer.store import PageStore\n",
+            "search.engine": "from crawler.urls import canonicalize\nfrom crawler import frontier\n",
+        }
+    )
     found = [text.partition(": ")[2] for text in violations(graph, glue, _FAKE)]
     assert found == [
         "crawler.frontier imports indexer.store: the crawl imports neither indexer nor search",
@@ -239,30 +261,43 @@ def test_each_rule_is_told_where_it_is_broken() -> None:
 
 
 def test_an_exception_allows_its_part_of_a_library_and_no_more() -> None:
-    graph = _graph({"crawler.project": "def f():\n    from scrapy.settings import Settings\n",
-                    "crawler.urls": "from scrapy.settings import Settings\n"})
+    graph = _graph(
+        {
+            "crawler.project": "def f():\n    from scrapy.settings import Settings\n",
+            "crawler.urls": "from scrapy.settings import Settings\n",
+        }
+    )
     assert [text.partition(": ")[2] for text in violations(graph, set(), _FAKE)] == [
-        "crawler.urls is pure and imports scrapy.settings.Settings (only glue may)"]
+        "crawler.urls is pure and imports scrapy.settings.Settings (only glue may)"
+    ]
     graph["crawler.project"]["scrapy.http.Response"] = 3
     assert len(violations(graph, set(), _FAKE)) == 2
 
 
 def test_a_cycle_through_a_third_module_is_found() -> None:
-    graph = _graph({
-        "crawler.urls": "import crawler.middlewares\n",
-        "crawler.middlewares": "from crawler.frontier import Frontier\n",
-        "crawler.frontier": "def f():\n    from crawler.urls import site_of\n",
-        "indexer.store": "import crawler.urls\n",
-    })
+    graph = _graph(
+        {
+            "crawler.urls": "import crawler.middlewares\n",
+            "crawler.middlewares": "from crawler.frontier import Frontier\n",
+            "crawler.frontier": "def f():\n    from crawler.urls import site_of\n",
+            "indexer.store": "import crawler.urls\n",
+        }
+    )
     assert cycles(graph) == [["crawler.frontier", "crawler.middlewares", "crawler.urls"]]
 
 
 def test_the_glue_list_is_read_from_its_lines() -> None:
-    text = ("intro\n\n- Glue in `crawler/`: `frontier.py`, `commands/` (the command),\n  `middlewares.py`.\n"
-            "- Glue in `indexer/`: none.\n- Glue in `search/`: none.\n")
+    text = (
+        "intro\n\n- Glue in `crawler/`: `frontier.py`, `commands/` (the command),\n  `middlewares.py`.\n"
+        "- Glue in `indexer/`: none.\n- Glue in `search/`: none.\n"
+    )
     modules = {**_FAKE, "crawler.commands": ROOT, "crawler.commands.crawl": ROOT}
-    assert glue_from(text, modules) == {"crawler.frontier", "crawler.commands", "crawler.commands.crawl",
-                                        "crawler.middlewares"}
+    assert glue_from(text, modules) == {
+        "crawler.frontier",
+        "crawler.commands",
+        "crawler.commands.crawl",
+        "crawler.middlewares",
+    }
     with pytest.raises(ValueError, match="no such module"):
         glue_from(text.replace("`frontier.py`", "`gone.py`"), modules)
     with pytest.raises(ValueError, match=r"names no glue for \['search'\]"):

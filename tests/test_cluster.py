@@ -53,8 +53,9 @@ def _gaps(web: DemoWeb, since: int, until: int | None = None) -> dict[str, list[
     return {site: [b - a for a, b in zip(found, found[1:])] for site, found in times.items() if len(found) > 10}
 
 
-def test_every_script_of_the_frontier_touches_one_slot(cluster: RedisClusterServers,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_script_of_the_frontier_touches_one_slot(
+    cluster: RedisClusterServers, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls: list[list[Any]] = []
     real = Script.__call__
 
@@ -66,8 +67,11 @@ def test_every_script_of_the_frontier_touches_one_slot(cluster: RedisClusterServ
     frontier = Frontier(client_for(cluster.url))
     assert frontier.partitions.count == 16 and frontier.partitions.tagged
     sites = [f"http://site{n}.test:80" for n in range(40)]
-    entries = [(fingerprint(f"{site}/{page}"), page % 3, encode_request(Request(f"{site}/{page}")), site)
-               for site in sites for page in range(5)]
+    entries = [
+        (fingerprint(f"{site}/{page}"), page % 3, encode_request(Request(f"{site}/{page}")), site)
+        for site in sites
+        for page in range(5)
+    ]
     assert frontier.push(entries).count(1) == len(entries)
     assert len(frontier) == len(entries)
     leases = frontier.leases(node="a", delay=0.0, per_site=2)
@@ -142,8 +146,9 @@ def test_a_master_killed_and_restarted_mid_crawl_loses_nothing(
     web, end, one_data = reference
     start = len(web.requests)
     log = tmp_path / "node.log"
-    crawling = node(cluster.url, tmp_path / "node", web.seeds, f"DOWNLOAD_DELAY={DELAY}", "INDEX_WITH_CRAWL=0",
-                    f"LOG_FILE={log}")
+    crawling = node(
+        cluster.url, tmp_path / "node", web.seeds, f"DOWNLOAD_DELAY={DELAY}", "INDEX_WITH_CRAWL=0", f"LOG_FILE={log}"
+    )
     wait_for(lambda: len(web.requests) > start + 60)
     victim = cluster.servers[1]
     victim.kill()  # kill -9: only its append-only file survives

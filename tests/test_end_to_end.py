@@ -28,16 +28,33 @@ FAST = ["-s", "DOWNLOAD_DELAY=0", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8", "-s"
 
 def crawl(web: DemoWeb, data: Path, *settings: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={web.seeds[0]}",
-         "-s", f"DATA_DIR={data}", *FAST, *settings],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "web",
+            "-a",
+            f"seeds={web.seeds[0]}",
+            "-s",
+            f"DATA_DIR={data}",
+            *FAST,
+            *settings,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
 def search(data: Path, *query: str) -> dict:
     done = subprocess.run(
         [sys.executable, "-m", "search", "--data", str(data), "--json", *query],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -45,9 +62,7 @@ def search(data: Path, *query: str) -> dict:
 
 def fetched(web: DemoWeb, since: int = 0) -> Counter[str]:
     """URLs of pages the crawler fetched (robots.txt aside), with counts."""
-    return Counter(
-        f"{web.sites[r.site]}{r.path}" for r in web.requests[since:] if r.path != "/robots.txt"
-    )
+    return Counter(f"{web.sites[r.site]}{r.path}" for r in web.requests[since:] if r.path != "/robots.txt")
 
 
 @pytest.fixture(scope="module")
@@ -134,9 +149,25 @@ def test_a_stopped_crawl_resumes_without_fetching_a_page_twice(tmp_path: Path) -
 def test_ctrl_c_stops_the_crawl_cleanly_and_leaves_it_resumable(tmp_path: Path) -> None:
     with serve() as web:
         process = subprocess.Popen(
-            [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={web.seeds[0]}",
-             "-s", f"DATA_DIR={tmp_path}", "-s", "DOWNLOAD_DELAY=0.2", "-s", "LOG_LEVEL=INFO"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "scrapy",
+                "crawl",
+                "web",
+                "-a",
+                f"seeds={web.seeds[0]}",
+                "-s",
+                f"DATA_DIR={tmp_path}",
+                "-s",
+                "DOWNLOAD_DELAY=0.2",
+                "-s",
+                "LOG_LEVEL=INFO",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         try:
             # Some pages in, on more than one site: the crawl is well under way.

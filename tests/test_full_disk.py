@@ -30,23 +30,46 @@ from tests.redis_server import RedisServer
 from tests.test_multinode import wait_for
 from tests.webserver import page, serve_site, text
 
-WORDS = [f"{stem}{suffix}" for stem in ("harbour", "ferry", "market", "storm", "tide", "quay", "gull", "sail",
-                                          "anchor", "island", "keeper", "lantern", "rope", "net", "dawn")
-         for suffix in ("", "s", "ing", "ed", "er", "ward", "side", "light", "fall", "man")]
+WORDS = [
+    f"{stem}{suffix}"
+    for stem in (
+        "harbour",
+        "ferry",
+        "market",
+        "storm",
+        "tide",
+        "quay",
+        "gull",
+        "sail",
+        "anchor",
+        "island",
+        "keeper",
+        "lantern",
+        "rope",
+        "net",
+        "dawn",
+    )
+    for suffix in ("", "s", "ing", "ed", "er", "ward", "side", "light", "fall", "man")
+]
 
 
 def _mount(directory: Path, megabytes: int) -> bool:
     """A file system of ``megabytes`` at ``directory``: a tmpfs, else ext4 on a loop device."""
     directory.mkdir()
-    tmpfs = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={megabytes}m", "tmpfs", str(directory)],
-                           capture_output=True)
+    tmpfs = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={megabytes}m", "tmpfs", str(directory)], capture_output=True
+    )
     if tmpfs.returncode == 0:
         return True
     image = directory.with_suffix(".img")
-    made = subprocess.run(["truncate", "-s", f"{megabytes}M", str(image)], capture_output=True).returncode == 0 and \
-        subprocess.run(["mkfs.ext4", "-q", "-m", "0", str(image)], capture_output=True).returncode == 0
-    return made and subprocess.run(["mount", "-o", "loop", str(image), str(directory)],
-                                   capture_output=True).returncode == 0
+    made = (
+        subprocess.run(["truncate", "-s", f"{megabytes}M", str(image)], capture_output=True).returncode == 0
+        and subprocess.run(["mkfs.ext4", "-q", "-m", "0", str(image)], capture_output=True).returncode == 0
+    )
+    return (
+        made
+        and subprocess.run(["mount", "-o", "loop", str(image), str(directory)], capture_output=True).returncode == 0
+    )
 
 
 @contextmanager
@@ -75,8 +98,9 @@ def _endless(path: str):
 def _harbour() -> dict:
     return {
         "/robots.txt": text("User-agent: *\n"),
-        "/": page("<title>Harbour office</title><p>The harbour master keeps the tide tables.</p>"
-                  "<a href='/ferry'>ferry</a>"),
+        "/": page(
+            "<title>Harbour office</title><p>The harbour master keeps the tide tables.</p><a href='/ferry'>ferry</a>"
+        ),
         "/ferry": page("<title>Ferry timetable</title><p>The ferry leaves at dawn for the lighthouse.</p>"),
     }
 
@@ -100,8 +124,9 @@ def _crawled_then_filled(data: Path, *settings: str) -> tuple[subprocess.Complet
     before = _documents(data)
     assert before >= 2
     with serve_site({"/robots.txt": text("User-agent: *\n")}, default=_endless) as endless:
-        second = crawl([endless.url("/")], data, "DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=8", *settings,
-                       timeout=240)
+        second = crawl(
+            [endless.url("/")], data, "DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=8", *settings, timeout=240
+        )
     return second, before
 
 
@@ -112,9 +137,12 @@ def _stopped_in_one_line(done: subprocess.CompletedProcess[str], data: Path) -> 
     errors = _errors(log)
     assert len(errors) == 1, "\n".join(errors) + "\n\n" + log[-4000:]  # one line, whatever else was logged
     (line,) = errors
-    assert re.search(rf"\[crawler\.halt\] ERROR: The crawl stops: no space left on the disk of "
-                     rf"{re.escape(str(data.resolve()))}: .*\. The index is as at its last commit, and what was "
-                     r"queued stays queued; free some space, then run the same command to resume\.$", line), line
+    assert re.search(
+        rf"\[crawler\.halt\] ERROR: The crawl stops: no space left on the disk of "
+        rf"{re.escape(str(data.resolve()))}: .*\. The index is as at its last commit, and what was "
+        r"queued stays queued; free some space, then run the same command to resume\.$",
+        line,
+    ), line
     assert "Spider closed (disk_full)" in log
     assert len(log.splitlines()) < 150, log[-3000:]
     return line
@@ -160,8 +188,9 @@ def test_the_page_store_reads_on_a_full_disk(tmp_path: Path) -> None:
     with small_disk(tmp_path / "disk", 2) as disk:
         path = disk / "pages.sqlite"
         with PageStore(path) as store:
-            store.put({"url": "http://harbour.test/ferry", "title": "Ferry timetable", "text": "at dawn"},
-                      "harbour.test")
+            store.put(
+                {"url": "http://harbour.test/ferry", "title": "Ferry timetable", "text": "at dawn"}, "harbour.test"
+            )
             store.commit()
         _fill(disk)
         with PageStore(path, readonly=True) as store:
@@ -179,8 +208,9 @@ def _refused(client: redis.Redis) -> redis.ResponseError:
     raise AssertionError("Redis took 200 writes on a full disk")
 
 
-def test_pushed_start_urls_stay_queued_while_redis_cannot_write_its_disk(tmp_path: Path,
-                                                                         caplog: pytest.LogCaptureFixture) -> None:
+def test_pushed_start_urls_stay_queued_while_redis_cannot_write_its_disk(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """Taking start URLs is a write, which Redis refuses while its disk is
     full: a refusal that stops the crawl (not a key of the wrong type, said
     besides), and the URLs stay, read once the disk has room again."""
@@ -193,8 +223,15 @@ def test_pushed_start_urls_stay_queued_while_redis_cannot_write_its_disk(tmp_pat
         with pytest.raises(redis.ResponseError, match="MISCONF") as refused:
             reading.read()
         assert "Cannot read start URLs" not in caplog.text
-        logged = logging.LogRecord("crawler.spiders.web", logging.WARNING, __file__, 0,
-                                   "Redis refuses the start URLs of %s (%s)", ("web:start_urls", refused.value), None)
+        logged = logging.LogRecord(
+            "crawler.spiders.web",
+            logging.WARNING,
+            __file__,
+            0,
+            "Redis refuses the start URLs of %s (%s)",
+            ("web:start_urls", refused.value),
+            None,
+        )
         assert said_disk_full(logged) == "MISCONF Errors writing to the AOF file: No space left on device"
         (disk / "filler").unlink()
         taken: list[str] = []

@@ -31,14 +31,31 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _interrupted(web: DemoWeb, data: Path, when: Callable[[str], bool] | None,
-                 times: int) -> tuple[int, str, list[int]]:
+def _interrupted(
+    web: DemoWeb, data: Path, when: Callable[[str], bool] | None, times: int
+) -> tuple[int, str, list[int]]:
     """A crawl sent SIGINT ``times`` times once its log says ``when`` (None: once it fetches pages):
     its exit status, its log, and the pids of the processes it started."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={web.seeds[0]}",
-         "-s", f"DATA_DIR={data}", *FAST, *LEASES, "-s", "INDEX_NICENESS=0"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "web",
+            "-a",
+            f"seeds={web.seeds[0]}",
+            "-s",
+            f"DATA_DIR={data}",
+            *FAST,
+            *LEASES,
+            "-s",
+            "INDEX_NICENESS=0",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     seen: list[str] = []
     try:
@@ -78,37 +95,52 @@ def test_ctrl_c_twice_while_fetching_loses_nothing_and_leaves_nothing(tmp_path: 
         # Every page in the end; a page fetched twice only if it was in flight at the second Ctrl-C.
         assert len(fetched(web)) >= web.page_count
         assert sum(1 for count in fetched(web).values() if count > 1) <= 16
-    assert search(tmp_path, web.facts["chinese_title"]["title"])["results"][0]["url"] == \
-        web.facts["chinese_title"]["url"]
+    assert (
+        search(tmp_path, web.facts["chinese_title"]["title"])["results"][0]["url"] == web.facts["chinese_title"]["url"]
+    )
 
 
 def test_ctrl_c_while_the_index_is_finalized_leaves_a_searchable_index(tmp_path: Path) -> None:
     with serve() as web:
         status, log, pids = _interrupted(
-            web, tmp_path, lambda line: "the indexer indexes what is left and finalizes" in line, times=1)
+            web, tmp_path, lambda line: "the indexer indexes what is left and finalizes" in line, times=1
+        )
         _nothing_left_behind(pids)
         assert "Traceback" not in log, log[-3000:]
-        done = subprocess.run([sys.executable, "-m", "indexer", "finalize", "--data", str(tmp_path)],
-                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "indexer", "finalize", "--data", str(tmp_path)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         again = crawl(web, tmp_path)  # nothing left to fetch: every page was seen
         assert again.returncode == 0, again.stderr[-3000:]
         assert max(fetched(web).values()) == 1
-    assert search(tmp_path, web.facts["chinese_title"]["title"])["results"][0]["url"] == \
-        web.facts["chinese_title"]["url"]
+    assert (
+        search(tmp_path, web.facts["chinese_title"]["title"])["results"][0]["url"] == web.facts["chinese_title"]["url"]
+    )
     assert os.path.isdir(index_dir(tmp_path))
 
 
 def test_ctrl_c_twice_while_the_index_is_finalized_leaves_nothing_running(tmp_path: Path) -> None:
     with serve() as web:
         status, log, pids = _interrupted(
-            web, tmp_path, lambda line: "the indexer indexes what is left and finalizes" in line, times=2)
+            web, tmp_path, lambda line: "the indexer indexes what is left and finalizes" in line, times=2
+        )
         _nothing_left_behind(pids)
-        done = subprocess.run([sys.executable, "-m", "indexer", "finalize", "--data", str(tmp_path)],
-                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "indexer", "finalize", "--data", str(tmp_path)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         again = crawl(web, tmp_path)
         assert again.returncode == 0, again.stderr[-3000:]
         assert max(fetched(web).values()) == 1  # every page was fetched, once
-    assert search(tmp_path, web.facts["chinese_title"]["title"])["results"][0]["url"] == \
-        web.facts["chinese_title"]["url"]
+    assert (
+        search(tmp_path, web.facts["chinese_title"]["title"])["results"][0]["url"] == web.facts["chinese_title"]["url"]
+    )

@@ -47,21 +47,32 @@ class Crawled:
 
 
 def _other_site() -> dict:
-    return {path: page(f"<title>Partner {path}</title><p>A partner page: {path}.</p>")
-            for path in ("/from-basic.html", "/from-digest.html", "/from-form.html", "/landing.html",
-                         "/landing-form.html")}
+    return {
+        path: page(f"<title>Partner {path}</title><p>A partner page: {path}.</p>")
+        for path in ("/from-basic.html", "/from-digest.html", "/from-form.html", "/landing.html", "/landing-form.html")
+    }
 
 
-def _credentials(path: Path, site: MembersSite, password: str = PASSWORD, token: str = TOKEN,
-                 cookie: str = COOKIE) -> Path:
-    path.write_text(json.dumps({
-        site.url("/basic/"): {"basic": {"user": USER, "password": password}},
-        site.url("/digest/"): {"digest": {"user": USER, "password": password}},
-        site.url("/form/"): {"form": {"login_url": site.url("/login"), "fields": {"user": USER, "pass": password},
-                                      "logged_in": "css:a.logout"}},
-        site.url("/api/"): {"header": {"Authorization": f"Bearer {token}"}},
-        site.url("/premium/"): {"cookie": {"session": cookie}},
-    }))
+def _credentials(
+    path: Path, site: MembersSite, password: str = PASSWORD, token: str = TOKEN, cookie: str = COOKIE
+) -> Path:
+    path.write_text(
+        json.dumps(
+            {
+                site.url("/basic/"): {"basic": {"user": USER, "password": password}},
+                site.url("/digest/"): {"digest": {"user": USER, "password": password}},
+                site.url("/form/"): {
+                    "form": {
+                        "login_url": site.url("/login"),
+                        "fields": {"user": USER, "pass": password},
+                        "logged_in": "css:a.logout",
+                    }
+                },
+                site.url("/api/"): {"header": {"Authorization": f"Bearer {token}"}},
+                site.url("/premium/"): {"cookie": {"session": cookie}},
+            }
+        )
+    )
     path.chmod(0o600)
     return path
 
@@ -95,9 +106,21 @@ def test_every_members_page_is_indexed_and_marked_and_public_pages_are_not(crawl
     documents = {url: stored for url, stored in stored_documents(crawled.data).items() if stored.get("crawled")}
     for url in site.members_urls():
         assert documents.get(url, {}).get("members_only") is True, url
-    public = [site.url("/"), site.url("/public.html"), site.url("/login"),
-              *(other.url(path) for path in ("/from-basic.html", "/from-digest.html", "/from-form.html",
-                                             "/landing.html", "/landing-form.html"))]
+    public = [
+        site.url("/"),
+        site.url("/public.html"),
+        site.url("/login"),
+        *(
+            other.url(path)
+            for path in (
+                "/from-basic.html",
+                "/from-digest.html",
+                "/from-form.html",
+                "/landing.html",
+                "/landing-form.html",
+            )
+        ),
+    ]
     for url in public:
         assert url in documents and not documents[url].get("members_only"), url
     # robots.txt and noindex rule the members' area as they rule everywhere.
@@ -136,8 +159,13 @@ def test_credentials_go_to_their_area_only(crawled: Crawled) -> None:
     assert any(request.path == "/form/logout" for request in site.requests)  # fetched, without a session
     # The other port of the same host gets no credentials, by link or by redirect,
     # and learns no members-only address from a Referer.
-    assert {request.path for request in other.requests} >= {"/from-basic.html", "/from-digest.html",
-                                                           "/from-form.html", "/landing.html", "/landing-form.html"}
+    assert {request.path for request in other.requests} >= {
+        "/from-basic.html",
+        "/from-digest.html",
+        "/from-form.html",
+        "/landing.html",
+        "/landing-form.html",
+    }
     for request in other.requests:
         assert "Authorization" not in request.headers and "Cookie" not in request.headers, request
         referer = request.headers.get("Referer", "")
@@ -169,8 +197,7 @@ def _readable(path: Path) -> bytes:
 
 
 def test_no_credential_is_kept_or_logged_anywhere(crawled: Crawled) -> None:
-    secrets = [PASSWORD, base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode(), TOKEN, COOKIE,
-               *crawled.site.issued]
+    secrets = [PASSWORD, base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode(), TOKEN, COOKIE, *crawled.site.issued]
     assert len(secrets) >= 6
     files = [path for path in crawled.data.rglob("*") if path.is_file()]
     assert any(path.suffix == ".aof" or "appendonly" in path.name for path in files)  # Redis' log is read too
@@ -239,8 +266,9 @@ def test_the_search_page_marks_them_and_serves_no_copy(crawled: Crawled, base: s
     item = html.split("<li>", 2)[1]  # the first result
     assert f'href="{url}"' in item and '<span class="members"' in item and "members only</span>" in item
     assert "/cached?" not in item
-    assert ("<mark>Ferry</mark> <mark>revenue</mark> grew by a third in the <mark>northern</mark> district "
-            "this quarter.") in item
+    assert (
+        "<mark>Ferry</mark> <mark>revenue</mark> grew by a third in the <mark>northern</mark> district this quarter."
+    ) in item
     status, _, body = _get(base + "cached?" + urllib.parse.urlencode({"url": url}))
     assert status == 403 and "members only" in body.decode() and "Ferry revenue" not in body.decode()
     status, _, body = _get(base + "cached?" + urllib.parse.urlencode({"url": crawled.site.url("/public.html")}))
@@ -260,7 +288,7 @@ def test_the_mark_and_the_short_snippet_in_a_browser(crawled: Crawled, base: str
     width, _, rows = browser.png_rows(shot)
     channels = len(rows[0]) // width
     badge = bytes((0xFF, 0xF3, 0xE0))  # the tag's background: it is drawn, not only in the markup
-    assert any(row[x:x + 3] == badge for row in rows for x in range(0, len(row), channels))
+    assert any(row[x : x + 3] == badge for row in rows for x in range(0, len(row), channels))
 
 
 # --- what goes wrong --------------------------------------------------------------------
@@ -268,8 +296,13 @@ def test_the_mark_and_the_short_snippet_in_a_browser(crawled: Crawled, base: str
 
 def test_a_wrong_password_is_counted_warned_once_and_the_crawl_goes_on(tmp_path: Path) -> None:
     with serve_site(_other_site()) as other, serve_members(other.base) as site:
-        credentials = _credentials(tmp_path / "credentials.json", site, password="not-the-password",
-                                   token="not-the-token", cookie="not-the-cookie")
+        credentials = _credentials(
+            tmp_path / "credentials.json",
+            site,
+            password="not-the-password",
+            token="not-the-token",
+            cookie="not-the-cookie",
+        )
         done = crawl([site.url("/")], tmp_path / "data", *SETTINGS, f"CRAWLER_CREDENTIALS_FILE={credentials}")
     assert done.returncode == 0, done.stderr[-3000:]
     log = done.stderr
@@ -283,13 +316,27 @@ def test_a_wrong_password_is_counted_warned_once_and_the_crawl_goes_on(tmp_path:
     assert not documents & set(site.members_urls())
 
 
-@pytest.mark.parametrize("entry, message", [
-    ({"https://reports.example.org/": {"basic": {"user": USER, "password": PASSWORD, "realm": "x"}}},
-     "basic takes password, user (unknown 'realm')"),
-    ({"http://reports.example.org/": {"form": {"login_url": "http://reports.example.org/login",
-                                               "fields": {"pass": PASSWORD}, "logged_in": "text:Log out"}}},
-     "plain http to another machine"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        (
+            {"https://reports.example.org/": {"basic": {"user": USER, "password": PASSWORD, "realm": "x"}}},
+            "basic takes password, user (unknown 'realm')",
+        ),
+        (
+            {
+                "http://reports.example.org/": {
+                    "form": {
+                        "login_url": "http://reports.example.org/login",
+                        "fields": {"pass": PASSWORD},
+                        "logged_in": "text:Log out",
+                    }
+                }
+            },
+            "plain http to another machine",
+        ),
+    ],
+)
 def test_a_bad_credentials_file_stops_the_crawl_with_one_line(tmp_path: Path, entry: dict, message: str) -> None:
     path = tmp_path / "credentials.json"
     path.write_text(json.dumps(entry))
@@ -302,7 +349,21 @@ def test_a_bad_credentials_file_stops_the_crawl_with_one_line(tmp_path: Path, en
 
 def test_credentials_in_a_seed_url_are_refused(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds=http://{USER}:{PASSWORD}@127.0.0.1:9/",
-         "-s", f"DATA_DIR={tmp_path / 'data'}"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "web",
+            "-a",
+            f"seeds=http://{USER}:{PASSWORD}@127.0.0.1:9/",
+            "-s",
+            f"DATA_DIR={tmp_path / 'data'}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode != 0 and "CRAWLER_CREDENTIALS_FILE" in done.stderr
     assert PASSWORD not in done.stderr.replace(f"seeds=http://{USER}:{PASSWORD}", "")

@@ -35,13 +35,31 @@ from tests.webserver import page as html
 # after 3 s, an idle node leaves once the queue and every node's leases are
 # empty (Scrapy looks again every 5 s while a node is idle: a grace of a few
 # seconds costs two looks, 10 s at the end of each crawl).
-NODE = ["-s", "FRONTIER_HEARTBEAT=1", "-s", "FRONTIER_LEASE_SECONDS=3", "-s", "FRONTIER_IDLE_GRACE=0",
-        "-s", "LOG_LEVEL=INFO"]
+NODE = [
+    "-s",
+    "FRONTIER_HEARTBEAT=1",
+    "-s",
+    "FRONTIER_LEASE_SECONDS=3",
+    "-s",
+    "FRONTIER_IDLE_GRACE=0",
+    "-s",
+    "LOG_LEVEL=INFO",
+]
 
 
 def node(redis_url: str, data: Path, seeds: list[str], *settings: str) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "scrapy", "crawl", "web", "-s", f"REDIS_URL={redis_url}",
-               "-s", f"DATA_DIR={data}", *NODE]
+    command = [
+        sys.executable,
+        "-m",
+        "scrapy",
+        "crawl",
+        "web",
+        "-s",
+        f"REDIS_URL={redis_url}",
+        "-s",
+        f"DATA_DIR={data}",
+        *NODE,
+    ]
     if seeds:
         command += ["-a", f"seeds={','.join(seeds)}"]
     for setting in settings:
@@ -50,8 +68,13 @@ def node(redis_url: str, data: Path, seeds: list[str], *settings: str) -> subpro
 
 
 def indexer(redis_url: str, data: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "indexer", "--data", str(data), "--redis", redis_url, *args],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "indexer", "--data", str(data), "--redis", redis_url, *args],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def finish(*processes: subprocess.Popen[str], timeout: float = 240) -> list[str]:
@@ -72,8 +95,11 @@ def finish(*processes: subprocess.Popen[str], timeout: float = 240) -> list[str]
 def fetched(web: DemoWeb, since: int = 0, until: int | None = None) -> Counter[str]:
     """Pages fetched (robots.txt, probes and sitemaps aside), in the web's
     request log from its ``since``-th request to its ``until``-th."""
-    return Counter(f"{r.site}{r.path}" for r in web.requests[since:until]
-                   if r.path != "/robots.txt" and not r.path.startswith(("/lantern-probe-", "/sitemap.xml")))
+    return Counter(
+        f"{r.site}{r.path}"
+        for r in web.requests[since:until]
+        if r.path != "/robots.txt" and not r.path.startswith(("/lantern-probe-", "/sitemap.xml"))
+    )
 
 
 def wait_for(condition: Callable[[], bool], seconds: float = 60) -> None:
@@ -126,8 +152,12 @@ def test_a_node_killed_mid_crawl_loses_nothing(shared: RedisServer, tmp_path: Pa
 
 def _pages_site(pages: int) -> dict:
     routes = {"/": html("".join(f'<a href="/p{n}.html">page {n}</a> ' for n in range(pages)))}
-    routes.update({f"/p{n}.html": html(f"<title>Page {n}</title><p>Text of page number {n}, "
-                                       f"{'word ' * (n + 1)}</p>") for n in range(pages)})
+    routes.update(
+        {
+            f"/p{n}.html": html(f"<title>Page {n}</title><p>Text of page number {n}, {'word ' * (n + 1)}</p>")
+            for n in range(pages)
+        }
+    )
     return routes
 
 
@@ -141,8 +171,18 @@ def test_a_sites_request_rate_does_not_grow_with_the_number_of_nodes(tmp_path: P
     rates = []
     for nodes in (1, 3):
         with RedisServer(tmp_path / f"redis{nodes}") as server, serve_site(_pages_site(40)) as site:
-            finish(*[node(server.url, tmp_path / f"{nodes}-{n}", [site.url("/")], "DOWNLOAD_DELAY=0.1",
-                          "INDEX_WITH_CRAWL=0") for n in range(nodes)])
+            finish(
+                *[
+                    node(
+                        server.url,
+                        tmp_path / f"{nodes}-{n}",
+                        [site.url("/")],
+                        "DOWNLOAD_DELAY=0.1",
+                        "INDEX_WITH_CRAWL=0",
+                    )
+                    for n in range(nodes)
+                ]
+            )
             rates.append(_rate(site))
     one, three = rates
     assert three <= one * 1.10, (one, three)
@@ -182,8 +222,15 @@ def test_a_node_without_seeds_started_first_waits_for_the_others_work(shared: Re
     with serve() as web:
         # It waits FRONTIER_IDLE_GRACE for work: longer than the other node
         # takes to start and queue its seeds on a loaded machine (seconds).
-        helper = node(shared.url, tmp_path / "b", [], "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0", f"LOG_FILE={log}",
-                      "FRONTIER_IDLE_GRACE=12")
+        helper = node(
+            shared.url,
+            tmp_path / "b",
+            [],
+            "DOWNLOAD_DELAY=0.05",
+            "INDEX_WITH_CRAWL=0",
+            f"LOG_FILE={log}",
+            "FRONTIER_IDLE_GRACE=12",
+        )
         wait_for(lambda: helper.poll() is not None or (log.exists() and "other nodes' work" in log.read_text()))
         seeded = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0")
         finish(helper, seeded)
@@ -230,8 +277,9 @@ def test_a_crawl_waits_for_a_slow_indexer_instead_of_filling_redis(shared: Redis
     data = tmp_path / "index-data"
     with serve() as web:
         log = tmp_path / "node.log"
-        crawling = node(shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0", "INDEX_QUEUE_MAX=100",
-                        f"LOG_FILE={log}")
+        crawling = node(
+            shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0", "INDEX_QUEUE_MAX=100", f"LOG_FILE={log}"
+        )
         wait_for(lambda: log.exists() and "wait for the indexer" in log.read_text())  # it paused
         # What it had asked for before pausing is answered and parsed: the
         # request log and the queue stand still for half a second.
@@ -264,8 +312,7 @@ def test_a_page_fetched_during_a_crawl_is_found_by_search_within_30_seconds(tmp_
     data = tmp_path / "data"
     with RedisServer(tmp_path / "redis") as server, serve_site(_distinct_site(60)) as site:
         follower = indexer(server.url, data, "--follow")
-        crawling = node(server.url, tmp_path / "node", [site.url("/")], "DOWNLOAD_DELAY=0.5",
-                        "INDEX_WITH_CRAWL=0")
+        crawling = node(server.url, tmp_path / "node", [site.url("/")], "DOWNLOAD_DELAY=0.5", "INDEX_WITH_CRAWL=0")
         try:
             wait_for(lambda: any(r.path == "/p3.html" and r.status for r in site.requests))
             fetched_at = time.monotonic()
@@ -282,8 +329,12 @@ def _distinct_site(pages: int) -> dict:
     """Pages that share no text but their title's first word (none is a near copy of another)."""
     words = [f"w{hashlib.md5(str(n).encode()).hexdigest()[:6]}" for n in range(pages * 40)]
     routes = {"/": html("".join(f'<a href="/p{n}.html">report {n}</a> ' for n in range(pages)))}
-    routes.update({f"/p{n}.html": html(f"<title>Page {n}</title><p>{' '.join(words[n * 40:(n + 1) * 40])}</p>")
-                   for n in range(pages)})
+    routes.update(
+        {
+            f"/p{n}.html": html(f"<title>Page {n}</title><p>{' '.join(words[n * 40 : (n + 1) * 40])}</p>")
+            for n in range(pages)
+        }
+    )
     return routes
 
 
@@ -301,8 +352,7 @@ def _writers(pid: int) -> list[int]:
     """The index writer processes of an indexer (its forked children but
     multiprocessing's resource tracker)."""
     children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    return [int(child) for child in children
-            if b"resource_tracker" not in Path(f"/proc/{child}/cmdline").read_bytes()]
+    return [int(child) for child in children if b"resource_tracker" not in Path(f"/proc/{child}/cmdline").read_bytes()]
 
 
 def test_two_writer_processes_share_the_queue_and_a_killed_writer_loses_nothing(

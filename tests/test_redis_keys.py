@@ -79,8 +79,9 @@ def unlisted(pieces: set[str], keys: list[list[str]]) -> list[str]:
     >>> unlisted({":nodes", ":node:", ":lease:seq", ":seq:lease"}, [["web", "nodes"], ["web", "lease", "seq", "{t}"]])
     [':node:', ':seq:lease']
     """
+
     def listed(parts: list[str]) -> bool:
-        return any(key[n:n + len(parts)] == parts for key in keys for n in range(len(key)))
+        return any(key[n : n + len(parts)] == parts for key in keys for n in range(len(key)))
 
     return sorted(piece for piece in pieces if not listed([part for part in piece.split(":") if part]))
 

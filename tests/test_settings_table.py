@@ -36,8 +36,9 @@ from crawler.urls import TrapRules, UrlPolicy
 ROOT = Path(__file__).parents[1]
 SOURCES = ("crawler", "indexer", "search")
 # Settings' methods (Scrapy's Settings; a dict's get for recorded settings).
-GETTERS = frozenset(["get", "getint", "getfloat", "getbool", "getlist", "getdict", "getdictorlist",
-                     "getwithbase", "getpriority"])
+GETTERS = frozenset(
+    ["get", "getint", "getfloat", "getbool", "getlist", "getdict", "getdictorlist", "getwithbase", "getpriority"]
+)
 SETTING_NAME = re.compile(r"[A-Z][A-Z0-9_]*[A-Z0-9]")
 # The table's words for a default of None: "unset" (nothing configured: the
 # feature is off, or the embedded default is used) and "auto" (worked out
@@ -211,9 +212,12 @@ def reads(tree: ast.Module) -> Iterator[tuple[int, str, str | None]]:
 
 
 def test_the_code_reads_settings_without_fallbacks() -> None:
-    found = [f"{path}:{line}: {name} falls back to {fallback}"
-             for path, tree in _sources() for line, name, fallback in reads(tree)
-             if fallback is not None and (path, name) not in FALLBACKS_ALLOWED]
+    found = [
+        f"{path}:{line}: {name} falls back to {fallback}"
+        for path, tree in _sources()
+        for line, name, fallback in reads(tree)
+        if fallback is not None and (path, name) not in FALLBACKS_ALLOWED
+    ]
     assert not found, "defaults belong in crawler/settings.py:\n" + "\n".join(found)
 
 
@@ -227,8 +231,12 @@ def test_every_setting_the_code_reads_exists() -> None:
                 unknown.append(f"{path}:{line}: {name}")
         aliases = _module_aliases(tree)
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
-                    and SETTING_NAME.fullmatch(node.attr)):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and SETTING_NAME.fullmatch(node.attr)
+            ):
                 count += 1
                 if not hasattr(defaults, node.attr):
                     unknown.append(f"{path}:{node.lineno}: {node.value.id}.{node.attr}")
@@ -238,24 +246,33 @@ def test_every_setting_the_code_reads_exists() -> None:
 
 
 def test_the_scan_sees_a_fallback_and_an_unknown_name() -> None:
-    tree = ast.parse('s.getint("A_B", 3)\ns.get("C_D") or "x"\ns["E_F"]\nos.environ.get("G_H", "1")\n'
-                     'd.get("mode", 1)\nfloat(s.get("I_J") or 0)\n')
-    assert sorted(reads(tree), key=str) == [(1, "A_B", "3"), (2, "C_D", "or 'x'"), (2, "C_D", None),
-                                            (3, "E_F", None), (6, "I_J", None)]
+    tree = ast.parse(
+        's.getint("A_B", 3)\ns.get("C_D") or "x"\ns["E_F"]\nos.environ.get("G_H", "1")\n'
+        'd.get("mode", 1)\nfloat(s.get("I_J") or 0)\n'
+    )
+    assert sorted(reads(tree), key=str) == [
+        (1, "A_B", "3"),
+        (2, "C_D", "or 'x'"),
+        (2, "C_D", None),
+        (3, "E_F", None),
+        (6, "I_J", None),
+    ]
 
 
 # --- Defaults that stand for a setting -------------------------------------------------
 
 
-@pytest.mark.parametrize("owner, parameter, name", MIRRORS,
-                         ids=[f"{owner.__name__}.{parameter}" for owner, parameter, _ in MIRRORS])
+@pytest.mark.parametrize(
+    "owner, parameter, name", MIRRORS, ids=[f"{owner.__name__}.{parameter}" for owner, parameter, _ in MIRRORS]
+)
 def test_a_default_standing_for_a_setting_equals_it(owner: Callable[..., Any], parameter: str, name: str) -> None:
     if dataclasses.is_dataclass(owner):
         default = next(field.default for field in dataclasses.fields(owner) if field.name == parameter)
     else:
         default = inspect.signature(owner).parameters[parameter].default
-    assert _same(default, getattr(defaults, name)), \
+    assert _same(default, getattr(defaults, name)), (
         f"{owner.__name__}({parameter}={default!r}) stands for {name} = {getattr(defaults, name)!r}"
+    )
 
 
 def test_docstrings_state_the_defaults_there_are() -> None:

@@ -74,14 +74,24 @@ def test_a_busy_node_fetches_urls_pushed_to_web_start_urls_as_seeds(shared: Redi
     assert first_pushed < max(r.time for r in busy.requests), "read only once the node was out of work"
 
 
-def test_a_node_without_seeds_reads_a_set_in_the_database_redis_params_names(shared: RedisServer,
-                                                                             tmp_path: Path) -> None:
+def test_a_node_without_seeds_reads_a_set_in_the_database_redis_params_names(
+    shared: RedisServer, tmp_path: Path
+) -> None:
     url = f"redis://127.0.0.1:{shared.port}"  # no database in the URL: REDIS_PARAMS names it
     log = tmp_path / "node.log"
     with serve_site(_SITE) as site:
-        waiting = node(url, tmp_path / "a", [], "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0", f"LOG_FILE={log}",
-                       "FRONTIER_IDLE_GRACE=8", 'REDIS_PARAMS={"db": 3}', "REDIS_START_URLS_AS_SET=True",
-                       "REDIS_START_URLS_KEY=feed:%(name)s")
+        waiting = node(
+            url,
+            tmp_path / "a",
+            [],
+            "DOWNLOAD_DELAY=0.05",
+            "INDEX_WITH_CRAWL=0",
+            f"LOG_FILE={log}",
+            "FRONTIER_IDLE_GRACE=8",
+            'REDIS_PARAMS={"db": 3}',
+            "REDIS_START_URLS_AS_SET=True",
+            "REDIS_START_URLS_KEY=feed:%(name)s",
+        )
         wait_for(lambda: _waiting(log, waiting))
         redis.Redis.from_url(f"{url}/3").sadd("feed:web", site.url("/"))
         finish(waiting)
@@ -90,8 +100,9 @@ def test_a_node_without_seeds_reads_a_set_in_the_database_redis_params_names(sha
     assert redis.Redis.from_url(f"{url}/0").dbsize() == 0
 
 
-def test_entries_are_read_a_batch_at_a_time_in_scrapy_redis_order(shared: RedisServer,
-                                                                    caplog: pytest.LogCaptureFixture) -> None:
+def test_entries_are_read_a_batch_at_a_time_in_scrapy_redis_order(
+    shared: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
     client = redis.Redis.from_url(shared.url)
     client.lpush("web:start_urls", *(f"http://a.test/{n}" for n in range(5)), "ftp://a.test/", "{broken")
     client.zadd("ranked", {"http://a.test/low": 1, "http://a.test/high": 9})
@@ -100,8 +111,10 @@ def test_entries_are_read_a_batch_at_a_time_in_scrapy_redis_order(shared: RedisS
     assert [url for url, _ in first] == ["ftp://a.test/", "http://a.test/4", "http://a.test/3"] and more
     assert [url for url, _ in reading.read()[0]] == ["http://a.test/2", "http://a.test/1", "http://a.test/0"]
     assert reading.read() == ([], False) and "Dropped an entry of web:start_urls" in caplog.text
-    assert [url for url, _ in StartUrls(client, "ranked", "zset").read()[0]] == ["http://a.test/high",
-                                                                                "http://a.test/low"]
+    assert [url for url, _ in StartUrls(client, "ranked", "zset").read()[0]] == [
+        "http://a.test/high",
+        "http://a.test/low",
+    ]
     client.sadd("web:start_urls", "http://a.test/in-a-set")
     assert reading.read() == ([], False) and reading.read() == ([], False)  # a list was expected: said once
     assert caplog.text.count("Cannot read start URLs from web:start_urls as a list") == 1
@@ -109,8 +122,9 @@ def test_entries_are_read_a_batch_at_a_time_in_scrapy_redis_order(shared: RedisS
 
 
 def test_redis_params_reach_the_client(shared: RedisServer) -> None:
-    settings = Settings({"REDIS_URL": f"redis://127.0.0.1:{shared.port}",
-                         "REDIS_PARAMS": {"socket_timeout": 0.3, "db": 2}})
+    settings = Settings(
+        {"REDIS_URL": f"redis://127.0.0.1:{shared.port}", "REDIS_PARAMS": {"socket_timeout": 0.3, "db": 2}}
+    )
     client, url, _ = connect(settings)
     assert url == f"redis://127.0.0.1:{shared.port}/2"  # what the indexer beside the crawl is given
     client.set("here", 1)
@@ -121,10 +135,13 @@ def test_redis_params_reach_the_client(shared: RedisServer) -> None:
     assert time.monotonic() - started < 3
 
 
-@pytest.mark.parametrize("setting, said", [
-    ("REDIS_HOST=redis-host", "REDIS_HOST is not read"),
-    ('REDIS_PARAMS={"decode_responses": true}', "decode_responses cannot be used"),
-])
+@pytest.mark.parametrize(
+    "setting, said",
+    [
+        ("REDIS_HOST=redis-host", "REDIS_HOST is not read"),
+        ('REDIS_PARAMS={"decode_responses": true}', "decode_responses cannot be used"),
+    ],
+)
 def test_settings_the_crawl_cannot_honour_are_refused(setting: str, said: str, tmp_path: Path) -> None:
     done = crawl(["http://127.0.0.1:9/"], tmp_path / "data", setting, timeout=60)
     assert done.returncode == 2 and said in done.stderr, done.stderr[-2000:]
@@ -133,8 +150,15 @@ def test_settings_the_crawl_cannot_honour_are_refused(setting: str, said: str, t
 def test_a_node_on_a_cluster_reads_start_urls(tmp_path: Path) -> None:
     log = tmp_path / "node.log"
     with RedisClusterServers(tmp_path / "cluster") as cluster, serve_site(_SITE) as site:
-        waiting = node(cluster.url, tmp_path / "a", [], "DOWNLOAD_DELAY=0.05", "INDEX_WITH_CRAWL=0",
-                       f"LOG_FILE={log}", "FRONTIER_IDLE_GRACE=8")
+        waiting = node(
+            cluster.url,
+            tmp_path / "a",
+            [],
+            "DOWNLOAD_DELAY=0.05",
+            "INDEX_WITH_CRAWL=0",
+            f"LOG_FILE={log}",
+            "FRONTIER_IDLE_GRACE=8",
+        )
         wait_for(lambda: _waiting(log, waiting))
         client_for(cluster.url).lpush("web:start_urls", site.url("/"))
         finish(waiting)

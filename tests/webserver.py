@@ -108,8 +108,11 @@ def serve_site(routes: Mapping[str, Route], default: Route | None = None) -> Ite
             if reply is None:
                 reply = page("<title>Not found</title><p>Not found</p>", status=404)
             if reply.status == 200 and _not_modified(reply, self.headers):
-                reply = Reply(b"", 304, {name: value for name, value in reply.headers.items()
-                                         if name in ("ETag", "Last-Modified")})
+                reply = Reply(
+                    b"",
+                    304,
+                    {name: value for name, value in reply.headers.items() if name in ("ETag", "Last-Modified")},
+                )
             size = 0 if self.command == "HEAD" else len(reply.body)
             with lock:
                 log[index] = log[index]._replace(status=reply.status, size=size)

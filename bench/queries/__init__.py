@@ -112,8 +112,9 @@ def dump(queries: Iterable[Query], path: Path) -> None:
 def sets(site: str, directory: Path = HERE) -> dict[str, Path]:
     """The query sets of ``site`` found under ``directory``: kind -> file,
     the automatic ones by name, then ``hand`` when a person wrote one."""
-    found = {path.name[len(site) + 1 : -len(".jsonl")]: path
-             for path in sorted((directory / "auto").glob(f"{site}.*.jsonl"))}
+    found = {
+        path.name[len(site) + 1 : -len(".jsonl")]: path for path in sorted((directory / "auto").glob(f"{site}.*.jsonl"))
+    }
     hand = directory / "hand" / f"{site}.jsonl"
     if hand.is_file():
         found["hand"] = hand

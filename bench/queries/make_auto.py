@@ -56,8 +56,15 @@ from bench.docsites import DocSite, Edition, by_name
 from bench.queries import HERE, Query, dump
 
 __all__ = [
-    "InventoryItem", "read_inventory", "title_suffixes", "strip_title", "strip_numbering",
-    "headings", "reachable", "site_sets", "main",
+    "InventoryItem",
+    "read_inventory",
+    "title_suffixes",
+    "strip_title",
+    "strip_numbering",
+    "headings",
+    "reachable",
+    "site_sets",
+    "main",
 ]
 
 HEADINGS_MAX = 200
@@ -116,7 +123,7 @@ def title_suffixes(titles: Sequence[str], share: float = 0.5) -> list[str]:
     """
     counts: Counter[str] = Counter()
     for title in titles:
-        counts.update({title[match.start():] for match in _SEPARATOR.finditer(title)})
+        counts.update({title[match.start() :] for match in _SEPARATOR.finditer(title)})
     least = max(2.0, share * len(titles))
     return sorted((tail for tail, count in counts.items() if count >= least), key=lambda t: (-len(t), t))
 
@@ -172,9 +179,7 @@ def _heading_text(heading: lxml.html.HtmlElement) -> str:
 
 
 def _is_section(element: lxml.html.HtmlElement) -> bool:
-    return element.tag == "section" or (
-        element.tag == "div" and "section" in (element.get("class") or "").split()
-    )
+    return element.tag == "section" or (element.tag == "div" and "section" in (element.get("class") or "").split())
 
 
 def _fragment(heading: lxml.html.HtmlElement) -> str:
@@ -262,8 +267,11 @@ def html_files(root: Path) -> list[str]:
 
 def _edition(pages: dict[str, _Page], site: DocSite, edition: Edition) -> list[_Page]:
     """The edition's pages, copies left out."""
-    return [page for path, page in pages.items()
-            if path not in site.copies and fnmatch.fnmatch(path.rsplit("/", 1)[-1], edition.pattern)]
+    return [
+        page
+        for path, page in pages.items()
+        if path not in site.copies and fnmatch.fnmatch(path.rsplit("/", 1)[-1], edition.pattern)
+    ]
 
 
 def _url(path: str) -> tuple[str]:
@@ -302,10 +310,13 @@ def heading_queries(pages: Sequence[_Page], seed: str, limit: int = HEADINGS_MAX
         for level, text, fragment in page.headings:
             candidates.append((text.casefold(), page.path, Query(text, _url(page.path), fragment, f"h{level}")))
     # A page's heading that is its title is the titles set's question.
-    unique = sorted((query for query in _unique(candidates) if (query.urls, query.query.casefold()) not in titles),
-                    key=lambda q: (q.urls, q.fragment, q.query))
-    return sorted(random.Random(seed).sample(unique, min(limit, len(unique))),
-                  key=lambda q: (q.urls, q.fragment, q.query))
+    unique = sorted(
+        (query for query in _unique(candidates) if (query.urls, query.query.casefold()) not in titles),
+        key=lambda q: (q.urls, q.fragment, q.query),
+    )
+    return sorted(
+        random.Random(seed).sample(unique, min(limit, len(unique))), key=lambda q: (q.urls, q.fragment, q.query)
+    )
 
 
 # --- objects.inv ---------------------------------------------------------------------
@@ -360,8 +371,7 @@ def _typed(item: InventoryItem) -> str:
     return _API_ROLES[item.role].format(name=item.name, last=parts[-1], last2=".".join(parts[-2:]))
 
 
-def api_queries(items: Sequence[InventoryItem], pages: Iterable[str], seed: str,
-                limit: int = API_MAX) -> list[Query]:
+def api_queries(items: Sequence[InventoryItem], pages: Iterable[str], seed: str, limit: int = API_MAX) -> list[Query]:
     """At most ``limit`` API names whose page is among ``pages``, taken in
     turn from each role (so that few functions do not crowd out the settings)."""
     known = set(pages)
@@ -426,8 +436,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     for site in sites:
         if not all((site.root / seed).is_file() for seed in site.seeds):
-            print(f"{site.name}: not installed ({', '.join(site.packages)}); its files are left as they are",
-                  file=sys.stderr)
+            print(
+                f"{site.name}: not installed ({', '.join(site.packages)}); its files are left as they are",
+                file=sys.stderr,
+            )
             continue
         counts = write(site)
         print(f"{site.name}: " + ", ".join(f"{kind} {count}" for kind, count in counts.items()))

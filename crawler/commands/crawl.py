@@ -67,12 +67,14 @@ def _one_line_on_failure(started: Any) -> None:
         return False
 
     if hasattr(started, "add_done_callback"):  # an asyncio task (Scrapy's asyncio crawler process)
+
         def retrieve(task: Any) -> None:
             if task.cancelled():
                 return
             error = task.exception()  # retrieved here: asyncio no longer logs it with a traceback
             if error is not None and not said(error):
                 logger.error("The crawl failed to start", exc_info=error)
+
         started.add_done_callback(retrieve)
     else:  # a Twisted Deferred
         started.addErrback(lambda failure: None if said(failure.value) else failure)

@@ -35,7 +35,10 @@ from typing import Protocol
 from crawler.extractors import html, media, pdf, text
 from crawler.extractors.lang import guess_lang
 from crawler.extractors.location import (
-    Resolve, link_header_canonical, refresh_target, same_site,
+    Resolve,
+    link_header_canonical,
+    refresh_target,
+    same_site,
 )
 from crawler.extractors.page import Link, Page
 from crawler.extractors.sniff import GENERIC, magic, media_type_of, sniff
@@ -46,7 +49,11 @@ __all__ = ["Extraction", "Extractor", "Link", "Page", "SKIP_REASONS", "extract",
 #: Why a body gave no page. "binary_as_html"/"binary_as_text": junk served as
 #: text; "unknown_type": a type no extractor reads (CSS, scripts, JSON, fonts...).
 SKIP_REASONS = (
-    "empty", "unknown_type", "binary_as_html", "binary_as_text", "pdf_unreadable",
+    "empty",
+    "unknown_type",
+    "binary_as_html",
+    "binary_as_text",
+    "pdf_unreadable",
     "pdf_encrypted",
 )
 
@@ -54,9 +61,7 @@ SKIP_REASONS = (
 class Extractor(Protocol):
     """What a type's module provides: a page from a body, or a skip reason."""
 
-    def __call__(
-        self, body: bytes, url: str, content_type: str | None, resolve: Resolve
-    ) -> Page | str: ...
+    def __call__(self, body: bytes, url: str, content_type: str | None, resolve: Resolve) -> Page | str: ...
 
 
 _MODULES = (html, text, pdf, media)

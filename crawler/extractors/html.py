@@ -44,15 +44,70 @@ MEDIA_TYPES = ("text/html", "application/xhtml+xml")
 # Their text is never body content. (Not "head": libxml2's HTML4 parser puts
 # HTML5 elements that come before any body element, <main> included, there.)
 _DROPPED = frozenset(
-    ["script", "style", "noscript", "template", "svg", "math", "iframe", "object", "canvas",
-     "select", "button", "title", "meta", "link", "base"]
+    [
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "svg",
+        "math",
+        "iframe",
+        "object",
+        "canvas",
+        "select",
+        "button",
+        "title",
+        "meta",
+        "link",
+        "base",
+    ]
 )
 _BLOCK = frozenset(
-    ["address", "article", "blockquote", "br", "dd", "details", "div", "dl", "dt",
-     "fieldset", "figcaption", "figure", "form", "h1", "h2", "h3", "h4", "h5", "h6",
-     "hr", "li", "main", "ol", "p", "pre", "section", "summary", "table", "td", "th",
-     "tr", "ul", "caption", "tbody", "thead", "tfoot", "body", "head", "html",
-     "nav", "aside", "header", "footer"]
+    [
+        "address",
+        "article",
+        "blockquote",
+        "br",
+        "dd",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "li",
+        "main",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "td",
+        "th",
+        "tr",
+        "ul",
+        "caption",
+        "tbody",
+        "thead",
+        "tfoot",
+        "body",
+        "head",
+        "html",
+        "nav",
+        "aside",
+        "header",
+        "footer",
+    ]
 )
 _HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 _EMPHASIS = frozenset(["b", "strong", "em", "i", "mark", "big"])
@@ -161,9 +216,7 @@ _TAG = re.compile(
     re.DOTALL | re.IGNORECASE,
 )
 # Not counted: void elements, and links (kept wherever they are; they never nest).
-_UNCOUNTED = frozenset(
-    b"area base br col embed hr img input link meta param source track wbr a".split()
-)
+_UNCOUNTED = frozenset(b"area base br col embed hr img input link meta param source track wbr a".split())
 _BLOCK_BYTES = frozenset(tag.encode() for tag in _BLOCK)
 
 
@@ -254,7 +307,7 @@ def lead(blocks: list[str], headings: list[str]) -> str:
             start = 0
     titles = set(headings)
     low, high = _LEAD_WORDS
-    for block in blocks[start:start + _LEAD_BLOCKS]:
+    for block in blocks[start : start + _LEAD_BLOCKS]:
         if block in titles:
             continue
         words = len(block.split())
@@ -301,9 +354,7 @@ class _Head:
             elif name == "keywords":
                 page.keywords = content
             elif name == "robots":
-                page.robots = page.robots | {
-                    token.strip().lower() for token in content.split(",") if token.strip()
-                }
+                page.robots = page.robots | {token.strip().lower() for token in content.split(",") if token.strip()}
             return
         equiv = (element.get("http-equiv") or "").strip().lower()
         if equiv == "refresh" and self.refresh is None:
@@ -457,9 +508,7 @@ class _Walker:
             sections.append([anchor.strip(), text, tag])
 
     def _styled(self, element: lxml.etree._Element, tag: str, style: str | None) -> None:
-        if (style and _emphatic_style(style)) or (
-            tag == "font" and _larger_font(element.get("size") or "")
-        ):
+        if (style and _emphatic_style(style)) or (tag == "font" and _larger_font(element.get("size") or "")):
             text = _clean(_text_of(element))
             if text and len(text) <= _MAX_STYLED_EMPHASIS:
                 self.page.emphasis.append(text)

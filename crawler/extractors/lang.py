@@ -47,7 +47,7 @@ def cjk_ratio(text: str) -> float:
 
 
 def guess_lang(text: str) -> str:
-    """"zh", "ja" or "ko" for mostly-CJK text, "en" for English, else "".
+    """ "zh", "ja" or "ko" for mostly-CJK text, "en" for English, else "".
 
     >>> guess_lang("西湖龙井是中国著名的绿茶。"), guess_lang("東京は日本の首都です。")
     ('zh', 'ja')

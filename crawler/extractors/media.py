@@ -18,20 +18,39 @@ from crawler.extractors.page import Page
 __all__ = ["MEDIA_TYPES", "extract", "file_name"]
 
 MEDIA_TYPES = (
-    "image/*", "audio/*", "video/*",
+    "image/*",
+    "audio/*",
+    "video/*",
     # archives and packages
-    "application/zip", "application/gzip", "application/x-gzip", "application/x-tar",
-    "application/x-gtar", "application/x-bzip2", "application/x-xz", "application/zstd",
-    "application/x-7z-compressed", "application/x-rar-compressed", "application/vnd.rar",
-    "application/java-archive", "application/vnd.android.package-archive",
-    "application/x-debian-package", "application/x-rpm", "application/x-iso9660-image",
+    "application/zip",
+    "application/gzip",
+    "application/x-gzip",
+    "application/x-tar",
+    "application/x-gtar",
+    "application/x-bzip2",
+    "application/x-xz",
+    "application/zstd",
+    "application/x-7z-compressed",
+    "application/x-rar-compressed",
+    "application/vnd.rar",
+    "application/java-archive",
+    "application/vnd.android.package-archive",
+    "application/x-debian-package",
+    "application/x-rpm",
+    "application/x-iso9660-image",
     "application/x-apple-diskimage",
     # programs
-    "application/x-msdownload", "application/x-msi", "application/x-executable",
+    "application/x-msdownload",
+    "application/x-msi",
+    "application/x-executable",
     "application/x-shockwave-flash",
     # office documents (no extractor yet)
-    "application/msword", "application/rtf", "application/epub+zip", "application/vnd.ms-*",
-    "application/vnd.openxmlformats-officedocument.*", "application/vnd.oasis.opendocument.*",
+    "application/msword",
+    "application/rtf",
+    "application/epub+zip",
+    "application/vnd.ms-*",
+    "application/vnd.openxmlformats-officedocument.*",
+    "application/vnd.oasis.opendocument.*",
     # binary bodies of unknown kind (sniffed from a generic or missing type)
     "application/octet-stream",
 )

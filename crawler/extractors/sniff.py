@@ -26,11 +26,18 @@ import re
 __all__ = ["GENERIC", "media_type_of", "magic", "sniff", "binary_text"]
 
 #: Types that say nothing about the body.
-GENERIC = frozenset([
-    "application/octet-stream", "binary/octet-stream", "application/unknown",
-    "unknown/unknown", "application/x-unknown-content-type", "application/force-download",
-    "application/download", "*/*",
-])
+GENERIC = frozenset(
+    [
+        "application/octet-stream",
+        "binary/octet-stream",
+        "application/unknown",
+        "unknown/unknown",
+        "application/x-unknown-content-type",
+        "application/force-download",
+        "application/download",
+        "*/*",
+    ]
+)
 
 _MEDIA_TYPE = re.compile(r"\s*([a-z0-9!#$&^_.+\-]+/[a-z0-9!#$&^_.+\-*]+)\s*(?:[;,]|$)", re.I)
 _SIGNATURES: tuple[tuple[bytes, int, str], ...] = (
@@ -63,8 +70,7 @@ _SIGNATURES: tuple[tuple[bytes, int, str], ...] = (
 # Second halves of two-part signatures: (bytes, at offset, media type).
 _CONTAINERS = {
     b"\x00\x00\x00": ((b"ftyp", 4, "video/mp4"),),
-    b"RIFF": ((b"WEBP", 8, "image/webp"), (b"AVI ", 8, "video/x-msvideo"),
-              (b"WAVE", 8, "audio/wav")),
+    b"RIFF": ((b"WEBP", 8, "image/webp"), (b"AVI ", 8, "video/x-msvideo"), (b"WAVE", 8, "audio/wav")),
 }
 _HTML_MARKER = re.compile(
     rb"\s*(?:<\?xml[^>]*>\s*)?(?:<!--|(?:<!doctype\s+html|<html|<head|<script|<iframe|<h1|<div"
@@ -129,7 +135,7 @@ def sniff(body: bytes) -> str:
     head = body[:_SNIFF_LENGTH]
     for bom in (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"):
         if head.startswith(bom):
-            head = head[len(bom):].replace(b"\x00", b"") if len(bom) == 2 else head[3:]
+            head = head[len(bom) :].replace(b"\x00", b"") if len(bom) == 2 else head[3:]
             break
     if _HTML_MARKER.match(head):
         return "text/html"

@@ -123,8 +123,10 @@ def seed_url(url: str, policy: UrlPolicy) -> str:
     except ValueError as exc:
         raise ValueError(f"bad seed URL {url!r}: {exc}") from None
     if "@" in urlsplit(canonical).netloc:
-        raise ValueError("a seed URL holds credentials: a site owner's credentials go in the file "
-                         "CRAWLER_CREDENTIALS_FILE names, never on the command line")
+        raise ValueError(
+            "a seed URL holds credentials: a site owner's credentials go in the file "
+            "CRAWLER_CREDENTIALS_FILE names, never on the command line"
+        )
     if not canonical.startswith(("http://", "https://")):
         raise ValueError(f"bad seed URL {url!r}: only http and https can be crawled")
     return canonical
@@ -167,20 +169,28 @@ def recrawl_mode(value: str | None) -> str | None:
 
 
 def check_arguments(
-    settings: Any, seeds: str | None = None, seeds_file: str | None = None,
-    scope: str = "host", recrawl: str | None = None, **others: Any,
+    settings: Any,
+    seeds: str | None = None,
+    seeds_file: str | None = None,
+    scope: str = "host",
+    recrawl: str | None = None,
+    **others: Any,
 ) -> None:
     """Raise UsageError for spider arguments the crawl cannot run with."""
     unknown = sorted(others)
     if unknown:
-        raise UsageError(f"unknown spider argument(s): {', '.join(unknown)}; "
-                         "the web spider takes seeds, seeds_file, scope and recrawl")
+        raise UsageError(
+            f"unknown spider argument(s): {', '.join(unknown)}; "
+            "the web spider takes seeds, seeds_file, scope and recrawl"
+        )
     for name in ("REDIS_HOST", "REDIS_PORT"):
         if settings.get(name):
             # scrapy-redis' settings: read as they are not, they would leave a
             # node crawling alone on its embedded server.
-            raise UsageError(f"{name} is not read: a shared Redis is named by REDIS_URL "
-                             "(redis://HOST:PORT/DB); without it the crawl runs on its own embedded server")
+            raise UsageError(
+                f"{name} is not read: a shared Redis is named by REDIS_URL "
+                "(redis://HOST:PORT/DB); without it the crawl runs on its own embedded server"
+            )
     try:
         Scope(scope)
         RevisitBounds.from_settings(settings)
@@ -194,8 +204,10 @@ def check_arguments(
     if not urls and not revisiting and not settings.get("REDIS_URL") and not frontier.exists():
         # Nothing queued either: no crawl ever ran here (with REDIS_URL, or a
         # data directory that has one, the spider finds out when it opens).
-        raise UsageError(f"nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE); "
-                         f"{frontier.parent} holds no crawl to resume")
+        raise UsageError(
+            f"nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE); "
+            f"{frontier.parent} holds no crawl to resume"
+        )
 
 
 class WebSpider(Spider):
@@ -276,11 +288,17 @@ class WebSpider(Spider):
 
     def _opened(self, spider: Spider) -> None:
         self.frontier = Frontier.for_crawler(self.crawler)
-        self.pages = PageLogic(self.policy, self.links, self.agent,
-                               _SharedMemory(self.frontier, self.crawler.stats),
-                               self.crawler.stats.inc_value, self.boilerplate, self.revisit_bounds,
-                               max_links=self.crawler.settings.getint("LINKS_MAX_PER_PAGE"),
-                               max_offsite_links=self.crawler.settings.getint("LINKS_MAX_OFFSITE_PER_PAGE"))
+        self.pages = PageLogic(
+            self.policy,
+            self.links,
+            self.agent,
+            _SharedMemory(self.frontier, self.crawler.stats),
+            self.crawler.stats.inc_value,
+            self.boilerplate,
+            self.revisit_bounds,
+            max_links=self.crawler.settings.getint("LINKS_MAX_PER_PAGE"),
+            max_offsite_links=self.crawler.settings.getint("LINKS_MAX_OFFSITE_PER_PAGE"),
+        )
         if self._extract_processes:
             self.extractor = ExtractPool(self._extract_processes, self.policy)
         self.frontier.add_scope(urlsplit(url).hostname or "" for url in self.seeds)
@@ -288,8 +306,13 @@ class WebSpider(Spider):
         self._scope_read = time.monotonic()
         self._refresh_purged(force=True)
         self._pushed = pushed = StartUrls.from_settings(self.crawler.settings, self.frontier.client, self.name)
-        nothing = (not self.seeds and not len(self.frontier) and not self.recrawl and not pushed.waiting()
-                   and not self._others_at_work())
+        nothing = (
+            not self.seeds
+            and not len(self.frontier)
+            and not self.recrawl
+            and not pushed.waiting()
+            and not self._others_at_work()
+        )
         if nothing and self.frontier.embedded is not None:
             logger.error(
                 "Nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE), "
@@ -303,8 +326,7 @@ class WebSpider(Spider):
             # A shared frontier: a node started beside the first one may
             # look before that one has queued its seeds. It waits for
             # work as long as an idle node does (FRONTIER_IDLE_GRACE).
-            logger.info("No seeds and nothing queued yet: this node waits for the other nodes' work "
-                        "and for start URLs")
+            logger.info("No seeds and nothing queued yet: this node waits for the other nodes' work and for start URLs")
 
     def _others_at_work(self) -> bool:
         """Whether other nodes of a shared crawl hold requests (they may yet find links)."""
@@ -372,8 +394,11 @@ class WebSpider(Spider):
             # refusal of its settings (NOREPLICAS, OOM); they stay queued.
             if str(exc) != self._pushed_refused:
                 self._pushed_refused = str(exc)
-                logger.warning("Redis refuses the start URLs of %s (%s): they stay there, and are read once it "
-                               "takes writes again", self._pushed.key, exc)
+                logger.warning(
+                    "Redis refuses the start URLs of %s (%s): they stay there, and are read once it takes writes again",
+                    self._pushed.key,
+                    exc,
+                )
             return False
         self._pushed_refused = None
         for request in requests:
@@ -410,7 +435,9 @@ class WebSpider(Spider):
                 due += 1
                 stats.inc_value("recrawl/due")
                 yield Request(
-                    url, headers=conditional_headers(etag, last_modified), errback=self.failed,
+                    url,
+                    headers=conditional_headers(etag, last_modified),
+                    errback=self.failed,
                     meta={"revisit": {"after": fetched}, "handle_httpstatus_list": [304]},
                 )
         logger.info("Revisiting %d known pages (%s)", due, "all" if self.recrawl == "all" else "due by now")
@@ -502,8 +529,12 @@ class WebSpider(Spider):
 
     def _probe(self, site: str) -> Request:
         url = f"{site}/lantern-probe-{uuid.uuid4().hex[:12]}/no-such-page.html"
-        return Request(self.policy.canonicalize(url), callback=self.parse_probe,
-                       meta={"handle_httpstatus_all": True, "soft404_probe": True}, dont_filter=True)
+        return Request(
+            self.policy.canonicalize(url),
+            callback=self.parse_probe,
+            meta={"handle_httpstatus_all": True, "soft404_probe": True},
+            dont_filter=True,
+        )
 
     def parse_probe(self, response: Response) -> Iterator[Any]:
         """Remember what the site answers for a page that does not exist."""
@@ -582,7 +613,6 @@ class WebSpider(Spider):
                 reason,
                 url,
             )
-
 
 
 def fetched(response: Response) -> Fetched:

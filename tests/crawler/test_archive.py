@@ -24,13 +24,18 @@ FAST = ("DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=4", "LOG_LEVEL=INFO"
 BIG = "<title>Big</title>" + "<p>long tide tables for the harbour</p>" * 2000  # about 80 KB
 ROUTES = {
     "/robots.txt": text("User-agent: *\nDisallow: /private/\n"),
-    "/": page("<title>Home</title><a href='/a'>A</a> <a href='/old'>Old</a> <a href='/gone'>Gone</a>"
-              " <a href='/zipped'>Zipped</a> <a href='/big'>Big</a> <a href='/private/x'>X</a>"),
+    "/": page(
+        "<title>Home</title><a href='/a'>A</a> <a href='/old'>Old</a> <a href='/gone'>Gone</a>"
+        " <a href='/zipped'>Zipped</a> <a href='/big'>Big</a> <a href='/private/x'>X</a>"
+    ),
     "/a": page("<title>A</title><p>Lighthouse keepers of the northern coast.</p>"),
     "/old": Reply(b"", 301, {"Location": "/new"}),
     "/new": page("<title>New</title><p>The lighthouse moved here.</p>"),
-    "/zipped": Reply(gzip.compress("<title>Zipped</title><p>Kept compressed.</p>".encode()), 200,
-                     {"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "gzip"}),
+    "/zipped": Reply(
+        gzip.compress("<title>Zipped</title><p>Kept compressed.</p>".encode()),
+        200,
+        {"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "gzip"},
+    ),
     "/big": page(BIG),
 }
 
@@ -70,8 +75,8 @@ def test_every_request_the_server_answered_is_archived_with_its_response(archive
         assert record.http_headers.protocol == "GET"
         assert record.http_headers.get_header("User-Agent").startswith("LanternBot/")
     archived_paths = Counter(
-        urlsplit(h["WARC-Target-URI"]).path + (f"?{urlsplit(h['WARC-Target-URI']).query}"
-                                               if urlsplit(h["WARC-Target-URI"]).query else "")
+        urlsplit(h["WARC-Target-URI"]).path
+        + (f"?{urlsplit(h['WARC-Target-URI']).query}" if urlsplit(h["WARC-Target-URI"]).query else "")
         for h, _ in responses.values()
     )
     assert archived_paths == Counter(site.paths())
@@ -80,8 +85,7 @@ def test_every_request_the_server_answered_is_archived_with_its_response(archive
 
 def test_redirects_errors_and_compressed_bodies_are_kept_as_received(archived) -> None:
     _, archive, _ = archived
-    by_path = {urlsplit(h["WARC-Target-URI"]).path: r
-               for _, h, r in records(archive) if h["WARC-Type"] == "response"}
+    by_path = {urlsplit(h["WARC-Target-URI"]).path: r for _, h, r in records(archive) if h["WARC-Type"] == "response"}
     old = by_path["/old"]
     assert old.http_headers.get_statuscode() == "301"
     assert old.http_headers.get_header("Location") == "/new"
@@ -97,8 +101,11 @@ def test_redirects_errors_and_compressed_bodies_are_kept_as_received(archived) -
 
 def test_the_redirect_chain_is_kept_beside_the_response(archived) -> None:
     _, archive, _ = archived
-    metadata = {urlsplit(h["WARC-Target-URI"]).path: r.payload.decode()
-                for _, h, r in records(archive) if h["WARC-Type"] == "metadata"}
+    metadata = {
+        urlsplit(h["WARC-Target-URI"]).path: r.payload.decode()
+        for _, h, r in records(archive)
+        if h["WARC-Type"] == "metadata"
+    }
     assert "lantern-redirect: http://127.0.0.1:" in metadata["/new"]
     assert "lantern-role: robots" in metadata["/robots.txt"]
     assert "lantern-depth: 1" in metadata["/a"]
@@ -106,8 +113,9 @@ def test_the_redirect_chain_is_kept_beside_the_response(archived) -> None:
 
 def test_a_body_cut_off_at_download_maxsize_is_archived_as_received_and_marked(archived) -> None:
     _, archive, _ = archived
-    (big,) = [(h, r) for _, h, r in records(archive)
-              if h["WARC-Type"] == "response" and h["WARC-Target-URI"].endswith("/big")]
+    (big,) = [
+        (h, r) for _, h, r in records(archive) if h["WARC-Type"] == "response" and h["WARC-Target-URI"].endswith("/big")
+    ]
     headers, record = big
     assert headers["WARC-Truncated"] == "length"
     assert 20000 < len(record.payload) < len(BIG.encode())

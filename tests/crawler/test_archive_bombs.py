@@ -101,18 +101,27 @@ SMALL_BOMB = _bomb(8 * 1024 * 1024)
 
 def _archived(tmp_path: Path, settings: dict) -> tuple[Fetch, dict]:
     with ArchiveWriter(tmp_path / "archive", 1 << 30, settings=settings) as writer:
-        writer.write(Fetch("http://127.0.0.1:9/bomb.html", 200, [
-            ("Content-Type", "text/html; charset=utf-8"), ("Content-Encoding", "gzip")], SMALL_BOMB))
+        writer.write(
+            Fetch(
+                "http://127.0.0.1:9/bomb.html",
+                200,
+                [("Content-Type", "text/html; charset=utf-8"), ("Content-Encoding", "gzip")],
+                SMALL_BOMB,
+            )
+        )
     reader = ArchiveReader(tmp_path / "archive")
     ((_, fetch),) = list(reader)
     return fetch, reader.settings
 
 
-@pytest.mark.parametrize(("recorded", "kept"), [
-    ({"DOWNLOAD_MAXSIZE": MAXSIZE}, False),  # what the crawl ran with, as the archive records it
-    ({"DOWNLOAD_MAXSIZE": 2 * MAXSIZE}, True),
-    ({}, True),  # an archive that does not record it: today's default (10 MiB)
-])
+@pytest.mark.parametrize(
+    ("recorded", "kept"),
+    [
+        ({"DOWNLOAD_MAXSIZE": MAXSIZE}, False),  # what the crawl ran with, as the archive records it
+        ({"DOWNLOAD_MAXSIZE": 2 * MAXSIZE}, True),
+        ({}, True),  # an archive that does not record it: today's default (10 MiB)
+    ],
+)
 def test_a_replayed_body_inflates_to_the_limit_the_archive_records(tmp_path: Path, recorded, kept) -> None:
     fetch, settings = _archived(tmp_path, recorded)
     (logic_settings,) = settings.values()
@@ -124,19 +133,28 @@ def test_a_replayed_body_inflates_to_the_limit_the_archive_records(tmp_path: Pat
 
 
 # A fixed gzip time stamp: the same bytes, so the same test ids, in every process of a run.
-@pytest.mark.parametrize(("headers", "body", "limit", "expected", "left"), [
-    ([("Content-Encoding", "gzip")], gzip.compress(b"x" * 100, mtime=0), 10, b"x" * 10, []),
-    ([("Content-Encoding", "gzip")], gzip.compress(b"x" * 100, mtime=0), 0, b"x" * 100, []),
-    ([("Content-Encoding", "identity, gzip")], gzip.compress(b"page", mtime=0), 10, b"page", []),
-    ([("Content-Encoding", "compress, gzip")], gzip.compress(b"page", mtime=0), 10, b"page",
-     [("Content-Encoding", "compress")]),
-    ([("Content-Type", "text/html")], b"plain", 2, b"plain", [("Content-Type", "text/html")]),
-])
+@pytest.mark.parametrize(
+    ("headers", "body", "limit", "expected", "left"),
+    [
+        ([("Content-Encoding", "gzip")], gzip.compress(b"x" * 100, mtime=0), 10, b"x" * 10, []),
+        ([("Content-Encoding", "gzip")], gzip.compress(b"x" * 100, mtime=0), 0, b"x" * 100, []),
+        ([("Content-Encoding", "identity, gzip")], gzip.compress(b"page", mtime=0), 10, b"page", []),
+        (
+            [("Content-Encoding", "compress, gzip")],
+            gzip.compress(b"page", mtime=0),
+            10,
+            b"page",
+            [("Content-Encoding", "compress")],
+        ),
+        ([("Content-Type", "text/html")], b"plain", 2, b"plain", [("Content-Type", "text/html")]),
+    ],
+)
 def test_decode_body_undoes_what_the_crawl_undid(headers, body, limit, expected, left) -> None:
     decoded, kept = decode_body(headers, body, limit)
     assert decoded == expected
     assert [pair for pair in kept if pair[0] == "Content-Encoding"] == [
-        pair for pair in left if pair[0] == "Content-Encoding"]
+        pair for pair in left if pair[0] == "Content-Encoding"
+    ]
 
 
 def test_decode_body_refuses_a_body_not_in_its_coding() -> None:

@@ -24,8 +24,9 @@ def _exchange(url: str, members_only: bool, body: bytes = PAGE) -> tuple[Request
     if members_only:
         headers["X-Api-Key"] = TOKEN  # an entry's own header
     request = Request(url, headers=headers, meta=meta)
-    response = HtmlResponse(url, body=body, request=request,
-                            headers={"Content-Type": "text/html", "Set-Cookie": f"sid={TOKEN}; Path=/"})
+    response = HtmlResponse(
+        url, body=body, request=request, headers={"Content-Type": "text/html", "Set-Cookie": f"sid={TOKEN}; Path=/"}
+    )
     return request, response
 
 

@@ -18,8 +18,18 @@ _LAYOUT = """<html><head><title>{title}</title></head><body>
 <div class="bottom"><p>Free shipping on orders over 30 euros.</p>
 <p>Copyright 2001-{year} Acme Tea Shop. All rights reserved.</p></div>
 </body></html>"""
-_TEAS = ["Longjing", "Biluochun", "Tieguanyin", "Pu-erh", "Sencha", "Gyokuro", "Darjeeling",
-         "Assam", "Keemun", "Oolong"]
+_TEAS = [
+    "Longjing",
+    "Biluochun",
+    "Tieguanyin",
+    "Pu-erh",
+    "Sencha",
+    "Gyokuro",
+    "Darjeeling",
+    "Assam",
+    "Keemun",
+    "Oolong",
+]
 _SHARED = ["Acme Tea Shop", "Home | Teas | About us", "Free shipping on orders over 30 euros."]
 
 
@@ -27,8 +37,10 @@ def _ten_pages() -> list[Page]:
     pages = []
     for number, tea in enumerate(_TEAS):
         html = _LAYOUT.format(
-            title=f"{tea} tea", story=f"{tea} is a tea with its own story.",
-            more=f"Brew {tea} at {70 + number} degrees.", year=2015 + number,
+            title=f"{tea} tea",
+            story=f"{tea} is a tea with its own story.",
+            more=f"Brew {tea} at {70 + number} degrees.",
+            year=2015 + number,
         )
         pages.append(extract(html.encode(), f"{SITE}/teas/{number}.html", "text/html").page)
     return pages
@@ -42,8 +54,7 @@ def test_ten_pages_sharing_nav_and_footer() -> None:
     # blocks (the copyright line differs only by its year) are gone.
     assert dropped == [0, 0, 0, 0, 4, 4, 4, 4, 4, 4]
     for number, (tea, page) in enumerate(zip(_TEAS, pages)):
-        unique = [f"{tea} tea", f"{tea} is a tea with its own story.",
-                  f"Brew {tea} at {70 + number} degrees."]
+        unique = [f"{tea} tea", f"{tea} is a tea with its own story.", f"Brew {tea} at {70 + number} degrees."]
         if number < 4:
             assert all(block in page.blocks for block in _SHARED + unique)
         else:
@@ -129,7 +140,10 @@ def test_the_opening_sentence_is_read_once_the_sites_notice_is_out() -> None:
     detector = BoilerplateDetector(min_pages=2, share=0.5)
     notice = "This tutorial has been rewritten as the new maintainers' guide, please read that one."
     for name in ("a", "b", "c"):
-        page = extract_html(f"<h1>Chapter {name}</h1><p>{notice}</p><p>Chapter {name} explains how the "
-                            f"rules file builds the package.</p>", f"{SITE}/{name}.html")
+        page = extract_html(
+            f"<h1>Chapter {name}</h1><p>{notice}</p><p>Chapter {name} explains how the "
+            f"rules file builds the package.</p>",
+            f"{SITE}/{name}.html",
+        )
         detector.strip(page)
     assert lead(page.blocks, page.headings) == "Chapter c explains how the rules file builds the package."

@@ -17,8 +17,10 @@ from tests.webserver import Reply, page, serve_site
 PAGES = 200  # of each pagination
 PER_PAGE = 2  # posts or stories listed on each of its pages
 CHAIN_MAX = 50  # the TRAPS_CHAIN_MAX default
-ALMANAC_WORDS = ("tide moon frost sowing barley herring gale fog lantern orchard swallow thaw "
-                 "ember kelp plough hay oyster mackerel rain drought").split()
+ALMANAC_WORDS = (
+    "tide moon frost sowing barley herring gale fog lantern orchard swallow thaw "
+    "ember kelp plough hay oyster mackerel rain drought"
+).split()
 POST_WORDS = "quay ferry council museum market lane chapel".split()
 
 
@@ -32,20 +34,26 @@ def _almanac(year: int, month: int) -> Reply:
     """A month of an endless almanac: text of its own, links to the months either side."""
     prev_y, prev_m = (year, month - 1) if month > 1 else (year - 1, 12)
     next_y, next_m = (year, month + 1) if month < 12 else (year + 1, 1)
-    return page(f"<title>Almanac {year}-{month:02d}</title><h1>Almanac</h1>"
-                f"<p>{_words((year, month), 80, ALMANAC_WORDS)}</p>"
-                f'<a href="/almanac/{prev_y}/{prev_m:02d}/">previous month</a> '
-                f'<a href="/almanac/{next_y}/{next_m:02d}/">next month</a> <a href="/about.html">about us</a>')
+    return page(
+        f"<title>Almanac {year}-{month:02d}</title><h1>Almanac</h1>"
+        f"<p>{_words((year, month), 80, ALMANAC_WORDS)}</p>"
+        f'<a href="/almanac/{prev_y}/{prev_m:02d}/">previous month</a> '
+        f'<a href="/almanac/{next_y}/{next_m:02d}/">next month</a> <a href="/about.html">about us</a>'
+    )
 
 
 def _listed(kind: str, number: int) -> str:
     """The posts or stories on a listing's page ``number``, each with its title and first words."""
     first = (number - 1) * PER_PAGE + 1
-    return "<ul>" + "".join(
-        f'<li><a href="/{kind}/{n}.html">{_words((kind, n), 3, POST_WORDS)}</a> '
-        f'{_words((kind, n), 30, POST_WORDS)}</li>'
-        for n in range(first, first + PER_PAGE)
-    ) + "</ul>"
+    return (
+        "<ul>"
+        + "".join(
+            f'<li><a href="/{kind}/{n}.html">{_words((kind, n), 3, POST_WORDS)}</a> '
+            f"{_words((kind, n), 30, POST_WORDS)}</li>"
+            for n in range(first, first + PER_PAGE)
+        )
+        + "</ul>"
+    )
 
 
 def _prev_next(path: str, kind: str, number: int) -> Reply:
@@ -72,20 +80,25 @@ def _route(path: str) -> Reply | None:
     if (match := re.fullmatch(r"/list/(\d+)/", path)) and 1 <= int(match[1]) <= PAGES:
         return _pager(int(match[1]))
     if (match := re.fullmatch(r"/(post|story)/(\d+)\.html", path)) and 1 <= int(match[2]) <= PAGES * PER_PAGE:
-        return page(f"<title>{_words(match.groups(), 3, POST_WORDS)}</title>"
-                    f"<p>{_words(match.groups(), 60, POST_WORDS)}</p>")
+        return page(
+            f"<title>{_words(match.groups(), 3, POST_WORDS)}</title><p>{_words(match.groups(), 60, POST_WORDS)}</p>"
+        )
     return None
 
 
 STORIES = "".join(f'<a href="/story/{n}.html">story {n}</a> ' for n in range(1, PAGES * PER_PAGE + 1))
 ROUTES = {
-    "/": page('<title>A small site</title><a href="/almanac/1990/06/">almanac</a> '
-              '<a href="/older?page=1">posts</a> <a href="/stories.html">every story</a> '
-              '<a href="/about.html">about</a>'),
+    "/": page(
+        '<title>A small site</title><a href="/almanac/1990/06/">almanac</a> '
+        '<a href="/older?page=1">posts</a> <a href="/stories.html">every story</a> '
+        '<a href="/about.html">about</a>'
+    ),
     "/about.html": page("<title>About us</title><p>Who keeps this site.</p>"),
     # Every story, on one page; then two listings of them: a numbered pager, and one page after another.
-    "/stories.html": page(f"<title>Every story</title><p>{STORIES}</p>"
-                          '<a href="/list/1/">by page</a> <a href="/category?page=1">one after another</a>'),
+    "/stories.html": page(
+        f"<title>Every story</title><p>{STORIES}</p>"
+        '<a href="/list/1/">by page</a> <a href="/category?page=1">one after another</a>'
+    ),
     "/robots.txt": Reply(b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"}),
 }
 
@@ -95,8 +108,16 @@ def crawl_log(tmp_path_factory: pytest.TempPathFactory) -> tuple[Counter[str], s
     data = tmp_path_factory.mktemp("chains")
     with serve_site(ROUTES, default=_route) as site:
         # What is checked is what was fetched: no index, no archive of 1,300 pages.
-        done = crawl([site.url("/")], data, "DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=8",
-                     "CLOSESPIDER_PAGECOUNT=3000", "MONITOR_INTERVAL=0", "INDEX_WITH_CRAWL=0", "ARCHIVE_ENABLED=False")
+        done = crawl(
+            [site.url("/")],
+            data,
+            "DOWNLOAD_DELAY=0",
+            "CONCURRENT_REQUESTS_PER_DOMAIN=8",
+            "CLOSESPIDER_PAGECOUNT=3000",
+            "MONITOR_INTERVAL=0",
+            "INDEX_WITH_CRAWL=0",
+            "ARCHIVE_ENABLED=False",
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         assert "closespider_pagecount" not in done.stderr, "a chain ran away"
         return Counter(site.paths()), done.stderr

@@ -24,8 +24,7 @@ _NAV = "".join(f'<li><a href="/section/{n}.html">Section {n}</a></li>' for n in 
 
 def _page(text: str, meta: str = "") -> str:
     return (
-        f"<!DOCTYPE html><html><head>{meta}<title>Page</title></head>"
-        f"<body><ul>{_NAV}</ul><p>{text}</p></body></html>"
+        f"<!DOCTYPE html><html><head>{meta}<title>Page</title></head><body><ul>{_NAV}</ul><p>{text}</p></body></html>"
     )
 
 
@@ -50,9 +49,7 @@ def _meta(label: str) -> str:
     ids=lambda value: value if isinstance(value, str) and value.isascii() else "",
 )
 @pytest.mark.parametrize("declared_by", ["header", "meta", "meta charset", "nothing"])
-def test_pages_decode_declared_or_not(
-    encoding: str, label: str, text: str, codec: str, declared_by: str
-) -> None:
+def test_pages_decode_declared_or_not(encoding: str, label: str, text: str, codec: str, declared_by: str) -> None:
     meta = {"meta": _meta(label), "meta charset": f'<meta charset="{label}">'}.get(declared_by, "")
     html = _page(text, meta)
     content_type = f"text/html; charset={label}" if declared_by == "header" else "text/html"
@@ -82,15 +79,16 @@ def test_detection_without_any_declaration(text: str, encoding: str, codec: str)
         # A byte order mark wins over every declaration.
         (codecs.BOM_UTF8 + "西湖".encode(), "text/html; charset=big5", ("西湖", "utf-8")),
         (codecs.BOM_UTF16_LE + "西湖".encode("utf-16-le"), None, ("西湖", "utf-16-le")),
-        (codecs.BOM_UTF16_BE + "西湖".encode("utf-16-be"), "text/html; charset=gbk",
-         ("西湖", "utf-16-be")),
+        (codecs.BOM_UTF16_BE + "西湖".encode("utf-16-be"), "text/html; charset=gbk", ("西湖", "utf-16-be")),
         (codecs.BOM_UTF32_LE + "西湖".encode("utf-32-le"), None, ("西湖", "utf-32-le")),
         # The header wins over meta...
-        ('<meta charset="big5">西湖'.encode("gbk"), "text/html; charset=gbk",
-         ('<meta charset="big5">西湖', "gb18030")),
+        ('<meta charset="big5">西湖'.encode("gbk"), "text/html; charset=gbk", ('<meta charset="big5">西湖', "gb18030")),
         # ...unless it is a Latin-1 server default.
-        ('<meta charset="gb2312"><p>西湖龙井</p>'.encode("gbk"), "text/html; charset=ISO-8859-1",
-         ('<meta charset="gb2312"><p>西湖龙井</p>', "gb18030")),
+        (
+            '<meta charset="gb2312"><p>西湖龙井</p>'.encode("gbk"),
+            "text/html; charset=ISO-8859-1",
+            ('<meta charset="gb2312"><p>西湖龙井</p>', "gb18030"),
+        ),
         # Declared UTF-8, sent GBK: the lie is caught.
         (_page(ZH).encode("gbk"), "text/html; charset=utf-8", (_page(ZH), "gb18030")),
         # Declared GBK (or Latin-1), sent valid UTF-8.
@@ -120,13 +118,29 @@ def test_meta_is_read_in_the_first_4_kb_only() -> None:
 @pytest.mark.parametrize(
     ("label", "codec"),
     [
-        ("gb2312", "gb18030"), ("GBK", "gb18030"), ("x-gbk", "gb18030"), ("gb18030", "gb18030"),
-        ("big5", "big5hkscs"), ("Big5-HKSCS", "big5hkscs"), ("shift_jis", "cp932"),
-        ("sjis", "cp932"), ("windows-31j", "cp932"), ("euc-kr", "cp949"),
-        ("iso-8859-1", "cp1252"), ("latin1", "cp1252"), ("US-ASCII", "cp1252"),
-        ("utf8", "utf-8"), ("UTF-8", "utf-8"), ("'utf-8'", "utf-8"), ("koi8-r", "koi8-r"),
-        ("iso-8859-9", "cp1254"), ("tis-620", "cp874"), ("hz-gb-2312", None),
-        ("utf-7", None), ("base64", None), ("", None),
+        ("gb2312", "gb18030"),
+        ("GBK", "gb18030"),
+        ("x-gbk", "gb18030"),
+        ("gb18030", "gb18030"),
+        ("big5", "big5hkscs"),
+        ("Big5-HKSCS", "big5hkscs"),
+        ("shift_jis", "cp932"),
+        ("sjis", "cp932"),
+        ("windows-31j", "cp932"),
+        ("euc-kr", "cp949"),
+        ("iso-8859-1", "cp1252"),
+        ("latin1", "cp1252"),
+        ("US-ASCII", "cp1252"),
+        ("utf8", "utf-8"),
+        ("UTF-8", "utf-8"),
+        ("'utf-8'", "utf-8"),
+        ("koi8-r", "koi8-r"),
+        ("iso-8859-9", "cp1254"),
+        ("tis-620", "cp874"),
+        ("hz-gb-2312", None),
+        ("utf-7", None),
+        ("base64", None),
+        ("", None),
     ],
 )
 def test_whatwg_labels(label: str, codec: str | None) -> None:
@@ -145,8 +159,20 @@ def test_every_codec_in_the_label_table_exists() -> None:
     st.one_of(
         st.none(),
         st.text(max_size=40),
-        st.sampled_from(["gbk", "big5", "utf-8", "utf-16", "utf-32", "shift_jis", "iso-2022-jp",
-                         "latin1", "euc-jp", "x-user-defined"]).map("text/html; charset={}".format),
+        st.sampled_from(
+            [
+                "gbk",
+                "big5",
+                "utf-8",
+                "utf-16",
+                "utf-32",
+                "shift_jis",
+                "iso-2022-jp",
+                "latin1",
+                "euc-jp",
+                "x-user-defined",
+            ]
+        ).map("text/html; charset={}".format),
     ),
 )
 def test_decode_never_raises(body: bytes, content_type: str | None) -> None:

@@ -60,8 +60,9 @@ def test_unknown_scope_is_refused() -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "crawler", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "crawler", *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_seed_status_and_reset_on_a_stopped_crawl(tmp_path: Path) -> None:
@@ -95,8 +96,13 @@ def test_reset_refuses_while_a_crawl_runs(tmp_path: Path) -> None:
     ],
 )
 def test_bad_crawl_arguments_are_one_line_errors(tmp_path: Path, args: list[str], message: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "scrapy", "crawl", "web", *args, "-s", f"DATA_DIR={tmp_path}"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "web", *args, "-s", f"DATA_DIR={tmp_path}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert f"error: {message}" in done.stderr
     assert "Traceback" not in done.stderr

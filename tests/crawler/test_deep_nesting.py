@@ -20,7 +20,9 @@ def _deep(depth: int, tag: str = "div", close: bool = True) -> str:
     inside = "<p>The deepest note mentions the lighthouse.</p>"
     return (
         "<html><head><title>Deep page</title></head><body><p>Harbour words come first.</p>"
-        + f"<{tag}>" * depth + inside + (f"</{tag}>" * depth if close else "")
+        + f"<{tag}>" * depth
+        + inside
+        + (f"</{tag}>" * depth if close else "")
         + "<h2>Afterword</h2><p>Words after the nesting speak of the ferry timetable.</p>"
         + '<a href="/after.html">the page after</a></body></html>'
     )

@@ -91,7 +91,9 @@ def test_an_orphaned_server_is_stopped_and_its_data_kept(tmp_path: Path) -> None
     # A server left running by an owner that is gone (no lock held).
     orphan = subprocess.Popen(
         [redis_server_binary(), str(config), "--logfile", ""],  # log to stdout
-        stdout=subprocess.PIPE, text=True, start_new_session=True,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     try:
         for line in orphan.stdout:  # wait for the server to say it is ready

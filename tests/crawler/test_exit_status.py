@@ -13,8 +13,9 @@ from tests.commands import ROOT
 
 
 def scrapy_crawl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "scrapy", "crawl", "web", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "web", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 def errors(log: str) -> list[str]:
@@ -25,8 +26,10 @@ def test_no_seeds_and_no_crawl_to_resume_is_a_usage_error(tmp_path: Path) -> Non
     done = scrapy_crawl("-s", f"DATA_DIR={tmp_path / 'data'}")
     assert done.returncode == 2
     (line,) = errors(done.stderr)
-    assert line.endswith(f"error: nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE); "
-                         f"{tmp_path / 'data'} holds no crawl to resume")
+    assert line.endswith(
+        f"error: nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE); "
+        f"{tmp_path / 'data'} holds no crawl to resume"
+    )
     assert not (tmp_path / "data").exists()  # nothing was started
 
 
@@ -44,8 +47,10 @@ def test_no_seeds_and_an_empty_frontier_ends_at_once_with_status_1(tmp_path: Pat
     done = scrapy_crawl("-s", f"DATA_DIR={tmp_path}")
     assert done.returncode == 1, done.stderr[-3000:]
     (line,) = errors(done.stderr)
-    assert line.endswith("ERROR: Nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE), "
-                         "or resume a crawl that still has queued requests")
+    assert line.endswith(
+        "ERROR: Nothing to crawl: give seeds (-a seeds=URL[,URL...] or -a seeds_file=FILE), "
+        "or resume a crawl that still has queued requests"
+    )
     assert "Spider closed (nothing_to_crawl)" in done.stderr
     assert "Traceback" not in done.stderr
 
@@ -56,6 +61,7 @@ def test_a_second_crawl_on_a_busy_data_directory_is_refused_in_one_line(tmp_path
         assert running.running
     assert done.returncode == 1, done.stderr[-3000:]
     (line,) = errors(done.stderr)
-    assert line.endswith(f"ERROR: {tmp_path} is in use by another crawl (process {os.getpid()}); "
-                         "stop it first, or use another DATA_DIR")
+    assert line.endswith(
+        f"ERROR: {tmp_path} is in use by another crawl (process {os.getpid()}); stop it first, or use another DATA_DIR"
+    )
     assert "Traceback" not in done.stderr

@@ -57,11 +57,15 @@ def test_scripts_styles_comments_and_hidden_text_are_not_content() -> None:
         ('<a href="/abs">Abs</a>', [("http://site.test/abs", "Abs", False)]),
         ('<a href="http://other.test/x#frag">X</a>', [("http://other.test/x", "X", False)]),
         ('<a href="x.html" rel="nofollow noopener">N</a>', [("http://site.test/docs/x.html", "N", True)]),
-        ('<a href="pic.html"><img src="p.png" alt="A lighthouse"></a>',
-         [("http://site.test/docs/pic.html", "A lighthouse", False)]),
+        (
+            '<a href="pic.html"><img src="p.png" alt="A lighthouse"></a>',
+            [("http://site.test/docs/pic.html", "A lighthouse", False)],
+        ),
         ('<a href="t.html" title="Titled"></a>', [("http://site.test/docs/t.html", "Titled", False)]),
-        ('<a href="  spaced.html\n">  many   words\n here </a>',
-         [("http://site.test/docs/spaced.html", "many words here", False)]),
+        (
+            '<a href="  spaced.html\n">  many   words\n here </a>',
+            [("http://site.test/docs/spaced.html", "many words here", False)],
+        ),
         ('<map><area href="area.html" alt="Area"></map>', [("http://site.test/docs/area.html", "Area", False)]),
         ('<a href="#top">Top</a>', []),
         ('<a href="page.html">Self</a>', []),
@@ -91,8 +95,7 @@ def test_html5_elements_before_body_are_still_content() -> None:
 
 def test_meta_robots_and_chinese_pages() -> None:
     page = extract_html(
-        '<meta name="ROBOTS" content="NoIndex, nofollow"><title>西湖龙井茶</title>'
-        "<p>西湖龙井是中国著名的绿茶。</p>",
+        '<meta name="ROBOTS" content="NoIndex, nofollow"><title>西湖龙井茶</title><p>西湖龙井是中国著名的绿茶。</p>',
         PAGE,
     )
     assert page.robots == {"noindex", "nofollow"}
@@ -206,22 +209,26 @@ def test_emphasis_includes_larger_type(html: str, emphasis: list[str]) -> None:
         ('<div class="entry-header">Entry header</div>', "Body Entry header"),
         ('<div class="related">See also</div>', "Body See also"),
         # An article's own header and footer are content; the site's are not.
-        ("<article><header><h1>Post</h1></header><p>Text</p><footer>Byline</footer></article>",
-         "Body Post Text Byline"),
+        (
+            "<article><header><h1>Post</h1></header><p>Text</p><footer>Byline</footer></article>",
+            "Body Post Text Byline",
+        ),
         ('<main><div id="header">Main header</div></main>', "Body Main header"),
-        ("<header>Site header</header><section><footer>Section footer</footer></section>",
-         "Body Section footer"),
+        ("<header>Site header</header><section><footer>Section footer</footer></section>", "Body Section footer"),
         # A header that holds the page's h1 is its title block (AsciiDoc's manual pages:
         # the title, then the one-line summary); a menu inside it is still chrome.
-        ('<div id="header"><h1>git-mv(1)</h1><h2>NAME</h2><p>git-mv - Move or rename a file</p>'
-         '<nav>Home</nav></div>', "Body git-mv(1) NAME git-mv - Move or rename a file"),
+        (
+            '<div id="header"><h1>git-mv(1)</h1><h2>NAME</h2><p>git-mv - Move or rename a file</p>'
+            "<nav>Home</nav></div>",
+            "Body git-mv(1) NAME git-mv - Move or rename a file",
+        ),
         ("<header><h1>Harbour news</h1></header>", "Body Harbour news"),
         # Chrome between two runs of text is a break, not glue.
         ("Before<nav>menu</nav>after", "Body Before after"),
     ],
 )
 def test_chrome_by_element_role_class_and_id(html: str, text: str) -> None:
-    page = extract_html(f'<body><p>Body</p>{html}</body>', PAGE)
+    page = extract_html(f"<body><p>Body</p>{html}</body>", PAGE)
     assert page.text == text
 
 
@@ -253,9 +260,7 @@ def test_meta_names_and_link_rel() -> None:
         '<body><a href="/ad" rel="sponsored nofollow">Ad</a><a href="/ugc" rel="UGC">Post</a></body>',
         PAGE,
     )
-    assert page.meta == {
-        "lanternbot": "NoIndex", "robots": "noarchive, nofollow", "author": "A. N. Author"
-    }
+    assert page.meta == {"lanternbot": "NoIndex", "robots": "noarchive, nofollow", "author": "A. N. Author"}
     assert page.robots == {"noarchive", "nofollow"}
     assert [(link.nofollow, link.rel) for link in page.links] == [
         (True, {"sponsored", "nofollow"}),
@@ -283,5 +288,8 @@ def test_bytes_in_any_charset() -> None:
     html = '<meta charset="big5"><title>龍井茶</title><p>西湖龍井是中國著名的綠茶。</p>'
     page = extract_html(html.encode("big5"), PAGE)
     assert (page.title, page.text, page.encoding, page.lang) == (
-        "龍井茶", "西湖龍井是中國著名的綠茶。", "big5hkscs", "zh"
+        "龍井茶",
+        "西湖龍井是中國著名的綠茶。",
+        "big5hkscs",
+        "zh",
     )

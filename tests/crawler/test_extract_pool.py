@@ -32,7 +32,11 @@ def test_a_worker_extracts_as_the_crawl_would() -> None:
     expected = extract(_HTML, "http://www.a.test/t.html", None, _HEADERS, policy.canonicalize)
     assert got == expected
     # The worker canonicalized the links with the crawl's settings (www dropped, query sorted).
-    assert [link.url for link in got.page.links] == ["http://a.test/", "http://a.test/a?a=1&b=2", "http://a.test/moon.pdf"]
+    assert [link.url for link in got.page.links] == [
+        "http://a.test/",
+        "http://a.test/a?a=1&b=2",
+        "http://a.test/moon.pdf",
+    ]
 
 
 @pytest.mark.slow

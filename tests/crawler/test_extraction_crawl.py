@@ -20,13 +20,20 @@ from tests.webserver import Reply, Site, page, serve_site
 TEA = "西湖龙井茶是中国著名的绿茶，产于浙江杭州西湖一带，已有一千二百多年历史。"
 HOME = page(
     "<title>Kinds of pages</title><p>Everything a crawler meets.</p>"
-    + "".join(f'<a href="{path}">{text}</a> ' for path, text in [
-        ("/refresh", "refreshing page"), ("/meta-refresh.html", "meta refresh"),
-        ("/big.html", "a very long page"), ("/stall.html", "a page that never ends"),
-        ("/report.pdf", "the annual report"), ("/photo.jpg", "harbour photograph"),
-        ("/download?id=7", "the archive"), ("/gbk.html", "龙井 in GBK"),
-        ("/big5.html", "龙井 in Big5"),
-    ])
+    + "".join(
+        f'<a href="{path}">{text}</a> '
+        for path, text in [
+            ("/refresh", "refreshing page"),
+            ("/meta-refresh.html", "meta refresh"),
+            ("/big.html", "a very long page"),
+            ("/stall.html", "a page that never ends"),
+            ("/report.pdf", "the annual report"),
+            ("/photo.jpg", "harbour photograph"),
+            ("/download?id=7", "the archive"),
+            ("/gbk.html", "龙井 in GBK"),
+            ("/big5.html", "龙井 in Big5"),
+        ]
+    )
 )
 BIG = ("<title>Long</title><p>" + "lighthouse keeper log entry. " * 800_000 + "</p>").encode()
 
@@ -45,21 +52,32 @@ ROUTES = {
     "/target2.html": page("<title>Meta refresh target</title><p>Where the meta tag leads.</p>"),
     "/big.html": Reply(BIG, 200, {"Content-Type": "text/html; charset=utf-8"}),
     "/stall.html": _stall,
-    "/report.pdf": Reply(make_pdf([["Annual report of the harbour trust", "Tonnage rose by a tenth."]],
-                                  title="Harbour Trust Annual Report"), 200, {"Content-Type": "application/pdf"}),
+    "/report.pdf": Reply(
+        make_pdf(
+            [["Annual report of the harbour trust", "Tonnage rose by a tenth."]], title="Harbour Trust Annual Report"
+        ),
+        200,
+        {"Content-Type": "application/pdf"},
+    ),
     "/photo.jpg": Reply(b"\xff\xd8\xff\xe0" + b"\x00" * 1000, 200, {"Content-Type": "image/jpeg"}),
     "/download?id=7": Reply(b"PK\x03\x04" + b"\x00" * 200_000, 200, {"Content-Type": "application/zip"}),
-    "/gbk.html": Reply(f'<meta charset="gbk"><title>龙井茶（GBK）</title><p>{TEA}</p>'.encode("gbk"),
-                       200, {"Content-Type": "text/html"}),
-    "/big5.html": Reply(f"<title>龍井茶（Big5）</title><p>{TEA}</p>".encode("big5", "replace"),
-                        200, {"Content-Type": "text/html"}),
+    "/gbk.html": Reply(
+        f'<meta charset="gbk"><title>龙井茶（GBK）</title><p>{TEA}</p>'.encode("gbk"),
+        200,
+        {"Content-Type": "text/html"},
+    ),
+    "/big5.html": Reply(
+        f"<title>龍井茶（Big5）</title><p>{TEA}</p>".encode("big5", "replace"), 200, {"Content-Type": "text/html"}
+    ),
 }
 
 
 def _soft(path: str) -> Reply:
     """A site that answers 200 for pages it does not have."""
-    return page(f"<title>Oops</title><h1>Page not found</h1><p>We looked everywhere for {path}. "
-                "Try the home page or the search box instead.</p>")
+    return page(
+        f"<title>Oops</title><h1>Page not found</h1><p>We looked everywhere for {path}. "
+        "Try the home page or the search box instead.</p>"
+    )
 
 
 SOFT_ROUTES = {
@@ -75,8 +93,14 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Site, Si
     with ExitStack() as stack:
         site = stack.enter_context(serve_site(ROUTES))
         soft = stack.enter_context(serve_site(SOFT_ROUTES, default=_soft))
-        done = crawl([site.url("/"), soft.url("/")], data, "DOWNLOAD_DELAY=0", "DOWNLOAD_TIMEOUT=2",
-                     "RETRY_TIMES=0", "DOWNLOAD_MAXSIZE=1048576")
+        done = crawl(
+            [site.url("/"), soft.url("/")],
+            data,
+            "DOWNLOAD_DELAY=0",
+            "DOWNLOAD_TIMEOUT=2",
+            "RETRY_TIMES=0",
+            "DOWNLOAD_MAXSIZE=1048576",
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         documents = stored_documents(data)
         yield site, soft, done.stderr, documents

@@ -16,13 +16,13 @@ URL = "http://site.test/files/report.pdf"
 
 def make_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
     """A minimal valid PDF: one Helvetica text line per string, an optional /Title."""
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"",
-               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"", b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
     kids = []
     for lines in pages:
         shown = b" ".join(
-            b"(" + line.encode("latin-1").replace(b"\\", b"\\\\").replace(b"(", b"\\(")
-            .replace(b")", b"\\)") + b") Tj T*"
+            b"("
+            + line.encode("latin-1").replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
+            + b") Tj T*"
             for line in lines
         )
         stream = b"BT /F1 12 Tf 72 720 Td 14 TL " + shown + b" ET"
@@ -46,8 +46,7 @@ def make_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
     xref = out.tell()
     out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
     out.write(b"".join(b"%010d 00000 n \n" % offset for offset in offsets))
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n"
-              % (len(objects) + 1, info, xref))
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, info, xref))
     return out.getvalue()
 
 
@@ -66,6 +65,7 @@ def _encrypted(user_password: str) -> bytes:
 
 
 # --- PDF ---------------------------------------------------------------------
+
 
 def test_pdf_text_and_title_from_the_document_information() -> None:
     result = extract(REPORT, URL, "application/pdf")
@@ -115,7 +115,7 @@ def test_damaged_pdfs_are_recovered_or_skipped_never_raised() -> None:
     wrong_root = REPORT.replace(b"/Root 1 0 R", b"/Root 9 0 R")
     assert extract(wrong_root, URL, "application/pdf").page.title == "Annual Lighthouse Report"
     for cut in range(0, len(REPORT), 37):
-        result = extract(REPORT[:cut] + REPORT[cut + 20:], URL, "application/pdf")
+        result = extract(REPORT[:cut] + REPORT[cut + 20 :], URL, "application/pdf")
         assert (result.page is None) != (result.skip is None)
 
 
@@ -155,13 +155,15 @@ PNG = b"\x89PNG\r\n\x1a\n" + bytes(40)
         (b"ID3\x03mp3", "audio/mpeg", "audio/mpeg", "media"),
         (b"RIFF\x00\x00\x00\x00WEBPVP8 ", None, "image/webp", "media"),
         (b"\x7fELF\x02\x01\x01\x00\x00", None, "application/octet-stream", "media"),
-        (b"docx bytes", "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-         "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "media"),
+        (
+            b"docx bytes",
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+            "media",
+        ),
     ],
 )
-def test_media_types_declared_and_sniffed(
-    body: bytes, content_type: str | None, media_type: str, kind: str
-) -> None:
+def test_media_types_declared_and_sniffed(body: bytes, content_type: str | None, media_type: str, kind: str) -> None:
     result = extract(body, "http://site.test/a/Light%20house.png", content_type)
     assert result.media_type == media_type
     assert result.page is not None and result.page.kind == kind
@@ -232,6 +234,7 @@ def test_plain_text_in_gbk() -> None:
 
 META_REFRESH = b'<meta http-equiv="refresh" content="0; url=/meta.html">'
 
+
 @pytest.mark.parametrize(
     ("headers", "body", "refresh"),
     [
@@ -257,8 +260,11 @@ def test_refresh_header_is_a_redirect(headers: dict, body: bytes, refresh: str |
         ('<http://site.test/r.pdf>; rel="alternate canonical"', REPORT, "http://site.test/r.pdf"),
         ('<http://mirror.test/r.pdf>; rel="canonical"', REPORT, None),  # another site
         ('</next.pdf>; rel="next"', REPORT, None),
-        ('</from-header>; rel=canonical', b'<link rel="canonical" href="/from-markup">',
-         "http://site.test/from-markup"),
+        (
+            "</from-header>; rel=canonical",
+            b'<link rel="canonical" href="/from-markup">',
+            "http://site.test/from-markup",
+        ),
     ],
 )
 def test_link_header_canonical(link: str, body: bytes, canonical: str | None) -> None:
@@ -275,24 +281,49 @@ def test_content_type_comes_from_headers_when_not_given() -> None:
 # --- Never raises ------------------------------------------------------------------
 
 _PREFIXES = st.sampled_from(
-    [b"", b"%PDF-1.4\n", b"<!DOCTYPE html><html>", b"\x89PNG\r\n\x1a\n", codecs.BOM_UTF8,
-     codecs.BOM_UTF16_LE, b"<?xml version='1.0' encoding='gbk'?>", b'<meta charset="big5">']
+    [
+        b"",
+        b"%PDF-1.4\n",
+        b"<!DOCTYPE html><html>",
+        b"\x89PNG\r\n\x1a\n",
+        codecs.BOM_UTF8,
+        codecs.BOM_UTF16_LE,
+        b"<?xml version='1.0' encoding='gbk'?>",
+        b'<meta charset="big5">',
+    ]
 )
 _CONTENT_TYPES = st.one_of(
     st.none(),
     st.text(max_size=60),
-    st.sampled_from(["text/html", "text/plain", "application/pdf", "image/png", "application/zip",
-                     "application/octet-stream", "text/css", "application/xhtml+xml"]).flatmap(
+    st.sampled_from(
+        [
+            "text/html",
+            "text/plain",
+            "application/pdf",
+            "image/png",
+            "application/zip",
+            "application/octet-stream",
+            "text/css",
+            "application/xhtml+xml",
+        ]
+    ).flatmap(
         lambda media_type: st.sampled_from(
-            ["", "; charset=utf-8", "; charset=gbk", "; charset=utf-16", "; charset=big5",
-             "; charset=nonsense", ";;;=", "; charset="]
+            [
+                "",
+                "; charset=utf-8",
+                "; charset=gbk",
+                "; charset=utf-16",
+                "; charset=big5",
+                "; charset=nonsense",
+                ";;;=",
+                "; charset=",
+            ]
         ).map(lambda suffix: media_type + suffix)
     ),
 )
 _HEADERS = st.one_of(
     st.none(),
-    st.dictionaries(st.sampled_from(["Refresh", "Link", "Content-Type", "X-Other"]),
-                    st.text(max_size=60), max_size=3),
+    st.dictionaries(st.sampled_from(["Refresh", "Link", "Content-Type", "X-Other"]), st.text(max_size=60), max_size=3),
 )
 
 
@@ -345,7 +376,9 @@ def test_headings_and_definitions_keep_the_ids_links_point_at() -> None:
     ],
 )
 def test_the_language_is_declared_sent_or_detected(markup: str, headers: dict, lang: str) -> None:
-    body = (markup + "<title>Ferries</title><p>The ferry leaves the harbour at noon, and it is "
-            "the only one that goes to the island in winter when the sea is rough.</p>").encode()
+    body = (
+        markup + "<title>Ferries</title><p>The ferry leaves the harbour at noon, and it is "
+        "the only one that goes to the island in winter when the sea is rough.</p>"
+    ).encode()
     page = extract(body, "http://a.test/", "text/html", headers).page
     assert page.lang == lang

@@ -35,8 +35,9 @@ def _urls(taken: list[tuple[int, bytes]]) -> list[str]:
 
 def _leases(frontier: Frontier, node: str = "test", **turns) -> Leases:
     """A node's leases; by default no delay and room for many requests per site."""
-    return Leases(frontier.client, frontier.name, frontier.queue_key, node=node,
-                  **{"delay": 0.0, "per_site": 100, **turns})
+    return Leases(
+        frontier.client, frontier.name, frontier.queue_key, node=node, **{"delay": 0.0, "per_site": 100, **turns}
+    )
 
 
 def _take(frontier: Frontier, count: int) -> list[tuple[int, bytes]]:
@@ -57,9 +58,12 @@ def test_breadth_first_lowest_depth_first_then_fifo(redis_client: redis.Redis) -
     assert len(frontier) == 6
     popped = _take(frontier, 2) + _take(frontier, 3) + _take(frontier, 10)
     assert _urls(popped) == [
-        "http://b.test/", "http://c.test/",
-        "http://a.test/mid1", "http://a.test/mid2",
-        "http://a.test/deep1", "http://a.test/deep2",
+        "http://b.test/",
+        "http://c.test/",
+        "http://a.test/mid1",
+        "http://a.test/mid2",
+        "http://a.test/deep1",
+        "http://a.test/deep2",
     ]
     assert len(frontier) == 0 and _take(frontier, 5) == []
 

@@ -33,8 +33,11 @@ def _bomb(coding: str, title: str, size: int = INFLATED) -> bytes:
     spaces = b" " * (1 << 20)
     if coding == "br":
         compressor = brotli.Compressor(quality=1)
-        parts = [compressor.process(head), *(compressor.process(spaces) for _ in range(size >> 20)),
-                 compressor.finish()]
+        parts = [
+            compressor.process(head),
+            *(compressor.process(spaces) for _ in range(size >> 20)),
+            compressor.finish(),
+        ]
     else:
         packer = zlib.compressobj(9, zlib.DEFLATED, 31 if coding == "gzip" else 15)
         parts = [packer.compress(head), *(packer.compress(spaces) for _ in range(size >> 20)), packer.flush()]
@@ -60,9 +63,11 @@ CODINGS = ["gzip", "deflate", "br"]
 @pytest.fixture(scope="module")
 def bomb_crawl(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, int, dict, str]:
     routes = {
-        "/": page("<title>Compressed pages</title><p>Three archives.</p>"
-                  + "".join(f'<a href="/{coding}.html">{coding}</a> ' for coding in CODINGS)
-                  + '<a href="/small.html">small</a> <a href="/liar.html">liar</a>'),
+        "/": page(
+            "<title>Compressed pages</title><p>Three archives.</p>"
+            + "".join(f'<a href="/{coding}.html">{coding}</a> ' for coding in CODINGS)
+            + '<a href="/small.html">small</a> <a href="/liar.html">liar</a>'
+        ),
         "/robots.txt": Reply(b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"}),
         "/small.html": _compressed("gzip", gzip.compress(b"<title>Small gzip</title><p>A modest page.</p>")),
         # Declares gzip, sends plain HTML: not a body in its coding.
@@ -111,6 +116,7 @@ def test_a_body_not_in_its_declared_coding_is_a_counted_skip(bomb_crawl) -> None
 
 NOISE = random.Random(7).randbytes(100_000)  # incompressible: its gzip is as long
 
+
 def _deflate_raw(data: bytes) -> bytes:
     packer = zlib.compressobj(6, zlib.DEFLATED, -15)
     return packer.compress(data) + packer.flush()
@@ -151,8 +157,10 @@ def test_inflate(coding: str, body: bytes, limit: int, expected: bytes | None, c
     assert was_cut is cut
 
 
-@pytest.mark.parametrize(("coding", "body"), [("gzip", b"<p>plain</p>"), ("br", b"<p>plain</p>"),
-                                              ("deflate", b"\xff" * 20), ("zstd", b"nonsense")])
+@pytest.mark.parametrize(
+    ("coding", "body"),
+    [("gzip", b"<p>plain</p>"), ("br", b"<p>plain</p>"), ("deflate", b"\xff" * 20), ("zstd", b"nonsense")],
+)
 def test_inflate_refuses_a_body_not_in_its_coding(coding: str, body: bytes) -> None:
     with pytest.raises(ValueError, match=f"not a {coding} body"):
         inflate(body, coding, 100)

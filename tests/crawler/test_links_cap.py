@@ -21,8 +21,14 @@ def test_a_page_of_thousands_of_links_keeps_the_first_few(tmp_path: Path) -> Non
     for k in range(LINKS):
         routes[f"/p{k}.html"] = page(f"<title>Page {k}</title><p>Page number {k} of the farm, alone.</p>")
     with serve_site(routes) as site:
-        done = crawl([site.url("/")], tmp_path, "DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=8",
-                     f"LINKS_MAX_PER_PAGE={KEPT}", "MONITOR_INTERVAL=0")
+        done = crawl(
+            [site.url("/")],
+            tmp_path,
+            "DOWNLOAD_DELAY=0",
+            "CONCURRENT_REQUESTS_PER_DOMAIN=8",
+            f"LINKS_MAX_PER_PAGE={KEPT}",
+            "MONITOR_INTERVAL=0",
+        )
         asked = {path for path in site.paths() if path.startswith("/p")}
     assert done.returncode == 0, done.stderr[-3000:]
     assert asked == {f"/p{k}.html" for k in range(KEPT)}  # the first ones, in the page's order
@@ -42,12 +48,19 @@ def test_links_to_other_sites_do_not_crowd_out_the_sites_own(tmp_path: Path) -> 
     for k in range(OWN):
         routes[f"/p{k}.html"] = page(f"<title>Page {k}</title><p>Page number {k} of the index, alone.</p>")
     with serve_site(routes) as site:
-        done = crawl([site.url("/")], tmp_path, "DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=8",
-                     f"LINKS_MAX_OFFSITE_PER_PAGE={KEPT}", "MONITOR_INTERVAL=0")
+        done = crawl(
+            [site.url("/")],
+            tmp_path,
+            "DOWNLOAD_DELAY=0",
+            "CONCURRENT_REQUESTS_PER_DOMAIN=8",
+            f"LINKS_MAX_OFFSITE_PER_PAGE={KEPT}",
+            "MONITOR_INTERVAL=0",
+        )
         asked = {path for path in site.paths() if path.startswith("/p")}
     assert done.returncode == 0, done.stderr[-3000:]
     assert asked == {f"/p{k}.html" for k in range(OWN)}  # every page of its own site
     documents = stored_documents(tmp_path)
     assert sorted(url for url in documents if "elsewhere" in url) == sorted(
-        f"http://elsewhere{k}.test/" for k in range(KEPT))  # the first ones, known by their anchors
+        f"http://elsewhere{k}.test/" for k in range(KEPT)
+    )  # the first ones, known by their anchors
     assert f"'links/capped': {LINKS - KEPT}" in done.stderr

@@ -7,7 +7,12 @@ import hashlib
 import pytest
 
 from crawler.logins import (
-    Challenge, basic_authorization, digest_authorization, digest_challenge, logged_in, login_form,
+    Challenge,
+    basic_authorization,
+    digest_authorization,
+    digest_challenge,
+    logged_in,
+    login_form,
     parse_challenges,
 )
 
@@ -26,26 +31,41 @@ def _response(answer: str) -> str:
     return dict(part.split("=", 1) for part in answer.removeprefix("Digest ").split(", "))["response"].strip('"')
 
 
-@pytest.mark.parametrize("algorithm, expected", [
-    # RFC 7616 3.9.1
-    ("MD5", "8ca523f5e9506fed4657c9700eebdbec"),
-    ("SHA-256", "753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1"),
-])
+@pytest.mark.parametrize(
+    "algorithm, expected",
+    [
+        # RFC 7616 3.9.1
+        ("MD5", "8ca523f5e9506fed4657c9700eebdbec"),
+        ("SHA-256", "753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1"),
+    ],
+)
 def test_digest_answers_rfc_7616s_example(algorithm: str, expected: str) -> None:
-    challenge = digest_challenge([
-        f'Digest realm="http-auth@example.org", qop="auth, auth-int", algorithm={algorithm}, '
-        'nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"'])
+    challenge = digest_challenge(
+        [
+            f'Digest realm="http-auth@example.org", qop="auth, auth-int", algorithm={algorithm}, '
+            'nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", '
+            'opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"'
+        ]
+    )
     assert challenge is not None and challenge.qop == "auth"
-    answer = digest_authorization(challenge, "GET", "/dir/index.html", "Mufasa", "Circle of Life", 1,
-                                  "f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ")
+    answer = digest_authorization(
+        challenge,
+        "GET",
+        "/dir/index.html",
+        "Mufasa",
+        "Circle of Life",
+        1,
+        "f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ",
+    )
     assert _response(answer) == expected
     assert 'uri="/dir/index.html"' in answer and "nc=00000001" in answer and "qop=auth" in answer
     assert 'opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"' in answer and f"algorithm={algorithm}," in answer
 
 
 def test_digest_answers_rfc_2617s_example() -> None:
-    challenge = Challenge("testrealm@host.com", "dcd98b7102dd2f0e8b11d0f600bfb0c093",
-                          opaque="5ccc069c403ebaf9f0171e9517f40e41")
+    challenge = Challenge(
+        "testrealm@host.com", "dcd98b7102dd2f0e8b11d0f600bfb0c093", opaque="5ccc069c403ebaf9f0171e9517f40e41"
+    )
     answer = digest_authorization(challenge, "GET", "/dir/index.html", "Mufasa", "Circle Of Life", 1, "0a4f113b")
     assert _response(answer) == "6629fae49393a05397450978507c4ef1"
 
@@ -55,7 +75,8 @@ def test_digest_sess_and_userhash_and_no_qop() -> None:
     sess = Challenge("r", "n", "MD5-SESS", "auth")
     secret = md5(f"{md5('u:r:p')}:n:c")
     assert _response(digest_authorization(sess, "GET", "/", "u", "p", 2, "c")) == md5(
-        f"{secret}:n:00000002:c:auth:{md5('GET:/')}")
+        f"{secret}:n:00000002:c:auth:{md5('GET:/')}"
+    )
     legacy = Challenge("r", "n", "MD5", None)
     answer = digest_authorization(legacy, "GET", "/x", "u", "p", 1, "c")
     assert _response(answer) == md5(f"{md5('u:r:p')}:n:{md5('GET:/x')}") and "nc=" not in answer
@@ -64,15 +85,20 @@ def test_digest_sess_and_userhash_and_no_qop() -> None:
 
 
 def test_challenges_are_read_however_they_are_written() -> None:
-    assert parse_challenges(['Basic realm="simple"', 'Newauth realm="apps", type=1, title="Login to \\"apps\\""',
-                             "Negotiate abcdef=="]) == [
+    assert parse_challenges(
+        ['Basic realm="simple"', 'Newauth realm="apps", type=1, title="Login to \\"apps\\""', "Negotiate abcdef=="]
+    ) == [
         ("basic", {"realm": "simple"}),
         ("newauth", {"realm": "apps", "type": "1", "title": 'Login to "apps"'}),
         ("negotiate", {}),
     ]
     # SHA-256 is preferred; a challenge offering only auth-int, or an unknown algorithm, is not answered.
-    found = digest_challenge(['Digest realm="r", nonce="a", algorithm=MD5, qop="auth", '
-                              'Digest realm="r", nonce="b", algorithm=SHA-256, qop="auth", stale=true'])
+    found = digest_challenge(
+        [
+            'Digest realm="r", nonce="a", algorithm=MD5, qop="auth", '
+            'Digest realm="r", nonce="b", algorithm=SHA-256, qop="auth", stale=true'
+        ]
+    )
     assert found is not None and (found.nonce, found.algorithm, found.stale) == ("b", "SHA-256", True)
     assert digest_challenge(['Digest realm="r", nonce="a", qop="auth-int"']) is None
     assert digest_challenge(['Digest realm="r", nonce="a", algorithm=SHA-512-256']) is None

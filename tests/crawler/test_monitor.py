@@ -24,8 +24,10 @@ from crawler.report import Tally, progress_line, report, table
 from tests.commands import crawl
 from tests.webserver import Reply, Site, page, serve_site, text
 
-WORDS = ("harbour lighthouse keeper ferry market storm tide village council museum red green blue "
-         "north south east west old new small large quiet").split()
+WORDS = (
+    "harbour lighthouse keeper ferry market storm tide village council museum red green blue "
+    "north south east west old new small large quiet"
+).split()
 
 
 def _prose(seed: str) -> str:
@@ -47,8 +49,10 @@ def _main_site(other: str) -> dict[str, Reply]:
     oks = [f"/ok{n}.html" for n in range(10)]
     return {
         "/robots.txt": text("User-agent: *\nDisallow: /private/\n"),
-        "/": _page("Main home", _links(*oks, "/missing.html", "/old.html", "/private/x.html", "/copy.html",
-                                       "/s/s/s/s/", f"{other}/")),
+        "/": _page(
+            "Main home",
+            _links(*oks, "/missing.html", "/old.html", "/private/x.html", "/copy.html", "/s/s/s/s/", f"{other}/"),
+        ),
         **{path: _page(f"Main {path}") for path in oks[:-1]},
         oks[-1]: _page("Main last", _links("/broken.html")),  # depth 2: after the others
         "/broken.html": page("<title>Oops</title>", status=500),
@@ -60,8 +64,11 @@ def _main_site(other: str) -> dict[str, Reply]:
 
 
 def _second_site() -> dict[str, Reply]:
-    return {"/": _page("Second home", _links("/b1.html", "/b2.html")),
-            "/b1.html": _page("Second b1"), "/b2.html": _page("Second b2")}
+    return {
+        "/": _page("Second home", _links("/b1.html", "/b2.html")),
+        "/b1.html": _page("Second b1"),
+        "/b2.html": _page("Second b2"),
+    }
 
 
 def _site_key(site: Site) -> str:
@@ -108,8 +115,9 @@ def healthy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str
         second = stack.enter_context(serve_site(_second_site()))
         main = stack.enter_context(serve_site(_main_site(second.base)))
         sites = {"main": main, "second": second}
-        done = crawl([main.url("/"), second.url("/")], data,
-                     "DOWNLOAD_DELAY=0.1", "MONITOR_INTERVAL=0.5", "LOG_LEVEL=INFO")
+        done = crawl(
+            [main.url("/"), second.url("/")], data, "DOWNLOAD_DELAY=0.1", "MONITOR_INTERVAL=0.5", "LOG_LEVEL=INFO"
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         yield sites, data, done.stderr
 
@@ -155,9 +163,12 @@ def test_progress_lines_replace_scrapys_during_the_crawl(healthy) -> None:
     lines = re.findall(r"\[crawler\.monitor\] INFO: (Crawled .*)", log)
     assert lines, log[-3000:]
     for found in lines:
-        assert re.fullmatch(r"Crawled [\d,]+ pages? \([\d.,]+/s\), [\d,]+ queued, \d of \d sites? with work "
-                            r"served in [\d.]+ s, \d sites? fetched, \d+ errors?, "
-                            r"indexer ([\d,]+ behind|up to date)", found), found
+        assert re.fullmatch(
+            r"Crawled [\d,]+ pages? \([\d.,]+/s\), [\d,]+ queued, \d of \d sites? with work "
+            r"served in [\d.]+ s, \d sites? fetched, \d+ errors?, "
+            r"indexer ([\d,]+ behind|up to date)",
+            found,
+        ), found
     assert "\r" not in log and "\x1b" not in log
     assert "scrapy.extensions.logstats" not in log and "pages/min" not in log
 
@@ -187,13 +198,19 @@ def test_alerts_for_errors_an_unreachable_robots_txt_and_a_growing_pattern(tmp_p
     with ExitStack() as stack:
         sites = {
             "failing": stack.enter_context(serve_site(failing, default=_failing_or_item)),
-            "closed": stack.enter_context(serve_site({"/robots.txt": text("busy", status=503),
-                                                      "/": _page("Never")})),
+            "closed": stack.enter_context(serve_site({"/robots.txt": text("busy", status=503), "/": _page("Never")})),
             "fine": stack.enter_context(serve_site(_second_site())),
         }
-        done = crawl([site.url("/") for site in sites.values()], tmp_path,
-                     "DOWNLOAD_DELAY=0.05", "RETRY_TIMES=0", "ROBOTS_RETRY_DELAY=0.2", "ROBOTS_RETRY_TIMES=1",
-                     "TRAPS_MAX_PAGES_PER_PATTERN=6", "MONITOR_INTERVAL=0.5")
+        done = crawl(
+            [site.url("/") for site in sites.values()],
+            tmp_path,
+            "DOWNLOAD_DELAY=0.05",
+            "RETRY_TIMES=0",
+            "ROBOTS_RETRY_DELAY=0.2",
+            "ROBOTS_RETRY_TIMES=1",
+            "TRAPS_MAX_PAGES_PER_PATTERN=6",
+            "MONITOR_INTERVAL=0.5",
+        )
     assert done.returncode == 0, done.stderr[-3000:]
     log = done.stderr
     found, written = _report(tmp_path)
@@ -204,8 +221,11 @@ def test_alerts_for_errors_an_unreachable_robots_txt_and_a_growing_pattern(tmp_p
     [error_rate] = found["alerts"]["error_rate"]
     assert failing_key in error_rate and "e.g. HTTP 500 " in error_rate
     assert re.search(rf"WARNING: Alert error_rate: \d+ of the last \d+ answers from {failing_key} were errors", log)
-    assert re.search(rf"WARNING: Alert robots_unreachable: robots.txt of {closed_key} could not be fetched "
-                     r"\(HTTP 503\)", log)
+    assert re.search(
+        rf"WARNING: Alert robots_unreachable: robots.txt of {closed_key} could not be fetched "
+        r"\(HTTP 503\)",
+        log,
+    )
     assert re.search(r"WARNING: Alert trap_pattern: 3 URLs of the pattern http://127\.0\.0\.1:\d+/item\?id=\* ", log)
     for kind in ("error_rate", "robots_unreachable", "trap_pattern"):
         assert log.count(f"Alert {kind}:") == 1, kind  # once per site or pattern
@@ -223,6 +243,7 @@ def _failing_or_item(path: str) -> Reply | None:
 
 
 # --- the rules and renderings alone -----------------------------------------------------------
+
 
 def test_an_error_rate_alert_once_past_the_threshold_and_once_only() -> None:
     rules = AlertRules(window=20, error_rate=0.2, min_samples=10)
@@ -283,10 +304,12 @@ def test_pattern_and_robots_alerts_once_each() -> None:
 def test_the_progress_line() -> None:
     assert progress_line(1204, 38.46, 3410, 34, 2, 120, (28, 30), 10.02) == (
         "Crawled 1,204 pages (38.5/s), 3,410 queued, 28 of 30 sites with work served in 10 s, "
-        "34 sites fetched, 2 errors, indexer 120 behind")
+        "34 sites fetched, 2 errors, indexer 120 behind"
+    )
     assert progress_line(0, 0.0, 0, 0, 0, 0, (0, 1), 0.5) == (
         "Crawled 0 pages (0.0/s), 0 queued, 0 of 1 site with work served in 0.5 s, 0 sites fetched, 0 errors, "
-        "indexer up to date")
+        "indexer up to date"
+    )
 
 
 def test_the_table_of_a_report() -> None:
@@ -295,12 +318,19 @@ def test_the_table_of_a_report() -> None:
     for n in range(3):
         tally.answered(f"http://a.test/{n}", "http://a.test:80", "page", 200, 1000, now=1.0 + n)
     tally.answered("http://a.test/x", "http://a.test:80", "page", 404, 10, now=4.0)
-    tally.failed("http://long-site-name.test:8080/", "http://long-site-name.test:8080", "page",
-                 "ConnectionRefusedError", now=5.0)
+    tally.failed(
+        "http://long-site-name.test:8080/", "http://long-site-name.test:8080", "page", "ConnectionRefusedError", now=5.0
+    )
     tally.refused("http://a.test:80", now=5.0)
-    data = report(tally, {"traps/calendar": 4, "dupes/content": 2, "robots/denied": 1, "items/page": 3},
-                  node="n1", started="2026-01-01T00:00:00Z", finished="2026-01-01T00:00:10Z", seconds=10.0,
-                  reason="finished")
+    data = report(
+        tally,
+        {"traps/calendar": 4, "dupes/content": 2, "robots/denied": 1, "items/page": 3},
+        node="n1",
+        started="2026-01-01T00:00:00Z",
+        finished="2026-01-01T00:00:10Z",
+        seconds=10.0,
+        reason="finished",
+    )
     written = table(data)
     assert "Requests       6 = 5 pages + 1 robots.txt + 0 sitemaps + 0 soft-404 probes" in written
     assert "Status         2xx 4   3xx 0   4xx 1   5xx 0   network errors 1" in written
@@ -324,6 +354,7 @@ def test_the_starved_sites_alert_once() -> None:
 
 def _slow_site(name: str, pages: int) -> dict:
     """A site whose pages take a while to answer (as a loaded server's would)."""
+
     def slow(path: str) -> Reply | None:
         time.sleep(0.3)  # the server's own slowness, not the test's
         return _page(f"{name} {path}") if path.startswith("/p") else None
@@ -340,12 +371,21 @@ def test_sites_kept_waiting_raise_an_alert_within_one_interval(tmp_path: Path) -
         for n in range(6):
             routes = _slow_site(f"site{n}", 2)
             sites.append(stack.enter_context(serve_site({"/": routes["/"]}, default=routes["slow"])))
-        done = crawl([site.url("/") for site in sites], tmp_path, "DOWNLOAD_DELAY=0.05", "CONCURRENT_REQUESTS=1",
-                     "MONITOR_INTERVAL=0.5", "POLITENESS_SLOWDOWN=0")
+        done = crawl(
+            [site.url("/") for site in sites],
+            tmp_path,
+            "DOWNLOAD_DELAY=0.05",
+            "CONCURRENT_REQUESTS=1",
+            "MONITOR_INTERVAL=0.5",
+            "POLITENESS_SLOWDOWN=0",
+        )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = re.findall(r"\[crawler\.monitor\] INFO: (Crawled .*)", done.stderr)
-    starved = [line for line in lines if (m := re.search(r"(\d+) of (\d+) sites with work", line))
-               and int(m[2]) >= 4 and 2 * int(m[1]) < int(m[2])]
+    starved = [
+        line
+        for line in lines
+        if (m := re.search(r"(\d+) of (\d+) sites with work", line)) and int(m[2]) >= 4 and 2 * int(m[1]) < int(m[2])
+    ]
     assert starved, lines
     alert = re.search(r"Alert sites_starved: only (\d+) of the (\d+) sites with requests queued", done.stderr)
     assert alert and 2 * int(alert[1]) < int(alert[2])

@@ -40,8 +40,9 @@ def test_a_site_that_answers_within_a_second_gets_its_concurrency(tmp_path: Path
     links = "".join(f'<a href="/p{n}.html">{n}</a> ' for n in range(_PAGES))
     pages = _InFlight()
     with serve_site({"/": page(f"<title>Home</title><p>{links}</p>")}, default=pages.reply) as site:
-        done = crawl([site.url("/")], tmp_path, "DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=4",
-                     "INDEX_WITH_CRAWL=0")
+        done = crawl(
+            [site.url("/")], tmp_path, "DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=4", "INDEX_WITH_CRAWL=0"
+        )
     assert done.returncode == 0, done.stderr[-3000:]
     assert sum(path.startswith("/p") for path in site.paths()) == _PAGES
     assert max(pages.at_arrival) == 4

@@ -22,8 +22,13 @@ from crawler.datadir import pages_path
 from tests.commands import crawl, run
 from tests.webserver import Reply, page, serve_site
 
-BOUNDS = ["RECRAWL_INTERVAL=1000", "RECRAWL_MIN_INTERVAL=100", "RECRAWL_MAX_INTERVAL=100000",
-          "DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=4"]
+BOUNDS = [
+    "RECRAWL_INTERVAL=1000",
+    "RECRAWL_MIN_INTERVAL=100",
+    "RECRAWL_MAX_INTERVAL=100000",
+    "DOWNLOAD_DELAY=0",
+    "CONCURRENT_REQUESTS_PER_DOMAIN=4",
+]
 MONDAY = "Mon, 02 Mar 2026 10:00:00 GMT"
 FRIDAY = "Fri, 06 Mar 2026 16:30:00 GMT"
 
@@ -31,22 +36,35 @@ FRIDAY = "Fri, 06 Mar 2026 16:30:00 GMT"
 def _routes() -> dict[str, Reply]:
     return {
         "/robots.txt": Reply(b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"}),
-        "/": page('<title>Harbour office</title><p>Notices from the harbour office.</p>'
-                  '<a href="/stable.html">tides</a> <a href="/changing.html">ferry</a> '
-                  '<a href="/removed.html">regatta</a> <a href="/old.html">lighthouse</a> '
-                  '<a href="/chart.zip">tide chart download</a>', ETag='"home-1"'),
-        "/stable.html": page("<title>Tide tables</title><p>High water at the quay follows the moon; "
-                             "spring tides flood the slipway.</p>", ETag='"stable-1"'),
-        "/changing.html": page("<title>Ferry timetable</title><p>The winter ferry sails at dawn, "
-                               "weather permitting; passengers board with a heliotrope ticket.</p>"
-                               '<a href="/annex.html">old annex</a>', **{"Last-Modified": MONDAY}),
+        "/": page(
+            "<title>Harbour office</title><p>Notices from the harbour office.</p>"
+            '<a href="/stable.html">tides</a> <a href="/changing.html">ferry</a> '
+            '<a href="/removed.html">regatta</a> <a href="/old.html">lighthouse</a> '
+            '<a href="/chart.zip">tide chart download</a>',
+            ETag='"home-1"',
+        ),
+        "/stable.html": page(
+            "<title>Tide tables</title><p>High water at the quay follows the moon; spring tides flood the slipway.</p>",
+            ETag='"stable-1"',
+        ),
+        "/changing.html": page(
+            "<title>Ferry timetable</title><p>The winter ferry sails at dawn, "
+            "weather permitting; passengers board with a heliotrope ticket.</p>"
+            '<a href="/annex.html">old annex</a>',
+            **{"Last-Modified": MONDAY},
+        ),
         "/annex.html": page("<title>Annex</title><p>Waiting room rules for ferry passengers.</p>"),
-        "/removed.html": page("<title>Regatta</title><p>The summer regatta of the yacht club, "
-                              "with a cormorant trophy.</p>"
-                              '<a href="/plans.zip">quayside mooring plans</a> <a href="/chart.zip">tide chart</a>',
-                              ETag='"removed-1"'),
-        "/old.html": page("<title>Lighthouse</title><p>The lighthouse keeper's log of foghorn "
-                          "soundings, kept since the storm of the century.</p>", ETag='"old-1"'),
+        "/removed.html": page(
+            "<title>Regatta</title><p>The summer regatta of the yacht club, "
+            "with a cormorant trophy.</p>"
+            '<a href="/plans.zip">quayside mooring plans</a> <a href="/chart.zip">tide chart</a>',
+            ETag='"removed-1"',
+        ),
+        "/old.html": page(
+            "<title>Lighthouse</title><p>The lighthouse keeper's log of foghorn "
+            "soundings, kept since the storm of the century.</p>",
+            ETag='"old-1"',
+        ),
     }
 
 
@@ -55,7 +73,8 @@ def _change(routes: dict[str, Reply]) -> None:
     routes["/changing.html"] = page(
         "<title>Ferry timetable</title><p>The summer ferry sails hourly; passengers buy a "
         'marmalade pass at the kiosk.</p><a href="/fresh.html">new kiosk</a>',
-        **{"Last-Modified": FRIDAY})
+        **{"Last-Modified": FRIDAY},
+    )
     routes["/fresh.html"] = page("<title>Kiosk</title><p>The kiosk sells sardine sandwiches.</p>")
     del routes["/removed.html"]  # 404 from now on
     routes["/old.html"] = Reply(b"", 301, {"Location": "/new.html"})
@@ -75,8 +94,7 @@ def _stat(log: str, name: str) -> int:
 
 def _intervals(data: Path) -> dict[str, float]:
     with sqlite3.connect(pages_path(data)) as db:
-        return {url.rsplit("/", 1)[-1]: interval
-                for url, interval in db.execute("SELECT url, interval FROM revisits")}
+        return {url.rsplit("/", 1)[-1]: interval for url, interval in db.execute("SELECT url, interval FROM revisits")}
 
 
 @pytest.fixture(scope="module")
@@ -86,11 +104,14 @@ def recrawled(tmp_path_factory: pytest.TempPathFactory):
     with serve_site(routes) as site:
         first = crawl([site.url("/")], data, *BOUNDS)
         assert first.returncode == 0, first.stderr[-3000:]
-        before = {"log": len(site.requests), "intervals": _intervals(data),
-                  "plans": _search(data, "quayside", "mooring")}
+        before = {
+            "log": len(site.requests),
+            "intervals": _intervals(data),
+            "plans": _search(data, "quayside", "mooring"),
+        }
         nothing_due = crawl([], data, *BOUNDS, spider_args=("recrawl=1",))
         assert nothing_due.returncode == 0, nothing_due.stderr[-3000:]
-        before["idle"] = [r.path for r in site.requests[before["log"]:] if r.path != "/robots.txt"]
+        before["idle"] = [r.path for r in site.requests[before["log"] :] if r.path != "/robots.txt"]
         _change(routes)
         mark = len(site.requests)
         again = crawl([], data, *BOUNDS, spider_args=("recrawl=all",))
@@ -157,8 +178,10 @@ def test_a_stopped_recrawl_resumes_without_revisiting_a_page_twice(tmp_path: Pat
     # More pages than the crawl has requests in flight (CONCURRENT_REQUESTS): a
     # run stopped after 3 pages cannot have fetched them all, however slow.
     count = 40
-    routes = {"/robots.txt": _routes()["/robots.txt"],
-              "/": page("".join(f'<a href="/p{n}.html">page {n}</a>' for n in range(count)), ETag='"home"')}
+    routes = {
+        "/robots.txt": _routes()["/robots.txt"],
+        "/": page("".join(f'<a href="/p{n}.html">page {n}</a>' for n in range(count)), ETag='"home"'),
+    }
     for n in range(count):
         words = " ".join(hashlib.md5(f"{n}-{k}".encode()).hexdigest()[:8] for k in range(30))
         routes[f"/p{n}.html"] = page(f"<title>Page {n}</title><p>{words}</p>", ETag=f'"p{n}"')

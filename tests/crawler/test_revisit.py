@@ -44,5 +44,7 @@ def test_per_site_bounds_replace_the_defaults_and_bound_the_first_interval() -> 
 
 def test_conditional_headers() -> None:
     assert conditional_headers('"abc"', "Mon, 02 Mar 2026 10:00:00 GMT") == {
-        "If-None-Match": '"abc"', "If-Modified-Since": "Mon, 02 Mar 2026 10:00:00 GMT"}
+        "If-None-Match": '"abc"',
+        "If-Modified-Since": "Mon, 02 Mar 2026 10:00:00 GMT",
+    }
     assert conditional_headers(None, None) == {}

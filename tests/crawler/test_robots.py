@@ -29,8 +29,7 @@ from crawler.robots import (
 def checks(name: str, robots_txt: str, user_agent: str, *urls: tuple[str, bool]) -> list:
     """One robots.txt, one crawler, several URLs: one test case each."""
     return [
-        pytest.param(robots_txt, user_agent, url, expected, id=f"{name}[{user_agent} {url}]")
-        for url, expected in urls
+        pytest.param(robots_txt, user_agent, url, expected, id=f"{name}[{user_agent} {url}]") for url, expected in urls
     ]
 
 
@@ -488,8 +487,7 @@ GROUP_CASES = [
     ),
     *checks(
         "merge",
-        "User-agent: FooBot\nDisallow: /a\n\nUser-agent: *\nDisallow: /c\n\n"
-        "User-agent: foobot\nDisallow: /b\n",
+        "User-agent: FooBot\nDisallow: /a\n\nUser-agent: *\nDisallow: /c\n\nUser-agent: foobot\nDisallow: /b\n",
         "FooBot/1.0",
         ("/a", False),
         ("/b", False),
@@ -497,8 +495,7 @@ GROUP_CASES = [
     ),
     *checks(
         "merge-star",
-        "User-agent: *\nDisallow: /a\n\nUser-agent: other\nDisallow: /b\n\n"
-        "User-agent: *\nDisallow: /c\n",
+        "User-agent: *\nDisallow: /a\n\nUser-agent: other\nDisallow: /b\n\nUser-agent: *\nDisallow: /c\n",
         "FooBot",
         ("/a", False),
         ("/b", True),
@@ -796,8 +793,7 @@ def test_allow_all_and_disallow_all() -> None:
 
 def test_rules_are_normalized_deduplicated_and_best_first() -> None:
     rules = RobotsRules.parse(
-        "User-agent: *\nDisallow: /a\nDisallow: /%61\nAllow: /a\n"
-        "Disallow: /b*$\nDisallow: /cccc\n",
+        "User-agent: *\nDisallow: /a\nDisallow: /%61\nAllow: /a\nDisallow: /b*$\nDisallow: /cccc\n",
         "x",
     )
     assert rules.rules == (
@@ -968,8 +964,7 @@ def test_crawl_delay(robots_txt: str, user_agent: str, expected: float | None) -
     "robots_txt, expected",
     [
         pytest.param(
-            "Sitemap: https://a.com/s.xml\nUser-agent: *\nDisallow: /\n"
-            "sitemap: http://a.com/t.xml\n",
+            "Sitemap: https://a.com/s.xml\nUser-agent: *\nDisallow: /\nsitemap: http://a.com/t.xml\n",
             ["https://a.com/s.xml", "http://a.com/t.xml"],
             id="anywhere-any-case",
         ),
@@ -1063,26 +1058,18 @@ HTML_PAGE = b"<!DOCTYPE html>\n<html><head><title>Not found</title></head><body>
         pytest.param(ROBOTS_BODY, "application/octet-stream", True, id="octet-stream"),
         pytest.param(b"", "text/plain", True, id="empty"),
         pytest.param(b"\xef\xbb\xbf" + ROBOTS_BODY, "text/plain", True, id="bom"),
-        pytest.param(
-            b"# \xd6\xd0\xce\xc4 (GBK)\n" + ROBOTS_BODY, "text/plain", True, id="gbk-comment"
-        ),
+        pytest.param(b"# \xd6\xd0\xce\xc4 (GBK)\n" + ROBOTS_BODY, "text/plain", True, id="gbk-comment"),
         pytest.param(b"# <html> docs\n" + ROBOTS_BODY, "text/plain", True, id="tag-in-comment"),
         pytest.param(HTML_PAGE, "text/html", False, id="html"),
         pytest.param(HTML_PAGE, "text/plain", False, id="html-as-text-plain"),
         pytest.param(HTML_PAGE, None, False, id="html-no-type"),
         pytest.param(b"\n\n   <html><body>x</body></html>", None, False, id="html-after-space"),
         pytest.param(b"<?xml version='1.0'?><error/>", "text/plain", False, id="xml"),
-        pytest.param(
-            b"User-agent: *\nDisallow: /\n<body>hello</body>", "text/plain", False, id="body-tag"
-        ),
-        pytest.param(
-            b"\xef\xbb\xbf<!doctype html><p>User-agent: *", "text/plain", False, id="bom-html"
-        ),
+        pytest.param(b"User-agent: *\nDisallow: /\n<body>hello</body>", "text/plain", False, id="body-tag"),
+        pytest.param(b"\xef\xbb\xbf<!doctype html><p>User-agent: *", "text/plain", False, id="bom-html"),
         pytest.param(ROBOTS_BODY, "text/html", True, id="robots-sent-as-html"),
         pytest.param(ROBOTS_BODY, "TEXT/HTML; charset=UTF-8", True, id="robots-sent-as-HTML"),
-        pytest.param(
-            b"\xef\xbb\xbfUser-agent: *\nDisallow: /\n", "text/html", True, id="robots-html-bom"
-        ),
+        pytest.param(b"\xef\xbb\xbfUser-agent: *\nDisallow: /\n", "text/html", True, id="robots-html-bom"),
         pytest.param(b"Hello, world.\n", "text/html", False, id="html-type-no-agent"),
         pytest.param(ROBOTS_BODY, "application/xhtml+xml", True, id="robots-sent-as-xhtml"),
         pytest.param(b"\x1f\x8b\x08\x00" + bytes(range(256)) * 4, None, False, id="gzip"),
@@ -1117,35 +1104,23 @@ def http_date(timestamp: float) -> str:
         pytest.param({"CACHE-CONTROL": "Max-Age=7200"}, {}, 7200.0, id="upper-case"),
         pytest.param({"Cache-Control": 'max-age="600"'}, {}, 600.0, id="quoted"),
         pytest.param({"Cache-Control": "max-age=604800"}, {}, 86400.0, id="capped-at-24h"),
-        pytest.param(
-            {"Cache-Control": "max-age=604800"}, {"maximum": 3600}, 3600.0, id="custom-maximum"
-        ),
+        pytest.param({"Cache-Control": "max-age=604800"}, {"maximum": 3600}, 3600.0, id="custom-maximum"),
         pytest.param({"Cache-Control": "max-age=0"}, {}, MIN_EXPIRY_SECONDS, id="max-age-zero"),
         pytest.param({"Cache-Control": "max-age=10"}, {}, MIN_EXPIRY_SECONDS, id="below-minimum"),
         pytest.param({"Cache-Control": "max-age=soon"}, {}, MIN_EXPIRY_SECONDS, id="max-age-junk"),
         pytest.param({"Cache-Control": "max-age=-5"}, {}, MIN_EXPIRY_SECONDS, id="negative"),
-        pytest.param(
-            {"Cache-Control": "max-age=600, s-maxage=1200"}, {}, 1200.0, id="s-maxage-first"
-        ),
+        pytest.param({"Cache-Control": "max-age=600, s-maxage=1200"}, {}, 1200.0, id="s-maxage-first"),
         pytest.param({"Cache-Control": "no-cache"}, {}, MIN_EXPIRY_SECONDS, id="no-cache"),
-        pytest.param(
-            {"Cache-Control": "no-store, max-age=3600"}, {}, MIN_EXPIRY_SECONDS, id="no-store"
-        ),
+        pytest.param({"Cache-Control": "no-store, max-age=3600"}, {}, MIN_EXPIRY_SECONDS, id="no-store"),
         pytest.param(
             {"Cache-Control": 'no-cache="Set-Cookie", max-age=3600'},
             {},
             3600.0,
             id="qualified-no-cache",
         ),
-        pytest.param(
-            {"Cache-Control": "max-age=3600", "Age": "1000"}, {}, 2600.0, id="age-subtracted"
-        ),
-        pytest.param(
-            {"Cache-Control": "max-age=3600", "Age": "junk"}, {}, 3600.0, id="age-junk-ignored"
-        ),
-        pytest.param(
-            {"Expires": http_date(NOW + 7200), "Date": http_date(NOW)}, {}, 7200.0, id="expires"
-        ),
+        pytest.param({"Cache-Control": "max-age=3600", "Age": "1000"}, {}, 2600.0, id="age-subtracted"),
+        pytest.param({"Cache-Control": "max-age=3600", "Age": "junk"}, {}, 3600.0, id="age-junk-ignored"),
+        pytest.param({"Expires": http_date(NOW + 7200), "Date": http_date(NOW)}, {}, 7200.0, id="expires"),
         pytest.param(
             {"Expires": http_date(NOW + 7200), "Date": http_date(NOW - 1000)},
             {},
@@ -1227,9 +1202,7 @@ PROTEGO_GAPS = [
 
 
 @pytest.mark.parametrize("robots_txt, user_agent, url, protego_says, rfc_says", PROTEGO_GAPS)
-def test_protego_gaps_are_fixed(
-    robots_txt: str, user_agent: str, url: str, protego_says: bool, rfc_says: bool
-) -> None:
+def test_protego_gaps_are_fixed(robots_txt: str, user_agent: str, url: str, protego_says: bool, rfc_says: bool) -> None:
     """Each gap the module docstring lists, as measured on the pinned Protego.
     If Protego's answer changes after an upgrade, its gap list needs a look."""
     assert Protego.parse(robots_txt).can_fetch(url, user_agent) is protego_says
@@ -1251,9 +1224,7 @@ _patterns = st.builds(
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), _patterns), max_size=6), _paths)
-def test_agrees_with_protego_where_protego_is_right(
-    rules: list[tuple[bool, str]], path: str
-) -> None:
+def test_agrees_with_protego_where_protego_is_right(rules: list[tuple[bool, str]], path: str) -> None:
     robots_txt = "User-agent: *\n" + "".join(
         f"{'Allow' if allow else 'Disallow'}: {pattern}\n" for allow, pattern in rules
     )

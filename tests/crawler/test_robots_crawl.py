@@ -25,7 +25,6 @@ from tests.commands import ROOT, crawl
 from tests.webserver import Reply, Site, page, serve_site, text
 
 
-
 def _pages(name: str) -> dict[str, Reply]:
     """A home page linking to an allowed page and a forbidden one.
 
@@ -74,29 +73,36 @@ SITES = {
     },
     "missing": {**_pages("missing")},  # robots.txt: 404
     "junk": {"/robots.txt": Reply(bytes(range(256)) * 4, 200, {"Content-Type": "text/plain"}), **_pages("junk")},
-    "html": {"/robots.txt": page("<html><body><h1>Welcome</h1><p>Disallow: /</p></body></html>"),
-             **_pages("html")},
+    "html": {"/robots.txt": page("<html><body><h1>Welcome</h1><p>Disallow: /</p></body></html>"), **_pages("html")},
     "slow": {"/robots.txt": _slow_robots, **_pages("slow")},
     # A site that answers 200 with its HTML "not found" page for everything, /sitemap.xml included.
     "soft404": {
         "/robots.txt": DISALLOW_SECRET,
-        "/sitemap.xml": page("<!DOCTYPE html><html><head><title>Page not found</title></head>"
-                             "<body><p>Sorry.</p></body></html>"),
+        "/sitemap.xml": page(
+            "<!DOCTYPE html><html><head><title>Page not found</title></head><body><p>Sorry.</p></body></html>"
+        ),
         **_pages("soft404"),
     },
     "meta": {
         "/robots.txt": DISALLOW_SECRET,
-        "/": page('<title>Home</title><a href="/noindex.html">n</a> <a href="/nofollow.html">f</a> '
-                  '<a href="/header.html">h</a> <a href="/ours.html">o</a> '
-                  '<a href="/via-rel.html" rel="nofollow">r</a>'),
-        "/noindex.html": page('<meta name="robots" content="NOINDEX"><title>Noindex page</title>'
-                              '<a href="/from-noindex.html">next</a>'),
-        "/nofollow.html": page('<meta name="robots" content="nofollow"><title>Nofollow page</title>'
-                               '<a href="/from-nofollow.html">next</a>'),
-        "/header.html": page('<title>Header page</title><a href="/from-header.html">next</a>',
-                             **{"X-Robots-Tag": "noindex, nofollow"}),
-        "/ours.html": page('<meta name="lanternbot" content="none"><meta name="otherbot" content="all">'
-                           '<title>Named page</title><a href="/from-ours.html">next</a>'),
+        "/": page(
+            '<title>Home</title><a href="/noindex.html">n</a> <a href="/nofollow.html">f</a> '
+            '<a href="/header.html">h</a> <a href="/ours.html">o</a> '
+            '<a href="/via-rel.html" rel="nofollow">r</a>'
+        ),
+        "/noindex.html": page(
+            '<meta name="robots" content="NOINDEX"><title>Noindex page</title><a href="/from-noindex.html">next</a>'
+        ),
+        "/nofollow.html": page(
+            '<meta name="robots" content="nofollow"><title>Nofollow page</title><a href="/from-nofollow.html">next</a>'
+        ),
+        "/header.html": page(
+            '<title>Header page</title><a href="/from-header.html">next</a>', **{"X-Robots-Tag": "noindex, nofollow"}
+        ),
+        "/ours.html": page(
+            '<meta name="lanternbot" content="none"><meta name="otherbot" content="all">'
+            '<title>Named page</title><a href="/from-ours.html">next</a>'
+        ),
         "/from-noindex.html": page("<title>Reached</title>"),
         "/from-nofollow.html": page("<title>Never</title>"),
         "/from-header.html": page("<title>Never</title>"),
@@ -113,18 +119,24 @@ class _SitemapSite:
         self.base = ""
 
     def routes(self) -> dict[str, Reply]:
-        index = ('<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns='
-                 '"http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>{base}/sm1.xml.gz</loc>'
-                 '</sitemap></sitemapindex>')
-        urlset = ('<?xml version="1.0" encoding="UTF-8"?><urlset xmlns='
-                  '"http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{base}/orphan.html</loc></url>'
-                  '<url><loc>http://elsewhere.invalid/x</loc></url></urlset>')
+        index = (
+            '<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns='
+            '"http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>{base}/sm1.xml.gz</loc>'
+            "</sitemap></sitemapindex>"
+        )
+        urlset = (
+            '<?xml version="1.0" encoding="UTF-8"?><urlset xmlns='
+            '"http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{base}/orphan.html</loc></url>'
+            "<url><loc>http://elsewhere.invalid/x</loc></url></urlset>"
+        )
         return {
             "/robots.txt": lambda path: text(f"User-agent: *\nDisallow:\nSitemap: {self.base}/index.xml\n"),
-            "/index.xml": lambda path: Reply(index.format(base=self.base).encode(), 200,
-                                             {"Content-Type": "application/xml"}),
-            "/sm1.xml.gz": lambda path: Reply(gzip.compress(urlset.format(base=self.base).encode()), 200,
-                                              {"Content-Type": "application/x-gzip"}),
+            "/index.xml": lambda path: Reply(
+                index.format(base=self.base).encode(), 200, {"Content-Type": "application/xml"}
+            ),
+            "/sm1.xml.gz": lambda path: Reply(
+                gzip.compress(urlset.format(base=self.base).encode()), 200, {"Content-Type": "application/x-gzip"}
+            ),
             "/": page("<title>Sitemapped home</title><p>Nothing links to the orphan.</p>"),
             "/orphan.html": page("<title>Orphan</title><p>Only the sitemap knows me.</p>"),
         }
@@ -238,12 +250,16 @@ def _titles(data: Path) -> set[str]:
 
 
 POLITE = {
-    "plain": {"/robots.txt": text("User-agent: *\nDisallow:\n"),
-              "/": page("".join(f'<a href="/p{n}.html">{n}</a>' for n in range(8))),
-              **{f"/p{n}.html": page(f"<title>P{n}</title><p>Page {n}</p>") for n in range(8)}},
-    "crawl_delay": {"/robots.txt": text("User-agent: *\nCrawl-delay: 0.6\n"),
-                    "/": page("".join(f'<a href="/p{n}.html">{n}</a>' for n in range(4))),
-                    **{f"/p{n}.html": page(f"<title>Q{n}</title><p>Page {n}</p>") for n in range(4)}},
+    "plain": {
+        "/robots.txt": text("User-agent: *\nDisallow:\n"),
+        "/": page("".join(f'<a href="/p{n}.html">{n}</a>' for n in range(8))),
+        **{f"/p{n}.html": page(f"<title>P{n}</title><p>Page {n}</p>") for n in range(8)},
+    },
+    "crawl_delay": {
+        "/robots.txt": text("User-agent: *\nCrawl-delay: 0.6\n"),
+        "/": page("".join(f'<a href="/p{n}.html">{n}</a>' for n in range(4))),
+        **{f"/p{n}.html": page(f"<title>Q{n}</title><p>Page {n}</p>") for n in range(4)},
+    },
 }
 
 
@@ -290,11 +306,29 @@ def test_one_robots_txt_fetch_per_site_with_two_crawl_processes(tmp_path: Path) 
         server = stack.enter_context(EmbeddedRedis(tmp_path / "shared"))
         sites = {name: stack.enter_context(serve_site(SITES[name])) for name in ("slow", "redirect", "missing")}
         seeds = ",".join(site.url("/") for site in sites.values())
-        command = [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={seeds}",
-                   "-s", f"REDIS_URL={server.url}", "-s", "DOWNLOAD_DELAY=0.05"]
-        nodes = [subprocess.Popen([*command, "-s", f"DATA_DIR={tmp_path / f'node{n}'}"], cwd=ROOT,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                 for n in range(2)]
+        command = [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "web",
+            "-a",
+            f"seeds={seeds}",
+            "-s",
+            f"REDIS_URL={server.url}",
+            "-s",
+            "DOWNLOAD_DELAY=0.05",
+        ]
+        nodes = [
+            subprocess.Popen(
+                [*command, "-s", f"DATA_DIR={tmp_path / f'node{n}'}"],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for n in range(2)
+        ]
         logs = [node.communicate(timeout=300)[1] for node in nodes]
         assert [node.returncode for node in nodes] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
         for name, site in sites.items():

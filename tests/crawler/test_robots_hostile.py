@@ -59,11 +59,12 @@ SITES = {
 def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, Site], str]]:
     data = tmp_path_factory.mktemp("robots-hostile")
     with ExitStack() as stack:
-        sites = {name: stack.enter_context(serve_site({"/robots.txt": robots, **_pages(name)}))
-                 for name, robots in SITES.items()}
+        sites = {
+            name: stack.enter_context(serve_site({"/robots.txt": robots, **_pages(name)}))
+            for name, robots in SITES.items()
+        }
         # A long retry delay: a site whose robots.txt was taken for unavailable would hold the crawl.
-        done = crawl([site.url("/") for site in sites.values()], data, "DOWNLOAD_DELAY=0",
-                     "ROBOTS_RETRY_DELAY=600")
+        done = crawl([site.url("/") for site in sites.values()], data, "DOWNLOAD_DELAY=0", "ROBOTS_RETRY_DELAY=600")
         assert done.returncode == 0, done.stderr[-3000:]
         yield sites, done.stderr
 

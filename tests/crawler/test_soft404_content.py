@@ -71,18 +71,27 @@ def test_the_phrases_are_spelt_as_titles_are_read() -> None:
 # --- a real crawl ---------------------------------------------------------------------------
 
 ROUTES = {
-    "/": page("<title>Home</title><p>Five pages.</p><a href='/old-story.html'>old story</a> "
-              "<a href='/zh/gone.html'>旧页面</a> <a href='/errors-explained.html'>errors</a> "
-              "<a href='/nginx-howto.html'>nginx</a> <a href='/story.html'>story</a>"),
+    "/": page(
+        "<title>Home</title><p>Five pages.</p><a href='/old-story.html'>old story</a> "
+        "<a href='/zh/gone.html'>旧页面</a> <a href='/errors-explained.html'>errors</a> "
+        "<a href='/nginx-howto.html'>nginx</a> <a href='/story.html'>story</a>"
+    ),
     "/robots.txt": Reply(b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"}),
-    "/old-story.html": page("<title>Page not found – Harbor Gazette</title><h1>Page not found</h1>"
-                            "<p>The story you asked for has moved.</p><a href='/from-missing.html'>home</a>"),
-    "/zh/gone.html": page("<html lang='zh'><title>找不到页面</title><h1>抱歉，您访问的页面不存在</h1>"
-                          "<p>返回首页</p></html>"),
-    "/errors-explained.html": page("<title>404 errors explained</title><h1>404 errors explained</h1>"
-                                   "<p>When a ferry timetable page moves, readers meet a 404 error.</p>"),
-    "/nginx-howto.html": page("<title>How to fix page not found errors in nginx</title>"
-                              "<h1>How to fix page not found errors in nginx</h1><p>Check the root directive.</p>"),
+    "/old-story.html": page(
+        "<title>Page not found – Harbor Gazette</title><h1>Page not found</h1>"
+        "<p>The story you asked for has moved.</p><a href='/from-missing.html'>home</a>"
+    ),
+    "/zh/gone.html": page(
+        "<html lang='zh'><title>找不到页面</title><h1>抱歉，您访问的页面不存在</h1><p>返回首页</p></html>"
+    ),
+    "/errors-explained.html": page(
+        "<title>404 errors explained</title><h1>404 errors explained</h1>"
+        "<p>When a ferry timetable page moves, readers meet a 404 error.</p>"
+    ),
+    "/nginx-howto.html": page(
+        "<title>How to fix page not found errors in nginx</title>"
+        "<h1>How to fix page not found errors in nginx</h1><p>Check the root directive.</p>"
+    ),
     "/story.html": page("<title>Ferry timetable changes</title><p>The winter ferry leaves at nine.</p>"),
     "/from-missing.html": page("<title>Only linked from a missing page</title><p>Unreached.</p>"),
 }
@@ -100,8 +109,7 @@ def crawled(tmp_path_factory: pytest.TempPathFactory):
 def test_pages_that_say_they_are_not_found_are_not_indexed_nor_followed(crawled) -> None:
     site, documents, _ = crawled
     indexed = {url for url, fields in documents.items() if fields.get("crawled")}
-    assert indexed == {site.url(path) for path in
-                       ("/", "/errors-explained.html", "/nginx-howto.html", "/story.html")}
+    assert indexed == {site.url(path) for path in ("/", "/errors-explained.html", "/nginx-howto.html", "/story.html")}
     assert "/from-missing.html" not in site.paths()
 
 

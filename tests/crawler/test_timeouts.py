@@ -32,12 +32,16 @@ def stalled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
 
     words = "quay ferry chapel lane market museum council tower".split()
     routes = {
-        "/": page("<title>Home</title><a href='/stall.html'>slow</a> "
-                  + " ".join(f"<a href='{path}'>{path}</a>" for path in PAGES)),
+        "/": page(
+            "<title>Home</title><a href='/stall.html'>slow</a> "
+            + " ".join(f"<a href='{path}'>{path}</a>" for path in PAGES)
+        ),
         "/robots.txt": Reply(b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"}),
         "/stall.html": stall,
-        **{path: page(f"<title>Page {n}</title><p>The {words[n - 1]} of page {n}.</p>")
-           for n, path in enumerate(PAGES, 1)},
+        **{
+            path: page(f"<title>Page {n}</title><p>The {words[n - 1]} of page {n}.</p>")
+            for n, path in enumerate(PAGES, 1)
+        },
     }
     data = tmp_path_factory.mktemp("stall")
     with serve_site(routes) as site:
@@ -81,19 +85,34 @@ def test_a_retry_still_held_when_the_crawl_is_stopped_is_tried_by_the_next_run(t
 
     slow = [f"/slow/{n}.html" for n in range(1, 21)]  # 10 s of work at 2 pages a second
     routes = {
-        "/": page("<title>Home</title><a href='/stall.html'>slow</a> "
-                  + " ".join(f"<a href='{path}'>{path}</a>" for path in slow)),
+        "/": page(
+            "<title>Home</title><a href='/stall.html'>slow</a> "
+            + " ".join(f"<a href='{path}'>{path}</a>" for path in slow)
+        ),
         "/robots.txt": Reply(b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"}),
         "/stall.html": stall,
         **{path: page(f"<title>Slow {path}</title><p>{path} {' '.join(path * 3)}</p>") for path in slow},
     }
     with serve_site(routes) as site:
-        command = [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={site.url('/')}",
-                   "-s", f"DATA_DIR={tmp_path}", "-s", "DOWNLOAD_DELAY=0.5", "-s", "DOWNLOAD_TIMEOUT=2",
-                   "-s", "MONITOR_INTERVAL=0"]
+        command = [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "web",
+            "-a",
+            f"seeds={site.url('/')}",
+            "-s",
+            f"DATA_DIR={tmp_path}",
+            "-s",
+            "DOWNLOAD_DELAY=0.5",
+            "-s",
+            "DOWNLOAD_TIMEOUT=2",
+            "-s",
+            "MONITOR_INTERVAL=0",
+        ]
         try:
-            process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                       text=True)
+            process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             try:
                 lines = []
                 for line in process.stderr:  # the crawl's own log, as it comes
@@ -109,8 +128,9 @@ def test_a_retry_still_held_when_the_crawl_is_stopped_is_tried_by_the_next_run(t
             assert "Queued 1 timed-out requests for the next run" in log
             assert len(site.paths()) < len(slow)  # stopped well before the end
             # The slow pages only kept the first run busy: the next one takes them without a delay.
-            resumed = subprocess.run([*command, "-s", "DOWNLOAD_DELAY=0"], cwd=ROOT, capture_output=True, text=True,
-                                     timeout=300)
+            resumed = subprocess.run(
+                [*command, "-s", "DOWNLOAD_DELAY=0"], cwd=ROOT, capture_output=True, text=True, timeout=300
+            )
         finally:
             answering.set()
     assert resumed.returncode == 0, resumed.stderr[-3000:]

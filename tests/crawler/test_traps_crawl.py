@@ -10,6 +10,7 @@ import pytest
 
 from tests.commands import crawl
 from tests.webserver import Reply, page, serve_site
+
 WORDS = "harbour lighthouse keeper ferry market storm tide village council museum".split()
 
 
@@ -21,14 +22,20 @@ def _prose(seed: str, words: int = 60) -> str:
 
 
 def _article(links: str) -> Reply:
-    paragraphs = " ".join(f"<p>Paragraph {n} tells of the {WORDS[n % 10]} and the {WORDS[(n * 3) % 10]} "
-                          f"seen by {WORDS[(n * 7) % 10]} folk.</p>" for n in range(60))
+    paragraphs = " ".join(
+        f"<p>Paragraph {n} tells of the {WORDS[n % 10]} and the {WORDS[(n * 3) % 10]} "
+        f"seen by {WORDS[(n * 7) % 10]} folk.</p>"
+        for n in range(60)
+    )
     return page(f"<title>The harbour story</title><h1>The harbour story</h1>{paragraphs}{links}")
 
 
 def _near(variant: str, link: str) -> Reply:
-    story = " ".join(f"<p>{WORDS[n % 10]} {WORDS[(n * 3) % 10]} {WORDS[(n * 7) % 10]} {WORDS[(n + 4) % 10]} "
-                     f"{WORDS[(n * 9) % 10]} line{chr(97 + n % 26)}{chr(97 + n // 26)}</p>" for n in range(300))
+    story = " ".join(
+        f"<p>{WORDS[n % 10]} {WORDS[(n * 3) % 10]} {WORDS[(n * 7) % 10]} {WORDS[(n + 4) % 10]} "
+        f"{WORDS[(n * 9) % 10]} line{chr(97 + n % 26)}{chr(97 + n // 26)}</p>"
+        for n in range(300)
+    )
     return page(f"<title>Long report</title>{story}<p>Printed {variant}.</p>{link}")
 
 
@@ -82,8 +89,14 @@ for leaf in ("/from-a.html", "/from-b.html", "/from-near1.html", "/from-near2.ht
 def crawl_log(tmp_path_factory: pytest.TempPathFactory) -> tuple[Counter[str], str]:
     data = tmp_path_factory.mktemp("traps")
     with serve_site(ROUTES, default=_loop) as site:
-        done = crawl([site.url("/")], data, "DOWNLOAD_DELAY=0", "TRAPS_MAX_PAGES_PER_PATTERN=40",
-                     "TRAPS_BLACKLIST_URLS=/blocked/", "CLOSESPIDER_PAGECOUNT=500")
+        done = crawl(
+            [site.url("/")],
+            data,
+            "DOWNLOAD_DELAY=0",
+            "TRAPS_MAX_PAGES_PER_PATTERN=40",
+            "TRAPS_BLACKLIST_URLS=/blocked/",
+            "CLOSESPIDER_PAGECOUNT=500",
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         assert "closespider_pagecount" not in done.stderr, "a trap ran away"
         return Counter(site.paths()), done.stderr

@@ -33,8 +33,13 @@ def _urls(taken: list[tuple[int, bytes]]) -> list[str]:
 
 
 def _node(frontier: Frontier, name: str = "node", **turns) -> Leases:
-    leases = Leases(frontier.client, frontier.name, frontier.queue_key, node=name,
-                    **{"delay": 60.0, "jitter": 0.0, "per_site": 1, **turns})
+    leases = Leases(
+        frontier.client,
+        frontier.name,
+        frontier.queue_key,
+        node=name,
+        **{"delay": 60.0, "jitter": 0.0, "per_site": 1, **turns},
+    )
     leases.announce({})
     return leases
 
@@ -53,7 +58,8 @@ def test_a_big_site_cannot_take_all_the_leases(redis_client: redis.Redis) -> Non
     node = _node(frontier)
     taken = node.take(8)
     assert sorted(site_of(url) for url in _urls(taken)) == sorted(
-        ["http://big.test:80"] + [f"http://small{s}.test:80" for s in range(5)])
+        ["http://big.test:80"] + [f"http://small{s}.test:80" for s in range(5)]
+    )
     assert node.take(8) == []  # one request a site at a time (CONCURRENT_REQUESTS_PER_DOMAIN=1)
     _finish(node, taken)
     assert node.take(8) == []  # every site has had its turn: none before the next
@@ -93,8 +99,13 @@ def test_breadth_first_within_a_site_lower_depths_first_across_ready_sites(redis
         order += _urls(taken)
         _finish(node, taken)
     # At one depth, the site that has waited longest for its turn first.
-    assert order == ["http://a.test/top", "http://a.test/top2", "http://b.test/mid",
-                     "http://c.test/deep", "http://a.test/deep"]
+    assert order == [
+        "http://a.test/top",
+        "http://a.test/top2",
+        "http://b.test/mid",
+        "http://c.test/deep",
+        "http://a.test/deep",
+    ]
 
 
 def test_a_retry_after_pause_holds_the_site_for_every_node(redis_client: redis.Redis) -> None:
@@ -123,8 +134,7 @@ def test_a_dead_nodes_leases_go_back_to_the_front_of_their_sites(redis_client: r
     redis_client.delete("web:node:dead")  # what its expiry does after kill -9
     alive = _node(frontier, "alive", delay=0.0, per_site=5)
     assert alive.reap() == 3
-    assert sorted(_urls(alive.take(8))) == ["http://a.test/0", "http://a.test/1", "http://a.test/2",
-                                            "http://b.test/0"]
+    assert sorted(_urls(alive.take(8))) == ["http://a.test/0", "http://a.test/1", "http://a.test/2", "http://b.test/0"]
     assert len(frontier) == 0 and "dead" not in alive.nodes()
 
 
@@ -140,8 +150,9 @@ def test_requests_leased_to_a_node_that_never_received_them_go_back_when_it_is_i
     assert len(_node(frontier, "node", delay=0.0).take(8)) == 2
     assert len(frontier) == 0 and node.held() == 3
     assert node.reclaim() == 2  # not the one it holds
-    assert sorted(_urls(node.take(8))) == sorted({"http://a.test/0", "http://b.test/0", "http://c.test/0"}
-                                                  - set(_urls(kept)))
+    assert sorted(_urls(node.take(8))) == sorted(
+        {"http://a.test/0", "http://b.test/0", "http://c.test/0"} - set(_urls(kept))
+    )
     assert node.reclaim() == 0
 
 
@@ -165,8 +176,13 @@ def test_a_frontier_of_the_earlier_layout_is_moved_to_per_site_queues(redis_clie
     while (request := node.next_request()) is not None:
         urls.append(request.url)
         node.done(request)
-    assert sorted(urls) == ["http://a.test/1", "http://a.test/2", "http://a.test/3",
-                            "http://b.test/1", "http://c.test/1"]
+    assert sorted(urls) == [
+        "http://a.test/1",
+        "http://a.test/2",
+        "http://a.test/3",
+        "http://b.test/1",
+        "http://c.test/1",
+    ]
     assert urls.index("http://a.test/1") < urls.index("http://a.test/2") < urls.index("http://a.test/3")
     node.close("finished")
 

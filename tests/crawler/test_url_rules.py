@@ -173,8 +173,7 @@ def _session_web(path: str) -> Reply | None:
     links = " ".join(f'<a href="/p/{n}?sid={secrets.token_hex(16)}">page {n}</a>' for n in range(10))
     links += "".join(f' <a href="/forum?sid={sid}">{name}</a>' for sid, name in SECTIONS.items())
     if parts.path == "/" or re.fullmatch(r"/p/[0-9]", parts.path):
-        return page(f"<title>Page {parts.path}</title><p>Words of {parts.path} alone, {parts.path} again.</p>"
-                    + links)
+        return page(f"<title>Page {parts.path}</title><p>Words of {parts.path} alone, {parts.path} again.</p>" + links)
     if parts.path == "/forum" and len(query) == 1 and query[0][4:] in SECTIONS:
         name = SECTIONS[query[0][4:]]
         return page(f"<title>Forum: {name}</title><p>Threads about {name}.</p>{links}")
@@ -184,8 +183,9 @@ def _session_web(path: str) -> Reply | None:
 def test_a_fresh_session_id_on_every_link_costs_one_fetch_a_page(tmp_path):
     routes = {"/robots.txt": Reply(b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"})}
     with serve_site(routes, default=_session_web) as site:
-        done = crawl([site.url("/")], tmp_path, "DOWNLOAD_DELAY=0", "TRAPS_MAX_PAGES_PER_PATTERN=40",
-                     "CLOSESPIDER_PAGECOUNT=200")
+        done = crawl(
+            [site.url("/")], tmp_path, "DOWNLOAD_DELAY=0", "TRAPS_MAX_PAGES_PER_PATTERN=40", "CLOSESPIDER_PAGECOUNT=200"
+        )
         paths = Counter(site.paths())
     assert done.returncode == 0, done.stderr[-3000:]
     assert "closespider_pagecount" not in done.stderr, "the session ids made a trap"

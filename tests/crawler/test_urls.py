@@ -72,10 +72,7 @@ RFC_EXAMPLES = [
 
 def _unsplit_with_fragment(parts: tuple) -> str:
     scheme, authority, path, query, fragment = parts
-    return (
-        urls._unsplit(scheme, authority, path, query)
-        + ("" if fragment is None else "#" + fragment)
-    )
+    return urls._unsplit(scheme, authority, path, query) + ("" if fragment is None else "#" + fragment)
 
 
 @pytest.mark.parametrize(("ref", "resolved", "_"), RFC_EXAMPLES, ids=lambda v: repr(v))
@@ -129,8 +126,7 @@ CANONICAL = [
     ("http://a.com/a%2fb", "http://a.com/a%2Fb", "upper-case-2f"),
     ("http://a.com/%e2%82%ac", "http://a.com/%E2%82%AC", "upper-case-utf8"),
     ("http://a.com/%2F%3F%23%25%26%3D%2B%3B", "http://a.com/%2F%3F%23%25%26%3D%2B%3B", "reserved"),
-    ("http://a.com/?%2f%3f%23%25%26%3d%2b%3b", "http://a.com/?%2F%3F%23%25%26%3D%2B%3B",
-     "reserved-query"),
+    ("http://a.com/?%2f%3f%23%25%26%3d%2b%3b", "http://a.com/?%2F%3F%23%25%26%3D%2B%3B", "reserved-query"),
     ("http://a.com/%3a%40%21%24", "http://a.com/%3A%40%21%24", "reserved-sub-delims"),
     ("http://a.com/100%/%zz/%4", "http://a.com/100%25/%25zz/%254", "bare-percent"),
     ("http://a.com/a b/é", "http://a.com/a%20b/%C3%A9", "escape-space-non-ascii"),
@@ -161,9 +157,7 @@ CANONICAL = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("url", "expected"), [c[:2] for c in CANONICAL], ids=[c[2] for c in CANONICAL]
-)
+@pytest.mark.parametrize(("url", "expected"), [c[:2] for c in CANONICAL], ids=[c[2] for c in CANONICAL])
 def test_canonicalize(url, expected):
     assert canonicalize(url) == expected
     assert canonicalize(expected) == expected
@@ -235,19 +229,23 @@ def test_session_and_tracking_parameters_are_stripped(url, expected):
 
 
 POLICIES = [
-    ({}, f"http://www.a.com/d/index.html?utm_source=x&sid={TOKEN}&b=1&a=2",
-     "http://www.a.com/d/index.html?a=2&b=1"),
-    ({"CANONICAL_DROP_WWW": True, "CANONICAL_DROP_INDEX": "1"},
-     "http://www.a.com/d/index.html?b=1", "http://a.com/d/?b=1"),
+    ({}, f"http://www.a.com/d/index.html?utm_source=x&sid={TOKEN}&b=1&a=2", "http://www.a.com/d/index.html?a=2&b=1"),
+    (
+        {"CANONICAL_DROP_WWW": True, "CANONICAL_DROP_INDEX": "1"},
+        "http://www.a.com/d/index.html?b=1",
+        "http://a.com/d/?b=1",
+    ),
     ({"CANONICAL_DROP_WWW": "true"}, "http://www.com/", "http://www.com/"),
     ({"CANONICAL_DROP_INDEX": "True"}, "http://a.com/Default.aspx", "http://a.com/"),
     ({"CANONICAL_DROP_INDEX": "yes"}, "http://a.com/x/index.php?p=1", "http://a.com/x/?p=1"),
     ({"CANONICAL_DROP_INDEX": True}, "http://a.com/index.html/x", "http://a.com/index.html/x"),
     ({"CANONICAL_SORT_QUERY": "0"}, "http://a.com/?b=1&a=2", "http://a.com/?b=1&a=2"),
-    ({"CANONICAL_STRIP_TRACKING": "false"}, f"http://a.com/?utm_source=x&sid={TOKEN}",
-     "http://a.com/?utm_source=x"),
-    ({"CANONICAL_STRIP_SESSION_IDS": 0}, "http://a.com/p;jsessionid=1?sid=1&gclid=2",
-     "http://a.com/p;jsessionid=1?sid=1"),
+    ({"CANONICAL_STRIP_TRACKING": "false"}, f"http://a.com/?utm_source=x&sid={TOKEN}", "http://a.com/?utm_source=x"),
+    (
+        {"CANONICAL_STRIP_SESSION_IDS": 0},
+        "http://a.com/p;jsessionid=1?sid=1&gclid=2",
+        "http://a.com/p;jsessionid=1?sid=1",
+    ),
     ({"CANONICAL_STRIP_SESSION_IDS": None}, f"http://a.com/?sid={TOKEN}", "http://a.com/"),
 ]
 
@@ -431,9 +429,7 @@ TRAP_SETTINGS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("settings_", "url", "reason"), TRAP_SETTINGS, ids=[next(iter(t[0])) for t in TRAP_SETTINGS]
-)
+@pytest.mark.parametrize(("settings_", "url", "reason"), TRAP_SETTINGS, ids=[next(iter(t[0])) for t in TRAP_SETTINGS])
 def test_trap_rules_from_settings(settings_, url, reason):
     assert TrapRules.from_settings(settings_).reason(url, now=NOW) == reason
 

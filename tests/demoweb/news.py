@@ -58,8 +58,24 @@ _SKY = (
     "Cassiopeia makes her crooked W near the zenith",
     "Regulus marks the heart of Leo in the evening",
 )
-_CROPS = ("broad beans", "parsnips", "leeks", "shallots", "carrots", "beetroot", "lettuce", "spinach",
-          "chard", "kale", "peas", "radishes", "turnips", "celeriac", "squash", "courgettes")
+_CROPS = (
+    "broad beans",
+    "parsnips",
+    "leeks",
+    "shallots",
+    "carrots",
+    "beetroot",
+    "lettuce",
+    "spinach",
+    "chard",
+    "kale",
+    "peas",
+    "radishes",
+    "turnips",
+    "celeriac",
+    "squash",
+    "courgettes",
+)
 _FLOWERS = ("sweet peas", "dahlias", "asters", "irises", "peonies", "snowdrops", "primroses", "lupins")
 _TREES = ("apple", "pear", "plum", "cherry", "quince", "medlar", "damson", "walnut")
 _BERRIES = ("gooseberries", "raspberries", "strawberries", "blackcurrants", "redcurrants", "blackberries")
@@ -284,9 +300,13 @@ class _News:
             body.append(
                 f"<li>{link(_month_path(year, month), f'{_MONTHS[month - 1]} {year}')} ({len(items)} stories)</li>"
             )
-        body += ["</ul>", "<h2>Almanac</h2>",
-                 f"<p>The sky and the garden month by month: {link(self.almanac_start, 'this month in the almanac')}.</p>",
-                 "<h2>Our reporters</h2>", "<ul>"]
+        body += [
+            "</ul>",
+            "<h2>Almanac</h2>",
+            f"<p>The sky and the garden month by month: {link(self.almanac_start, 'this month in the almanac')}.</p>",
+            "<h2>Our reporters</h2>",
+            "<ul>",
+        ]
         body += [f"<li>{link(f'/authors/{a[0]}.html', a[1])}</li>" for a in AUTHORS]
         body.append("</ul>")
         self.add("/archive/", "Archive", f"Past stories from {PAPER}, by month.", body)
@@ -320,8 +340,12 @@ class _News:
         name = f"{_MONTHS[month - 1]} {year}"
         sky = rng.sample(_SKY, 4)
         chores = [
-            chore.format(crop=rng.choice(_CROPS), flower=rng.choice(_FLOWERS), tree=rng.choice(_TREES),
-                         berry=rng.choice(_BERRIES))
+            chore.format(
+                crop=rng.choice(_CROPS),
+                flower=rng.choice(_FLOWERS),
+                tree=rng.choice(_TREES),
+                berry=rng.choice(_BERRIES),
+            )
             for chore in rng.sample(_GARDEN, 5)
         ]
         here = _ALMANAC_PATH.format(year, month)

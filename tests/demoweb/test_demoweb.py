@@ -289,7 +289,10 @@ def test_calendar_goes_on_forever(web):
 
 def test_the_almanac_goes_on_forever_each_month_in_words_of_its_own(web):
     url = web.facts["almanac_start"]
-    assert url in {urljoin(web.url("news", "/archive/"), href) for href, _t, _a in parse(fetch(web.url("news", "/archive/")).body).links}
+    assert url in {
+        urljoin(web.url("news", "/archive/"), href)
+        for href, _t, _a in parse(fetch(web.url("news", "/archive/")).body).links
+    }
     texts = []
     for _ in range(30):
         page = fetch(url)
@@ -297,12 +300,12 @@ def test_the_almanac_goes_on_forever_each_month_in_words_of_its_own(web):
         parsed = parse(page.body)
         assert parsed.h1[0].startswith("Almanac: ")
         body = page.body.decode()
-        main = body[body.index("<main>"):body.index("</main>")]
+        main = body[body.index("<main>") : body.index("</main>")]
         texts.append(re.sub(r"\d+|<[^>]+>", " ", main.split('class="pager"')[0]).split()[3:])
         url = urljoin(url, next(h for h, _t, a in parsed.links if a.get("rel") == "prev"))
     # Each month differs from every other in many words, not only in its name and numbers.
     for i, one in enumerate(texts):
-        for other in texts[i + 1:]:
+        for other in texts[i + 1 :]:
             assert len(set(one) ^ set(other)) >= 10
     assert fetch(web.url("news", "/almanac/2024/13/")).status == 404
 

@@ -39,10 +39,38 @@ def test_samples_index_as_the_analyzer_reads_them() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(
-    ["json", "dumps", "json.dumps", "e-mail", "The", "of", "a", "西湖", "龙井茶", "JSONEncoder", "x_y", "--v",
-     "3.14", "std::map", "os.path.join", "Wi-Fi", ".", "-", " ", "\n", "東京の", "HTTP2", "thread-safe"]),
-    max_size=40))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "json",
+                "dumps",
+                "json.dumps",
+                "e-mail",
+                "The",
+                "of",
+                "a",
+                "西湖",
+                "龙井茶",
+                "JSONEncoder",
+                "x_y",
+                "--v",
+                "3.14",
+                "std::map",
+                "os.path.join",
+                "Wi-Fi",
+                ".",
+                "-",
+                " ",
+                "\n",
+                "東京の",
+                "HTTP2",
+                "thread-safe",
+            ]
+        ),
+        max_size=40,
+    )
+)
 def test_any_text_indexes_as_the_analyzer_reads_it(pieces: list[str]) -> None:
     text = " ".join(pieces) + "".join(pieces[:5])
     assert TermPositions(_STOP_WORDS)(text) == _analyzed(text)
@@ -68,10 +96,13 @@ def _expected_postings(field: Any, text: str) -> list[tuple[bytes, int, float, b
     """What Whoosh's TEXT field writes: the analyzer's terms, each encoded by the field's format."""
     found = _analyzed(text)
     if isinstance(field.format, CompactPositions):
-        return sorted((term.encode(), len(where), float(len(where)), CompactPositions().encode(where))
-                      for term, where in found.items())
-    return sorted((term.encode(), len(where), float(len(where)), pack_uint(len(where)))
-                  for term, where in found.items())
+        return sorted(
+            (term.encode(), len(where), float(len(where)), CompactPositions().encode(where))
+            for term, where in found.items()
+        )
+    return sorted(
+        (term.encode(), len(where), float(len(where)), pack_uint(len(where))) for term, where in found.items()
+    )
 
 
 @pytest.mark.parametrize("field_name", [fields.BODY, fields.DESCRIPTION])
@@ -94,8 +125,9 @@ def test_what_the_analysis_remembers_stays_bounded_over_unique_chinese_text(monk
     monkeypatch.setattr(analysis, "_MAX_CACHED_TOKENS", 20_000)
     fast = TermPositions(_STOP_WORDS)
     for page in range(60):
-        runs = ["".join(chr(0x4E00 + (page * 7919 + k * 104729 + i * 31) % 20_000) for i in range(300))
-                for k in range(5)]
+        runs = [
+            "".join(chr(0x4E00 + (page * 7919 + k * 104729 + i * 31) % 20_000) for i in range(300)) for k in range(5)
+        ]
         text = " ".join(run + " json.dumps 西湖" for run in runs)
         assert fast(text) == _analyzed(text)
         words, pieces, tokens = fast.remembered()

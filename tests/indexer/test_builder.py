@@ -28,13 +28,20 @@ def anchor_score(data: Path, url: str, query: str) -> float:
 
 def test_pages_anchors_and_anchor_only_documents(tmp_path: Path) -> None:
     with IndexBuilder(tmp_path) as builder:
-        builder.add([
-            page("http://a.test/", "Home", "Welcome", [
-                ("http://a.test/json.html", "JSON encoder"),
-                ("http://a.test/private/ledger.html", "quarterly lighthouse ledger"),
-            ]),
-            page("http://a.test/json.html", "json", "Encode objects.", [("http://a.test/", "Home")]),
-        ])
+        builder.add(
+            [
+                page(
+                    "http://a.test/",
+                    "Home",
+                    "Welcome",
+                    [
+                        ("http://a.test/json.html", "JSON encoder"),
+                        ("http://a.test/private/ledger.html", "quarterly lighthouse ledger"),
+                    ],
+                ),
+                page("http://a.test/json.html", "json", "Encode objects.", [("http://a.test/", "Home")]),
+            ]
+        )
         builder.commit()
         report = builder.finalize()
     assert (report.pages, report.anchor_only, report.documents) == (2, 1, 3)
@@ -60,16 +67,22 @@ def test_finalize_reindexes_only_documents_whose_anchors_changed(tmp_path: Path)
 
 def test_aliases_lend_their_anchors_and_are_not_documents(tmp_path: Path) -> None:
     with IndexBuilder(tmp_path) as builder:
-        builder.add([
-            page("http://a.test/", "Home", links=[
-                ("http://a.test/print/x.html", "printable article"),
-                ("http://a.test/old", "old address"),
-                ("http://a.test/missing", "broken link"),
-            ]),
-            page("http://a.test/x.html", "Article", "Body", aliases=["http://a.test/old"]),
-            {"type": "duplicate", "url": "http://a.test/print/x.html", "of": "http://a.test/x.html"},
-            {"type": "gone", "url": "http://a.test/missing", "status": 404},
-        ])
+        builder.add(
+            [
+                page(
+                    "http://a.test/",
+                    "Home",
+                    links=[
+                        ("http://a.test/print/x.html", "printable article"),
+                        ("http://a.test/old", "old address"),
+                        ("http://a.test/missing", "broken link"),
+                    ],
+                ),
+                page("http://a.test/x.html", "Article", "Body", aliases=["http://a.test/old"]),
+                {"type": "duplicate", "url": "http://a.test/print/x.html", "of": "http://a.test/x.html"},
+                {"type": "gone", "url": "http://a.test/missing", "status": 404},
+            ]
+        )
         builder.finalize()
     stored = docs(tmp_path)
     assert set(stored) == {"http://a.test/", "http://a.test/x.html"}
@@ -135,12 +148,18 @@ def test_the_same_url_twice_in_one_batch_is_one_document(tmp_path: Path) -> None
 def test_segments_merged_answer_as_before_in_the_compact_format(tmp_path: Path) -> None:
     """Postings inlined in their term's entry survive Whoosh's merge of
     segments, and phrases, words and code names read them back."""
-    items = [page(f"http://a.test/{n}", f"Harbour report {n}", f"The ferry timetable json.dumps number {n} "
-                  f"and harbour{n % 7} notes. " * (1 + n % 3), links=[(f"http://a.test/{n + 1}", f"next {n}")])
-             for n in range(60)]
+    items = [
+        page(
+            f"http://a.test/{n}",
+            f"Harbour report {n}",
+            f"The ferry timetable json.dumps number {n} and harbour{n % 7} notes. " * (1 + n % 3),
+            links=[(f"http://a.test/{n + 1}", f"next {n}")],
+        )
+        for n in range(60)
+    ]
     with IndexBuilder(tmp_path) as builder:
         for start in range(0, 60, 10):  # six segments, the small ones merged as they come
-            builder.add(items[start:start + 10])
+            builder.add(items[start : start + 10])
             builder.commit()
         builder.finalize()
     queries = ['"ferry timetable"', "harbour3", "json.dumps 17", "harbour", "report 42", "next 5"]
@@ -170,8 +189,12 @@ def test_a_finalize_of_the_changes_leaves_nothing_for_a_full_one(tmp_path: Path)
         builder.add([page("http://a.test/", "Home", "home", [("http://a.test/1", "first"), ("http://x.test/", "x")])])
         builder.commit()
         builder.flush_anchors()
-        builder.add([page("http://a.test/1", "One", "one", [("http://a.test/2", "second"), ("http://a.test/", "home")]),
-                     page("http://a.test/2", "Two", "two", [("http://a.test/1", "one again")])])
+        builder.add(
+            [
+                page("http://a.test/1", "One", "one", [("http://a.test/2", "second"), ("http://a.test/", "home")]),
+                page("http://a.test/2", "Two", "two", [("http://a.test/1", "one again")]),
+            ]
+        )
         builder.finalize()
     with IndexBuilder(tmp_path) as builder:  # a later writer: the documents it found were complete
         builder.add([page("http://a.test/3", "Three", "three", [("http://a.test/2", "deux"), ("http://y.test/", "y")])])
@@ -189,11 +212,18 @@ def test_with_writer_processes_anchor_documents_go_to_the_anchor_shard_of_their_
 
     linked = [f"http://a.test/{n}" for n in range(12)]
     with IndexBuilder(tmp_path, shards=2, processes=2) as builder:
-        builder.add([
-            page("http://a.test/", "Home", "welcome", [(url, f"lighthouse keeper {n}") for n, url in enumerate(linked)]
-                 + [("http://x.test/", "harbour chart")]),
-            page("http://a.test/b", "B", "a page", [("http://a.test/", "home")]),
-        ])
+        builder.add(
+            [
+                page(
+                    "http://a.test/",
+                    "Home",
+                    "welcome",
+                    [(url, f"lighthouse keeper {n}") for n, url in enumerate(linked)]
+                    + [("http://x.test/", "harbour chart")],
+                ),
+                page("http://a.test/b", "B", "a page", [("http://a.test/", "home")]),
+            ]
+        )
         builder.commit()
         assert builder.flush_anchors() == 14
         with SearchEngine(tmp_path) as engine:
@@ -212,9 +242,15 @@ def test_with_writer_processes_anchor_documents_go_to_the_anchor_shard_of_their_
 def test_the_one_anchor_index_of_earlier_versions_is_read_then_moved_into_anchor_shards(tmp_path: Path) -> None:
     import shutil
 
-    items = [page(f"http://a.test/{n}", f"Page {n}", f"harbour {n}",
-                  [(f"http://a.test/{(n + 1) % 6}", f"lighthouse {n}"), (f"http://x.test/{n}", f"tide table {n}")])
-             for n in range(6)]
+    items = [
+        page(
+            f"http://a.test/{n}",
+            f"Page {n}",
+            f"harbour {n}",
+            [(f"http://a.test/{(n + 1) % 6}", f"lighthouse {n}"), (f"http://x.test/{n}", f"tide table {n}")],
+        )
+        for n in range(6)
+    ]
     for name, shards in (("one", 1), ("two", 2)):
         with IndexBuilder(tmp_path / name, shards=shards) as builder:
             builder.add([dict(item) for item in items])

@@ -15,8 +15,11 @@ from indexer.codec import Codec, Writer
 from indexer.schema import schema as make_schema
 
 PAGES = [
-    {"url": f"http://site.test/{n}.html", "title": f"Page {n} about {'json' if n % 2 else 'xml'}",
-     "body": " ".join(f"word{(n * k) % 37} json.dumps e-mail 编码{k % 5}" for k in range(60))}
+    {
+        "url": f"http://site.test/{n}.html",
+        "title": f"Page {n} about {'json' if n % 2 else 'xml'}",
+        "body": " ".join(f"word{(n * k) % 37} json.dumps e-mail 编码{k % 5}" for k in range(60)),
+    }
     for n in range(40)
 ]
 
@@ -37,8 +40,7 @@ def _build(path: Path, writer_class: Any, limit: int | None = None) -> int:
 
 def _postings(path: Path) -> list[tuple[Any, ...]]:
     with index.open_dir(str(path)).reader() as reader:
-        return [(field, text, docnum, weight, value) for field, text, docnum, weight, value
-                in reader.iter_postings()]
+        return [(field, text, docnum, weight, value) for field, text, docnum, weight, value in reader.iter_postings()]
 
 
 def _stored(path: Path) -> list[dict[str, Any]]:
@@ -74,8 +76,20 @@ def test_plain_postings_are_whooshs_own_for_every_id_and_keyword_field() -> None
     from indexer.codec import plain_postings
     from indexer.schema import schema
 
-    values = ["", " ", "http://a.test/Path?q=1", "zh-CN zh", "Docs.Python.org python.org", "a\tb\nc\rd e",
-              "ÉCOLE école", "x\x0by\x0cz", "  leading and trailing  ", "dup dup DUP", "İstanbul", "中文 页面"]
+    values = [
+        "",
+        " ",
+        "http://a.test/Path?q=1",
+        "zh-CN zh",
+        "Docs.Python.org python.org",
+        "a\tb\nc\rd e",
+        "ÉCOLE école",
+        "x\x0by\x0cz",
+        "  leading and trailing  ",
+        "dup dup DUP",
+        "İstanbul",
+        "中文 页面",
+    ]
     checked = 0
     for name, field in schema().items():
         plain = plain_postings(field) if field.indexed else None
@@ -125,8 +139,9 @@ def test_a_packed_block_keeps_every_kind_of_weight_and_value() -> None:
         block = PackedBlock(PackedBlock.pack(ids, weights, values, fixedsize))
         assert block.ids() == ids
         found = block.weights()
-        assert ([1.0] * len(ids) if found is None else [found] * len(ids) if isinstance(found, float)
-                else found) == weights
+        assert (
+            [1.0] * len(ids) if found is None else [found] * len(ids) if isinstance(found, float) else found
+        ) == weights
         if fixedsize == 0:
             assert block.values(fixedsize) == (None,) * len(ids)
         else:

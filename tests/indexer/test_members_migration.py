@@ -35,8 +35,10 @@ def _old_data_dir(data: Path) -> None:
         old_tables = old_tables.replace(f",\n    {name} {definition}", "")
     assert "members_only" not in old_tables and "size" not in old_tables
     db.executescript(old_tables)
-    db.execute("INSERT INTO pages VALUES ('http://old.test/', 'old.test', 'Old harbour page', '', 200, 0, 0, ?)",
-               (b'x\x9c\xab\xae\x05\x00\x01u\x00\xf9',))  # zlib of "{}"
+    db.execute(
+        "INSERT INTO pages VALUES ('http://old.test/', 'old.test', 'Old harbour page', '', 200, 0, 0, ?)",
+        (b"x\x9c\xab\xae\x05\x00\x01u\x00\xf9",),
+    )  # zlib of "{}"
     db.commit()
     db.close()
 
@@ -46,9 +48,15 @@ def test_an_older_store_and_index_are_read_and_then_extended(tmp_path: Path) -> 
     _old_data_dir(data)
     layout = Layout(data)
     with PageStore(pages_path(data), readonly=True) as store:  # search, before any indexer ran
-        assert store.get("http://old.test/") == {"url": "http://old.test/", "host": "old.test",
-                                                 "title": "Old harbour page", "lang": "", "status": 200,
-                                                 "depth": 0, "fetched": 0}
+        assert store.get("http://old.test/") == {
+            "url": "http://old.test/",
+            "host": "old.test",
+            "title": "Old harbour page",
+            "lang": "",
+            "status": 200,
+            "depth": 0,
+            "fetched": 0,
+        }
     with SearchEngine(data) as engine:
         old = engine.search("harbour")
         assert old.results[0].members_only is False
@@ -58,8 +66,18 @@ def test_an_older_store_and_index_are_read_and_then_extended(tmp_path: Path) -> 
         assert engine.search("harbour -type:pdf").total == 1
     with IndexBuilder(data) as builder:
         assert not layout.old_anchors.exists() and layout.anchor_dirs() == [layout.anchor_dir(0)]
-        builder.add([page("http://new.test/members/q3.html", "Members harbour report", "Revenue grew.",
-                          members_only=True, kind="pdf", size=2048)])
+        builder.add(
+            [
+                page(
+                    "http://new.test/members/q3.html",
+                    "Members harbour report",
+                    "Revenue grew.",
+                    members_only=True,
+                    kind="pdf",
+                    size=2048,
+                )
+            ]
+        )
         builder.finalize()
     documents = stored_documents(data)
     assert documents["http://new.test/members/q3.html"]["members_only"] is True
@@ -77,4 +95,6 @@ def test_an_older_store_and_index_are_read_and_then_extended(tmp_path: Path) -> 
         assert [r.url for r in engine.search("harbour type:pdf").results] == ["http://new.test/members/q3.html"]
         assert [r.url for r in engine.search("harbour -access:members").results] == ["http://old.test/"]
         assert {r.url: (r.type, r.size) for r in both.results} == {
-            "http://new.test/members/q3.html": ("pdf", 2048), "http://old.test/": ("", None)}
+            "http://new.test/members/q3.html": ("pdf", 2048),
+            "http://old.test/": ("", None),
+        }

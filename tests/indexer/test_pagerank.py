@@ -134,9 +134,17 @@ def stored_ranks(data: Path) -> dict[str, float]:
 
 
 WEB = [
-    page("http://a.test/", "Home", links=[("http://a.test/x", "x"), ("http://a.test/old", "old x"),
-                                          ("http://a.test/gone", "gone"), ("http://a.test/", "home"),
-                                          ("http://b.test/", "b")]),
+    page(
+        "http://a.test/",
+        "Home",
+        links=[
+            ("http://a.test/x", "x"),
+            ("http://a.test/old", "old x"),
+            ("http://a.test/gone", "gone"),
+            ("http://a.test/", "home"),
+            ("http://b.test/", "b"),
+        ],
+    ),
     page("http://a.test/x", "X", aliases=["http://a.test/old"], links=[("http://a.test/", "home")]),
     page("http://a.test/y", "Y", links=[("http://a.test/x", "x"), ("http://a.test/x", "x again")]),
     {"type": "gone", "url": "http://a.test/gone", "status": 404},
@@ -148,8 +156,10 @@ def test_the_kept_graph_is_the_crawl_with_aliases_merged(tmp_path: Path) -> None
     graph = LinkGraph(graph_dir(tmp_path), readonly=True)
     networkx_graph = graph.to_networkx()
     assert sorted(networkx_graph.edges) == [
-        ("http://a.test/", "http://a.test/x"), ("http://a.test/", "http://b.test/"),
-        ("http://a.test/x", "http://a.test/"), ("http://a.test/y", "http://a.test/x"),
+        ("http://a.test/", "http://a.test/x"),
+        ("http://a.test/", "http://b.test/"),
+        ("http://a.test/x", "http://a.test/"),
+        ("http://a.test/y", "http://a.test/x"),
     ]
     assert set(networkx_graph) == {"http://a.test/", "http://a.test/x", "http://a.test/y", "http://b.test/"}
     assert graph.node_count() == 4
@@ -158,8 +168,12 @@ def test_the_kept_graph_is_the_crawl_with_aliases_merged(tmp_path: Path) -> None
 
 
 def test_recrawled_links_replace_the_old_ones_in_pagerank(tmp_path: Path) -> None:
-    crawl(tmp_path, page("http://a.test/", "Home", links=[("http://a.test/b", "b")]),
-          page("http://a.test/b", "B"), page("http://a.test/c", "C"))
+    crawl(
+        tmp_path,
+        page("http://a.test/", "Home", links=[("http://a.test/b", "b")]),
+        page("http://a.test/b", "B"),
+        page("http://a.test/c", "C"),
+    )
     first = stored_ranks(tmp_path)
     assert first["http://a.test/b"] > first["http://a.test/c"]
     crawl(tmp_path, page("http://a.test/", "Home", links=[("http://a.test/c", "c")]))
@@ -191,12 +205,18 @@ def test_personalization_weights_chosen_sites_as_networkx_does(tmp_path: Path) -
     graph = nx.DiGraph(edges)
     graph.add_nodes_from(names)
     graph.remove_edges_from(list(nx.selfloop_edges(graph)))
-    teleport = {node: max((w for prefix, w in sorted(weights.items(), key=lambda r: -len(r[0]))
-                           if node.startswith(prefix)), default=1.0) for node in graph}
+    teleport = {
+        node: max(
+            (w for prefix, w in sorted(weights.items(), key=lambda r: -len(r[0])) if node.startswith(prefix)),
+            default=1.0,
+        )
+        for node in graph
+    }
     theirs = nx.pagerank(graph, alpha=0.85, tol=1e-15, max_iter=2000, personalization=teleport)
     assert_same(ours, theirs)
-    assert sum(ours[n] for n in names if n.startswith("http://site3.test/")) > \
-        sum(score for n, score in pagerank(edges, names).items() if n.startswith("http://site3.test/"))
+    assert sum(ours[n] for n in names if n.startswith("http://site3.test/")) > sum(
+        score for n, score in pagerank(edges, names).items() if n.startswith("http://site3.test/")
+    )
 
 
 def test_finalize_keeps_the_personalization_for_the_next_finalize(tmp_path: Path) -> None:
@@ -223,7 +243,9 @@ def test_explain_names_the_personalization(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     with SearchEngine(tmp_path) as engine:
         rules = {r.url: r.explain["rules"] for r in engine.search("y", explain=True).results}
-    assert any("PageRank personalized (http://a.test/y x5; other pages x1): this page weighs x5" in rule
-               for rule in rules["http://a.test/y"])
+    assert any(
+        "PageRank personalized (http://a.test/y x5; other pages x1): this page weighs x5" in rule
+        for rule in rules["http://a.test/y"]
+    )
     bad = run("indexer", "finalize", "--data", str(tmp_path), "--personalization", '{"a.test": "much"}')
     assert bad.returncode == 2 and "PageRank personalization must map sites or URL prefixes" in bad.stderr

@@ -87,11 +87,17 @@ def test_a_pipe_is_no_terminal() -> None:
 
 def test_the_indexer_shows_progress_when_draining_a_long_queue(redis_client: redis.Redis, tmp_path: Path) -> None:
     url = "unix://{}?db=0".format(redis_client.connection_pool.connection_kwargs["path"])
-    items = [{"type": "page", "url": f"http://a.test/{n}", "title": f"Page {n}", "text": f"word{n}"}
-             for n in range(1_200)]
+    items = [
+        {"type": "page", "url": f"http://a.test/{n}", "title": f"Page {n}", "text": f"word{n}"} for n in range(1_200)
+    ]
     redis_client.rpush("web:items", *(json.dumps(item) for item in items))
-    done = subprocess.run([sys.executable, "-m", "indexer", "--data", str(tmp_path / "out"), "--redis", url],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "indexer", "--data", str(tmp_path / "out"), "--redis", url],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "[indexer] INFO: Indexing the queue: 1,200/1,200 items (100%)" in done.stderr
     assert "\r" not in done.stderr  # not a terminal: log lines only

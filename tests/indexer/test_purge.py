@@ -31,8 +31,10 @@ def _search(data: Path, *query: str) -> list[str]:
 def two_sites():
     intranet = {
         "/robots.txt": ROBOTS,
-        "/": page('<title>Staff portal</title><p>Canteen menus and notices.</p>'
-                  '<a href="/private/ledger.html">quarterly ledger</a> <a href="/menu.html">menu</a>'),
+        "/": page(
+            "<title>Staff portal</title><p>Canteen menus and notices.</p>"
+            '<a href="/private/ledger.html">quarterly ledger</a> <a href="/menu.html">menu</a>'
+        ),
         "/private/ledger.html": page("<title>Ledger</title><p>Payroll figures for the albatross project.</p>"),
         "/menu.html": page("<title>Menu</title><p>Lentil soup on Thursdays.</p>"),
     }
@@ -68,9 +70,9 @@ def test_purged_pages_leave_the_results_and_are_not_fetched_again(tmp_path: Path
     before = len(intranet.requests), len(blog.requests)
     again = crawl(seeds, tmp_path, *FAST)
     assert again.returncode == 0, again.stderr[-3000:]
-    assert "/private/ledger.html" not in [r.path for r in intranet.requests[before[0]:]]
-    assert "/menu.html" in [r.path for r in intranet.requests[before[0]:]]
-    assert blog.requests[before[1]:] == []
+    assert "/private/ledger.html" not in [r.path for r in intranet.requests[before[0] :]]
+    assert "/menu.html" in [r.path for r in intranet.requests[before[0] :]]
+    assert blog.requests[before[1] :] == []
     assert int(re.search(r"'traps/purged': (\d+)", again.stderr).group(1)) == 2  # the link and the seed
     assert _search(tmp_path, "albatross") == [] and _search(tmp_path, "pelicans") == []
 

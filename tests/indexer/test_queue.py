@@ -75,7 +75,8 @@ def _stop() -> Stop:
 
 
 def test_a_crawl_that_runs_and_ends_while_the_indexer_is_busy_is_followed_to_its_end(
-        redis_client: redis.Redis, tmp_path: Path) -> None:
+    redis_client: redis.Redis, tmp_path: Path
+) -> None:
     _push(redis_client, *(_item(n) for n in range(3)))
     with IndexBuilder(tmp_path) as builder:
         loop = _Drain(builder, ItemQueue(redis_client), follow=True, stop=_stop())
@@ -89,15 +90,24 @@ def test_a_crawl_that_runs_and_ends_while_the_indexer_is_busy_is_followed_to_its
 
 
 def test_a_busy_indexer_beside_a_crawl_writes_anchor_text_with_its_commits(
-        redis_client: redis.Redis, tmp_path: Path) -> None:
+    redis_client: redis.Redis, tmp_path: Path
+) -> None:
     # Never idle while the crawl goes on, the indexer still brings the anchor
     # documents up to date every few seconds, in a commit of items: a search
     # during the crawl finds a page by the words of the links to it, and
     # finalize is left little to do.
     from search.engine import SearchEngine
 
-    _push(redis_client, {"type": "page", "url": "http://a.test/hub", "title": "Hub", "text": "words",
-                         "links": [["http://a.test/elsewhere", "distant beacon"]]})
+    _push(
+        redis_client,
+        {
+            "type": "page",
+            "url": "http://a.test/hub",
+            "title": "Hub",
+            "text": "words",
+            "links": [["http://a.test/elsewhere", "distant beacon"]],
+        },
+    )
     with IndexBuilder(tmp_path) as builder:
         loop = _Drain(builder, ItemQueue(redis_client), follow=True, stop=_stop())
         assert loop.index_batch()
@@ -113,16 +123,22 @@ def test_a_busy_indexer_beside_a_crawl_writes_anchor_text_with_its_commits(
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
 def test_indexer_cli_drains_finalizes_and_search_finds(redis_client: redis.Redis, tmp_path: Path) -> None:
     url = "unix://{}?db=0".format(redis_client.connection_pool.connection_kwargs["path"])
     _push(redis_client, *(_item(n) for n in range(3)))
-    _push(redis_client, {"type": "page", "url": "http://a.test/hub", "title": "Hub",
-                         "text": "", "links": [["http://a.test/elsewhere", "distant beacon"]]})
+    _push(
+        redis_client,
+        {
+            "type": "page",
+            "url": "http://a.test/hub",
+            "title": "Hub",
+            "text": "",
+            "links": [["http://a.test/elsewhere", "distant beacon"]],
+        },
+    )
     data = tmp_path / "out"
     done = _run("indexer", "--data", str(data), "--redis", url, "finalize")
     assert done.returncode == 0, done.stderr
@@ -135,6 +151,4 @@ def test_indexer_cli_drains_finalizes_and_search_finds(redis_client: redis.Redis
 def test_indexer_cli_without_a_crawl_says_so(tmp_path: Path) -> None:
     done = _run("indexer", "--data", str(tmp_path))
     assert done.returncode == 2
-    assert done.stderr.strip() == (
-        f"indexer: {tmp_path} has no crawl and no --redis was given: nothing to index"
-    )
+    assert done.stderr.strip() == (f"indexer: {tmp_path} has no crawl and no --redis was given: nothing to index")

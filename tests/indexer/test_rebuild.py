@@ -25,11 +25,26 @@ from tests.demoweb import DemoWeb
 def queries(web: DemoWeb) -> list[str]:
     """Twenty varied queries: English, Chinese, code names, anchor-only pages, syntax."""
     return [
-        "json encoder", "read_csv", "JSONEncoder", "json.dumps", "Kestrel",
-        web.facts["chinese_title"]["title"], "龙井", "端午节 粽子", "春节",
-        web.facts["anchor_only"]["anchor"], "lighthouse inspection", "tidal energy trial",
-        "site:127.0.0.1 json", "harbour site:127.0.0.1", "\"json module\"",
-        "lighthouse OR harbour", "lighthouse -storm", "title:json", "village market", "harbor",
+        "json encoder",
+        "read_csv",
+        "JSONEncoder",
+        "json.dumps",
+        "Kestrel",
+        web.facts["chinese_title"]["title"],
+        "龙井",
+        "端午节 粽子",
+        "春节",
+        web.facts["anchor_only"]["anchor"],
+        "lighthouse inspection",
+        "tidal energy trial",
+        "site:127.0.0.1 json",
+        "harbour site:127.0.0.1",
+        '"json module"',
+        "lighthouse OR harbour",
+        "lighthouse -storm",
+        "title:json",
+        "village market",
+        "harbor",
     ]
 
 
@@ -135,5 +150,6 @@ def test_three_shards_written_by_two_processes_answer_exactly_like_one_index(reb
         assert after == before, text
     with SearchEngine(data) as one, SearchEngine(copy) as three:  # the same scores, not only the order
         for text in texts[:5]:
-            assert [round(r.score, 6) for r in three.search(text).results] == \
-                [round(r.score, 6) for r in one.search(text).results], text
+            assert [round(r.score, 6) for r in three.search(text).results] == [
+                round(r.score, 6) for r in one.search(text).results
+            ], text

@@ -22,16 +22,24 @@ def test_intervals_follow_what_each_fetch_found_and_due_pages_are_listed(tmp_pat
     with IndexBuilder(tmp_path) as builder:
         builder.add([_page(a, "one", 0, etag='"a1"'), _page(b, "two", 0), _page(c, "three", 500)])
         builder.commit()
-        builder.add([
-            {"type": "unchanged", "url": a, "fetched": 1000, "revisit": BOUNDS},  # a 304
-            _page(b, "two", 1000),  # a 200 with the same text: unchanged too
-            _page(c, "three, edited", 1500),
-            {"type": "unchanged", "url": "http://a.test/unknown", "fetched": 1000, "revisit": BOUNDS},
-        ])
+        builder.add(
+            [
+                {"type": "unchanged", "url": a, "fetched": 1000, "revisit": BOUNDS},  # a 304
+                _page(b, "two", 1000),  # a 200 with the same text: unchanged too
+                _page(c, "three, edited", 1500),
+                {"type": "unchanged", "url": "http://a.test/unknown", "fetched": 1000, "revisit": BOUNDS},
+            ]
+        )
         builder.commit()
     with PageStore(pages_path(tmp_path), readonly=True) as store:
-        assert store.revisit(a) == {"etag": '"a1"', "last_modified": None, "digest": str(hash("one")),
-                                    "fetched": 1000, "interval": 2000, "due": 3000}
+        assert store.revisit(a) == {
+            "etag": '"a1"',
+            "last_modified": None,
+            "digest": str(hash("one")),
+            "fetched": 1000,
+            "interval": 2000,
+            "due": 3000,
+        }
         assert store.revisit(b)["interval"] == 2000
         assert store.revisit(c)["interval"] == 500
         assert store.revisit("http://a.test/unknown") is None

@@ -17,12 +17,16 @@ from tests.items import page
 def data(tmp_path: Path) -> Path:
     hub = [(f"http://a.test/{k}", f"page {k}") for k in range(3)] + [("http://elsewhere.test/x", "elsewhere")]
     with IndexBuilder(tmp_path) as builder:
-        builder.add([
-            page("http://a.test/", "Hub", "The hub links every page.", hub, lang="en"),
-            *(page(f"http://a.test/{k}", f"Page {k}", "Back to the hub.", [("http://a.test/", "hub")], lang="en")
-              for k in range(3)),
-            page("http://b.test/", "茶", "西湖龙井是绿茶。", [("http://a.test/", "hub")], lang="zh"),
-        ])
+        builder.add(
+            [
+                page("http://a.test/", "Hub", "The hub links every page.", hub, lang="en"),
+                *(
+                    page(f"http://a.test/{k}", f"Page {k}", "Back to the hub.", [("http://a.test/", "hub")], lang="en")
+                    for k in range(3)
+                ),
+                page("http://b.test/", "茶", "西湖龙井是绿茶。", [("http://a.test/", "hub")], lang="zh"),
+            ]
+        )
         builder.finalize()
     return tmp_path
 

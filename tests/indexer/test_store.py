@@ -16,11 +16,20 @@ from search.engine import SearchEngine
 from tests.items import page
 
 _PAGES = [
-    page("http://a.test/", "Harbour guide", "The harbour opens at dawn. Boats leave the harbour at noon, "
-         "and the lighthouse keeper logs every boat.", headings=["Opening hours"],
-         sections=[["hours", "Opening hours"]], links=[("http://a.test/tides", "tide tables")]),
-    page("http://a.test/tides", "Tide tables", "High water at the harbour wall comes twice a day; "
-         "the tide tables list both.", links=[("http://a.test/", "harbour guide")]),
+    page(
+        "http://a.test/",
+        "Harbour guide",
+        "The harbour opens at dawn. Boats leave the harbour at noon, and the lighthouse keeper logs every boat.",
+        headings=["Opening hours"],
+        sections=[["hours", "Opening hours"]],
+        links=[("http://a.test/tides", "tide tables")],
+    ),
+    page(
+        "http://a.test/tides",
+        "Tide tables",
+        "High water at the harbour wall comes twice a day; the tide tables list both.",
+        links=[("http://a.test/", "harbour guide")],
+    ),
     page("http://b.test/", "Lighthouse 灯塔", "灯塔 lighthouse keeper notes: the lamp is lit at dusk."),
 ]
 _QUERIES = ["harbour", "lighthouse keeper", '"tide tables"', "灯塔", "harbour -boats"]
@@ -43,8 +52,10 @@ def _as_before_the_text_column(data: Path) -> None:
     for url, blob, text in db.execute("SELECT url, data, text FROM pages").fetchall():
         fields = json.loads(zlib.decompress(blob))
         fields["text"] = zlib.decompress(text).decode()
-        db.execute("UPDATE pages SET data = ? WHERE url = ?",
-                   (zlib.compress(json.dumps(fields, ensure_ascii=False).encode(), 3), url))
+        db.execute(
+            "UPDATE pages SET data = ? WHERE url = ?",
+            (zlib.compress(json.dumps(fields, ensure_ascii=False).encode(), 3), url),
+        )
     db.execute("ALTER TABLE pages DROP COLUMN text")
     db.commit()
     db.close()
@@ -68,8 +79,10 @@ def test_the_text_is_kept_in_its_own_column_and_read_back(tmp_path: Path) -> Non
     db.close()
     with PageStore(pages_path(tmp_path), readonly=True) as store:
         assert store.bodies(["http://a.test/"]) == {"http://a.test/": (_PAGES[0]["text"], [["hours", "Opening hours"]])}
-        assert store.sections(["http://a.test/", "http://b.test/"]) == {"http://a.test/": [["hours", "Opening hours"]],
-                                                                        "http://b.test/": []}
+        assert store.sections(["http://a.test/", "http://b.test/"]) == {
+            "http://a.test/": [["hours", "Opening hours"]],
+            "http://b.test/": [],
+        }
 
 
 def test_a_page_without_text_keeps_saying_so(tmp_path: Path) -> None:

@@ -30,9 +30,13 @@ HOSTILE = f"""<!doctype html><html><head><title>Harbour notes</title>
 
 
 def _fetch(url: str, body: bytes, headers: list[tuple[str, str]] | None = None) -> Fetch:
-    return Fetch(url=url, status=200, body=body,
-                 headers=headers or [("Content-Type", "text/html; charset=utf-8")],
-                 request_headers=[("Host", urllib.parse.urlsplit(url).netloc)])
+    return Fetch(
+        url=url,
+        status=200,
+        body=body,
+        headers=headers or [("Content-Type", "text/html; charset=utf-8")],
+        request_headers=[("Host", urllib.parse.urlsplit(url).netloc)],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +51,21 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with ArchiveWriter(archive_dir(directory), max_bytes=10**9) as archive:
         archive.write(_fetch(urls["hostile"], b"<p>An older version</p>"))
         archive.write(_fetch(urls["hostile"], HOSTILE.encode()))
-        archive.write(_fetch(urls["gzip"], gzip.compress(b"<p>Compressed ferry page</p>"),
-                             [("Content-Type", "text/html"), ("Content-Encoding", "gzip")]))
-        archive.write(_fetch(urls["noarchive"],
-                             b'<meta name="robots" content="noarchive"><p>Members ferry page</p>'))
-        archive.write(_fetch(urls["header"], b"<p>Header ferry page</p>",
-                             [("Content-Type", "text/html"), ("X-Robots-Tag", "lanternbot: noarchive")]))
+        archive.write(
+            _fetch(
+                urls["gzip"],
+                gzip.compress(b"<p>Compressed ferry page</p>"),
+                [("Content-Type", "text/html"), ("Content-Encoding", "gzip")],
+            )
+        )
+        archive.write(_fetch(urls["noarchive"], b'<meta name="robots" content="noarchive"><p>Members ferry page</p>'))
+        archive.write(
+            _fetch(
+                urls["header"],
+                b"<p>Header ferry page</p>",
+                [("Content-Type", "text/html"), ("X-Robots-Tag", "lanternbot: noarchive")],
+            )
+        )
     with IndexBuilder(directory) as builder:
         builder.add([page(url, name, "ferry harbour") for name, url in urls.items()])
         builder.finalize()
@@ -84,8 +97,18 @@ def test_the_latest_copy_is_served_sandboxed_with_a_banner_and_live_links(base: 
     assert '<a href="http://harbour.test/timetable.html">Timetable</a>' in text
     assert "p.note" in text  # inline styles kept
     lowered = text.lower()
-    for gone in ("<script", "javascript:", "onerror", "onload", "<iframe", "<object", "<base", "<link",
-                 "http-equiv", "srcdoc"):
+    for gone in (
+        "<script",
+        "javascript:",
+        "onerror",
+        "onload",
+        "<iframe",
+        "<object",
+        "<base",
+        "<link",
+        "http-equiv",
+        "srcdoc",
+    ):
         assert gone not in lowered, gone
 
 
@@ -107,7 +130,8 @@ def test_a_page_not_in_the_index_has_no_cached_copy(base: str) -> None:
 
 def test_nothing_in_a_hostile_copy_runs_in_chromium(base: str, tmp_path: Path) -> None:
     browser.chromium()
-    dom = browser.dump_dom(base + "cached?" + urllib.parse.urlencode({"url": "http://harbour.test/notes.html"}),
-                           tmp_path)
+    dom = browser.dump_dom(
+        base + "cached?" + urllib.parse.urlencode({"url": "http://harbour.test/notes.html"}), tmp_path
+    )
     assert "<title>Cached: Harbour notes</title>" in dom and "pwned" not in dom.split("</title>")[0]
     assert "The ferry leaves at nine." in dom

@@ -22,25 +22,37 @@ ROOT = Path(__file__).parents[2]
 @pytest.fixture
 def data(tmp_path: Path) -> Path:
     with IndexBuilder(tmp_path) as builder:
-        builder.add([
-            page("http://docs.test/", "Library index", "All modules of the library.", [
-                ("http://docs.test/json.html", "json"),
-                ("http://docs.test/csv.html", "csv"),
-                ("http://zh.test/tea.html", "龙井茶"),
-            ]),
-            page("http://docs.test/json.html", "json — JSON encoder and decoder",
-                 "The json module encodes Python objects as JSON text."),
-            page("http://docs.test/csv.html", "csv — CSV files",
-                 "Read and write CSV files. Some CSV files carry JSON in a column."),
-            page("http://zh.test/tea.html", "西湖龙井茶", "西湖龙井是产于杭州西湖的绿茶。"),
-        ])
+        builder.add(
+            [
+                page(
+                    "http://docs.test/",
+                    "Library index",
+                    "All modules of the library.",
+                    [
+                        ("http://docs.test/json.html", "json"),
+                        ("http://docs.test/csv.html", "csv"),
+                        ("http://zh.test/tea.html", "龙井茶"),
+                    ],
+                ),
+                page(
+                    "http://docs.test/json.html",
+                    "json — JSON encoder and decoder",
+                    "The json module encodes Python objects as JSON text.",
+                ),
+                page(
+                    "http://docs.test/csv.html",
+                    "csv — CSV files",
+                    "Read and write CSV files. Some CSV files carry JSON in a column.",
+                ),
+                page("http://zh.test/tea.html", "西湖龙井茶", "西湖龙井是产于杭州西湖的绿茶。"),
+            ]
+        )
         builder.finalize()
     return tmp_path
 
 
 def _search(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "search", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "search", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
 
 
 def test_json_output_has_the_documented_shape(data: Path) -> None:
@@ -52,8 +64,22 @@ def test_json_output_has_the_documented_shape(data: Path) -> None:
     assert set(out["facets"]) == {"site", "lang", "type"}
     assert out["facets"]["site"][0] == {"value": "docs.test", "count": 2}
     first = out["results"][0]
-    assert set(first) == {"url", "title", "snippet", "score", "pagerank", "host", "crawled", "fetched",
-                          "more_from_host", "page", "lang", "members_only", "type", "size"}
+    assert set(first) == {
+        "url",
+        "title",
+        "snippet",
+        "score",
+        "pagerank",
+        "host",
+        "crawled",
+        "fetched",
+        "more_from_host",
+        "page",
+        "lang",
+        "members_only",
+        "type",
+        "size",
+    }
     assert first["members_only"] is False
     assert first["url"] == first["page"] == "http://docs.test/json.html"
     assert first["host"] == "docs.test"
@@ -120,8 +146,14 @@ def test_a_reader_that_stops_early_gets_no_traceback(data: Path) -> None:
     reader, writer = os.pipe()
     os.close(reader)  # the reader is gone before the first line
     with os.fdopen(writer, "w") as stdout:
-        done = subprocess.run([sys.executable, "-m", "search", "--data", str(data), "json"], cwd=ROOT,
-                              stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "search", "--data", str(data), "json"],
+            cwd=ROOT,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     assert done.returncode == 0
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
 

@@ -35,10 +35,12 @@ def _overwrite_a_table_of_contents(data: Path) -> None:
         toc.write_bytes(b"\x00garbage" * 20)
 
 
-@pytest.mark.parametrize("damage", [_cut_a_segment, _overwrite_the_page_store, _lose_a_table_of_contents,
-                                    _overwrite_a_table_of_contents])
-def test_a_damaged_file_is_one_line_naming_the_repair(demo_crawl, tmp_path: Path,
-                                                      damage: Callable[[Path], None]) -> None:
+@pytest.mark.parametrize(
+    "damage", [_cut_a_segment, _overwrite_the_page_store, _lose_a_table_of_contents, _overwrite_a_table_of_contents]
+)
+def test_a_damaged_file_is_one_line_naming_the_repair(
+    demo_crawl, tmp_path: Path, damage: Callable[[Path], None]
+) -> None:
     web, data, _ = demo_crawl
     copy = tmp_path / "data"
     shutil.copytree(data, copy, ignore=shutil.ignore_patterns("redis"))
@@ -46,8 +48,10 @@ def test_a_damaged_file_is_one_line_naming_the_repair(demo_crawl, tmp_path: Path
     done = run("search", "--data", str(copy), web.facts["chinese_title"]["title"])
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
-    assert f"is damaged; rebuild the index from the crawl's archive: python -m indexer rebuild --data {copy}" \
+    assert (
+        f"is damaged; rebuild the index from the crawl's archive: python -m indexer rebuild --data {copy}"
         in done.stderr
+    )
     assert "being built" not in done.stderr and "architecture" not in done.stderr.split("damaged")[1]
     rebuilt = run("indexer", "rebuild", "--data", str(copy), timeout=300)
     assert rebuilt.returncode == 0, rebuilt.stderr[-2000:]
@@ -63,12 +67,15 @@ def test_an_overwritten_posting_list_is_one_line_naming_the_repair(demo_crawl, t
     copy = tmp_path / "data"
     shutil.copytree(data, copy, ignore=shutil.ignore_patterns("redis"))
     with whoosh_index.open_dir(str(index_dir(copy) / "pages-0")).reader() as reader:
-        word = next(term.decode() for _, term in reader.most_frequent_terms("body", 20)
-                    if term.isalpha() and len(term) > 4)
+        word = next(
+            term.decode() for _, term in reader.most_frequent_terms("body", 20) if term.isalpha() and len(term) > 4
+        )
     for segment in (index_dir(copy) / "pages-0").glob("*.seg"):
         segment.write_bytes(segment.read_bytes().replace(WHOOSH3_HEADER_MAGIC, b"W3Xx"))
     done = run("search", "--data", str(copy), word)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
-    assert f"is damaged; rebuild the index from the crawl's archive: python -m indexer rebuild --data {copy}" \
+    assert (
+        f"is damaged; rebuild the index from the crawl's archive: python -m indexer rebuild --data {copy}"
         in done.stderr
+    )

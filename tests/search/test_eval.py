@@ -46,9 +46,22 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]
     data = tmp_path_factory.mktemp("demo")
     with serve() as web:
         done = subprocess.run(
-            [sys.executable, "-m", "scrapy", "crawl", "web", "-a", f"seeds={web.seeds[0]}",
-             "-s", f"DATA_DIR={data}", *FAST],
-            cwd=ROOT, capture_output=True, text=True, timeout=300,
+            [
+                sys.executable,
+                "-m",
+                "scrapy",
+                "crawl",
+                "web",
+                "-a",
+                f"seeds={web.seeds[0]}",
+                "-s",
+                f"DATA_DIR={data}",
+                *FAST,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert done.returncode == 0, done.stderr[-3000:]
         sites = json.dumps(web.sites)
@@ -56,8 +69,9 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]
 
 
 def run_eval(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "search.eval", *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "search.eval", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 # --- the query sets on the demo web --------------------------------------------
@@ -102,15 +116,18 @@ def test_every_expected_page_exists_on_the_demo_web(name: str, minimum: int) -> 
 # --- bad input -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{"query": "json", "url": "{docs}/"}\nnot json\n', ":2: not JSON"),
-    ('["json", "{docs}/"]\n', ":1: expected an object"),
-    ('{"query": "json"}\n', ':1: give either "url" or "urls"'),
-    ('{"query": "", "url": "{docs}/"}\n', ':1: "query" must be'),
-    ('{"query": "json", "urls": []}\n', ':1: "url" must be a URL'),
-    ('\n{"query": "json", "url": "{nowhere}/x.html"}\n', ":2: no base URL for {nowhere}"),
-    ("\n\n", ": no queries"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"query": "json", "url": "{docs}/"}\nnot json\n', ":2: not JSON"),
+        ('["json", "{docs}/"]\n', ":1: expected an object"),
+        ('{"query": "json"}\n', ':1: give either "url" or "urls"'),
+        ('{"query": "", "url": "{docs}/"}\n', ':1: "query" must be'),
+        ('{"query": "json", "urls": []}\n', ':1: "url" must be a URL'),
+        ('\n{"query": "json", "url": "{nowhere}/x.html"}\n', ":2: no base URL for {nowhere}"),
+        ("\n\n", ": no queries"),
+    ],
+)
 def test_a_bad_query_file_exits_2_naming_the_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
 ) -> None:
@@ -148,23 +165,37 @@ def test_placeholders_need_sites() -> None:
 
 def test_ranks_count_the_first_acceptable_answer(tmp_path: Path) -> None:
     with IndexBuilder(tmp_path) as builder:
-        builder.add([
-            page("http://d.test/", "Home", "Welcome. Tea and coffee.", [
-                ("http://d.test/tea.html", "tea"), ("http://d.test/coffee.html", "coffee"),
-            ]),
-            page("http://d.test/tea.html", "Tea", "Green tea and black tea, tea all day."),
-            page("http://d.test/coffee.html", "Coffee", "Coffee, and a little tea."),
-            page("http://d.test/%E8%8C%B6.html", "茶", "绿茶和红茶。"),
-        ])
+        builder.add(
+            [
+                page(
+                    "http://d.test/",
+                    "Home",
+                    "Welcome. Tea and coffee.",
+                    [
+                        ("http://d.test/tea.html", "tea"),
+                        ("http://d.test/coffee.html", "coffee"),
+                    ],
+                ),
+                page("http://d.test/tea.html", "Tea", "Green tea and black tea, tea all day."),
+                page("http://d.test/coffee.html", "Coffee", "Coffee, and a little tea."),
+                page("http://d.test/%E8%8C%B6.html", "茶", "绿茶和红茶。"),
+            ]
+        )
         builder.finalize()
     queries = tmp_path / "q.jsonl"
-    queries.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in [
-        {"query": "tea", "url": "{d}/tea.html"},
-        {"query": "tea", "url": "{d}/coffee.html"},
-        {"query": "coffee", "urls": ["{d}/nowhere.html", "{d}/coffee.html"]},
-        {"query": "chocolate", "url": "{d}/"},
-        {"query": "绿茶", "url": "{d}/茶.html", "note": "the URL is canonicalized"},
-    ]), encoding="utf-8")
+    queries.write_text(
+        "\n".join(
+            json.dumps(line, ensure_ascii=False)
+            for line in [
+                {"query": "tea", "url": "{d}/tea.html"},
+                {"query": "tea", "url": "{d}/coffee.html"},
+                {"query": "coffee", "urls": ["{d}/nowhere.html", "{d}/coffee.html"]},
+                {"query": "chocolate", "url": "{d}/"},
+                {"query": "绿茶", "url": "{d}/茶.html", "note": "the URL is canonicalized"},
+            ]
+        ),
+        encoding="utf-8",
+    )
     with SearchEngine(tmp_path) as engine:
         report = evaluate(engine, load_judgements(queries, {"d": "http://d.test"}))
     ranks = report.ranks
@@ -177,43 +208,56 @@ def test_ranks_count_the_first_acceptable_answer(tmp_path: Path) -> None:
 # --- the metric functions ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("ranks, k, expected", [
-    ([1], 10, 1.0),
-    ([None], 10, 0.0),
-    ([2, 4], 10, 0.375),
-    ([1, 10, 11], 10, (1 + 0.1) / 3),
-    ([11], 20, 1 / 11),
-    ([3, None, None, 1], 2, 0.25),
-])
+@pytest.mark.parametrize(
+    "ranks, k, expected",
+    [
+        ([1], 10, 1.0),
+        ([None], 10, 0.0),
+        ([2, 4], 10, 0.375),
+        ([1, 10, 11], 10, (1 + 0.1) / 3),
+        ([11], 20, 1 / 11),
+        ([3, None, None, 1], 2, 0.25),
+    ],
+)
 def test_mrr(ranks: list[int | None], k: int, expected: float) -> None:
     assert mrr(ranks, k) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("ranks, k, expected", [
-    ([1, 2, None], 1, 1 / 3),
-    ([1, 2, None], 2, 2 / 3),
-    ([1, 2, None], 10, 2 / 3),
-    ([None, None], 10, 0.0),
-    ([10, 11], 10, 0.5),
-])
+@pytest.mark.parametrize(
+    "ranks, k, expected",
+    [
+        ([1, 2, None], 1, 1 / 3),
+        ([1, 2, None], 2, 2 / 3),
+        ([1, 2, None], 10, 2 / 3),
+        ([None, None], 10, 0.0),
+        ([10, 11], 10, 0.5),
+    ],
+)
 def test_success_at(ranks: list[int | None], k: int, expected: float) -> None:
     assert success_at(ranks, k) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("values, p, expected", [
-    ([5.0], 50, 5.0),
-    ([1, 2, 3, 4], 0, 1.0),
-    ([1, 2, 3, 4], 100, 4.0),
-    ([1, 2, 3, 4], 50, 2.5),
-    ([4, 1, 3, 2], 75, 3.25),
-    (list(range(1, 21)), 95, 19.05),
-])
+@pytest.mark.parametrize(
+    "values, p, expected",
+    [
+        ([5.0], 50, 5.0),
+        ([1, 2, 3, 4], 0, 1.0),
+        ([1, 2, 3, 4], 100, 4.0),
+        ([1, 2, 3, 4], 50, 2.5),
+        ([4, 1, 3, 2], 75, 3.25),
+        (list(range(1, 21)), 95, 19.05),
+    ],
+)
 def test_percentile(values: list[float], p: float, expected: float) -> None:
     assert percentile(values, p) == pytest.approx(expected)
 
 
 def test_metrics_refuse_nothing_to_measure() -> None:
-    for call in (lambda: mrr([]), lambda: success_at([], 1), lambda: percentile([], 50),
-                 lambda: percentile([1.0], 101)):
+    for call in (
+        lambda: mrr([]),
+        lambda: success_at([], 1),
+        lambda: percentile([], 50),
+        lambda: percentile([1.0], 101),
+    ):
         with pytest.raises(ValueError):
             call()

@@ -51,8 +51,13 @@ def test_a_search_from_the_command_line_loads_neither(build: Build) -> None:
     """The whole command, a posting list read: ``python -X importtime``
     lists every module it imports."""
     engine = build({"url": "http://a.test/", "title": "Harbour ferries", "text": "The harbour ferries run daily."})
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "search", "--data", str(engine.data_dir),
-                           "harbour ferries"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "search", "--data", str(engine.data_dir), "harbour ferries"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Harbour ferries" in done.stdout
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}

@@ -9,8 +9,10 @@ from search.snippets import sentence, word_pattern
 from tests.items import page
 from tests.search.conftest import Build
 
-REPORT = ("Quarterly harbour report for members. Ferry revenue grew by a third in the northern district "
-          "this quarter. The board approved two new boats. Revenue from parking fell in the south.")
+REPORT = (
+    "Quarterly harbour report for members. Ferry revenue grew by a third in the northern district "
+    "this quarter. The board approved two new boats. Revenue from parking fell in the south."
+)
 PAGES = [
     page("http://members.test/q3.html", "Q3 report", REPORT, members_only=True),
     page("http://public.test/news.html", "Harbour news", "Ferry revenue grew, the board says. Read the report."),

@@ -14,9 +14,11 @@ from search.parsing import LEVELS, QueryParser, unions
 # Words of every kind a plain query holds: English (stemmed, stop words,
 # capitals), numbers, other scripts, Chinese (bigrams), words the analyzer
 # splits, and those the parser must keep to itself (operators, code names).
-WORDS = ("harbour ferries lighthouse running keeper Timetable STORM the a of and not or Über café naïve 2024 "
-         "x1 JSONEncoder İstanbul ß Straße δ ΣΊΣΥΦΟΣ русский 日本語 한국어 ｆｕｌｌ 中文 西湖龙井茶 哈哈哈 "
-         "AND OR NOT ANDNOT ANDMAYBE Sørensen I US don").split()
+WORDS = (
+    "harbour ferries lighthouse running keeper Timetable STORM the a of and not or Über café naïve 2024 "
+    "x1 JSONEncoder İstanbul ß Straße δ ΣΊΣΥΦΟΣ русский 日本語 한국어 ｆｕｌｌ 中文 西湖龙井茶 哈哈哈 "
+    "AND OR NOT ANDNOT ANDMAYBE Sørensen I US don"
+).split()
 
 
 def _same(found: Query, expected: Query) -> bool:

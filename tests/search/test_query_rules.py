@@ -61,9 +61,12 @@ def test_only_a_hyphen_starting_a_word_excludes(build: Build) -> None:
 
 def test_a_dotted_name_not_written_whole_finds_the_page_holding_its_parts(build: Build) -> None:
     engine = build(
-        page("http://docs.test/querysets", "QuerySet API reference",
-             "The django.db.models module. QuerySet.select_related(*fields) follows foreign keys. " + FILLER,
-             headings=["django.db.models", "select_related()"]),
+        page(
+            "http://docs.test/querysets",
+            "QuerySet API reference",
+            "The django.db.models module. QuerySet.select_related(*fields) follows foreign keys. " + FILLER,
+            headings=["django.db.models", "select_related()"],
+        ),
         page("http://docs.test/models", "Models", "A model is the source of information. " + FILLER),
     )
     results = engine.search("django.db.models.QuerySet.select_related", explain=True).results
@@ -86,11 +89,23 @@ def test_relaxing_keeps_site_and_language_restrictions(build: Build) -> None:
 
 
 def _stub_web(mentions: int) -> list[dict]:
-    pages = [page(f"http://docs.test/page{i}.html", f"Lighthouse keeping part {i}",
-                  f"The lighthouse lamp, part {i}. " + FILLER) for i in range(5)]
+    pages = [
+        page(
+            f"http://docs.test/page{i}.html",
+            f"Lighthouse keeping part {i}",
+            f"The lighthouse lamp, part {i}. " + FILLER,
+        )
+        for i in range(5)
+    ]
     for i in range(mentions):  # each a page of its own linking to a foreign stub
-        pages.append(page(f"http://docs.test/links{i}.html", "Links", FILLER,
-                          [(f"http://foreign{i}.test/", "lighthouse lamp mailing list")]))
+        pages.append(
+            page(
+                f"http://docs.test/links{i}.html",
+                "Links",
+                FILLER,
+                [(f"http://foreign{i}.test/", "lighthouse lamp mailing list")],
+            )
+        )
     return pages
 
 
@@ -106,9 +121,17 @@ def test_weakly_linked_stubs_never_take_the_crawled_pages_places(build: Build) -
 def test_a_stub_many_pages_link_to_ranks_with_the_crawled_pages(build: Build) -> None:
     items = _stub_web(0)
     for i in range(4):
-        items.append(page(f"http://docs.test/refs{i}.html", "References", FILLER,
-                          [("http://docs.test/spec.pdf", "lighthouse lamp lighthouse lamp specification"),
-                           ("http://lamps.test/spec", "lighthouse lamp lighthouse lamp specification")]))
+        items.append(
+            page(
+                f"http://docs.test/refs{i}.html",
+                "References",
+                FILLER,
+                [
+                    ("http://docs.test/spec.pdf", "lighthouse lamp lighthouse lamp specification"),
+                    ("http://lamps.test/spec", "lighthouse lamp lighthouse lamp specification"),
+                ],
+            )
+        )
     engine = build(*items)
     results = engine.search("lighthouse lamp specification", explain=True).results
     # A PDF of the crawled site (never fetched: robots.txt, say) that four pages link to.
@@ -122,8 +145,10 @@ def test_a_stub_many_pages_link_to_ranks_with_the_crawled_pages(build: Build) ->
 def test_the_anchor_only_policy_is_a_choice(build: Build, policy: str, order: list[bool]) -> None:
     # Three pages link to the stub with the query as their anchor text: strong evidence.
     items = [page("http://docs.test/a.html", "Harbour", "A lighthouse lamp in the harbour. " + FILLER)]
-    items += [page(f"http://docs.test/r{i}.html", "Refs", FILLER, [("http://docs.test/private/", "lighthouse lamp")])
-              for i in range(3)]
+    items += [
+        page(f"http://docs.test/r{i}.html", "Refs", FILLER, [("http://docs.test/private/", "lighthouse lamp")])
+        for i in range(3)
+    ]
     engine = build(*items, anchor_only=policy)
     assert [r.crawled for r in engine.search("lighthouse lamp").results] == order
 
@@ -133,10 +158,18 @@ def test_the_anchor_only_policy_is_a_choice(build: Build, policy: str, order: li
 
 def test_an_english_query_prefers_english_pages(build: Build) -> None:
     engine = build(
-        page("http://ref.test/ch02.zh-cn.html", "第 2 章 软件包管理 apt-get",
-             "使用 apt-get install 安装软件包。apt-get 是软件包管理工具。" * 3, lang="zh-cn"),
-        page("http://ref.test/ch02.en.html", "Chapter 2. Package management",
-             "Install packages with apt-get install. " + FILLER, lang="en"),
+        page(
+            "http://ref.test/ch02.zh-cn.html",
+            "第 2 章 软件包管理 apt-get",
+            "使用 apt-get install 安装软件包。apt-get 是软件包管理工具。" * 3,
+            lang="zh-cn",
+        ),
+        page(
+            "http://ref.test/ch02.en.html",
+            "Chapter 2. Package management",
+            "Install packages with apt-get install. " + FILLER,
+            lang="en",
+        ),
     )
     results = engine.search("apt-get install", explain=True).results
     assert [r.page for r in results] == ["http://ref.test/ch02.en.html", "http://ref.test/ch02.zh-cn.html"]
@@ -151,12 +184,20 @@ def test_an_english_query_prefers_english_pages(build: Build) -> None:
 
 
 def test_a_result_links_to_the_section_its_query_names(build: Build) -> None:
-    sections = [["querysets", "QuerySet API reference", "h1"],
-                ["methods", "Methods that return new QuerySets", "h2"],
-                ["django.db.models.query.QuerySet.filter", "filter(*args, **kwargs)", "dt"],
-                ["django.db.models.query.QuerySet.select_related", "select_related(*fields)", "dt"]]
-    engine = build(page("http://docs.test/querysets.html", "QuerySet API reference",
-                        "filter(*args) select_related(*fields) " + FILLER, sections=sections))
+    sections = [
+        ["querysets", "QuerySet API reference", "h1"],
+        ["methods", "Methods that return new QuerySets", "h2"],
+        ["django.db.models.query.QuerySet.filter", "filter(*args, **kwargs)", "dt"],
+        ["django.db.models.query.QuerySet.select_related", "select_related(*fields)", "dt"],
+    ]
+    engine = build(
+        page(
+            "http://docs.test/querysets.html",
+            "QuerySet API reference",
+            "filter(*args) select_related(*fields) " + FILLER,
+            sections=sections,
+        )
+    )
     first = engine.search("QuerySet.select_related").results[0]
     assert first.url == "http://docs.test/querysets.html#django.db.models.query.QuerySet.select_related"
     assert first.page == "http://docs.test/querysets.html"
@@ -167,8 +208,11 @@ def test_a_result_links_to_the_section_its_query_names(build: Build) -> None:
 
 def test_a_quoted_phrase_with_stop_words_finds_its_page(build: Build) -> None:
     engine = build(
-        page("http://faq.test/su", "Why GNU su does not support the wheel group",
-             "Richard Stallman explains why GNU su does not support the wheel group. " + FILLER),
+        page(
+            "http://faq.test/su",
+            "Why GNU su does not support the wheel group",
+            "Richard Stallman explains why GNU su does not support the wheel group. " + FILLER,
+        ),
         page("http://faq.test/other", "Groups", "The wheel of the ferry; support groups. " + FILLER),
     )
     assert urls(engine, '"Why GNU su does not support the wheel group"') == ["http://faq.test/su"]
@@ -190,11 +234,21 @@ def test_the_tail_of_a_dotted_name_finds_the_whole_name(build: Build) -> None:
 
 def test_a_question_finds_the_page_whose_summary_holds_most_of_its_words(build: Build) -> None:
     engine = build(
-        page("http://a.test/git-mv", "git-mv(1)", "git-mv - Move or rename a file, a directory, or a symlink. "
-             + "The index is updated after successful completion. " * 3,
-             description="git-mv - Move or rename a file, a directory, or a symlink"),
-        *[page(f"http://a.test/long{n}", f"git-long{n}(1)", FILLER * 20 + "a file may move; the tool can rename "
-               "branches; a tracked path " + FILLER * 20) for n in range(3)],
+        page(
+            "http://a.test/git-mv",
+            "git-mv(1)",
+            "git-mv - Move or rename a file, a directory, or a symlink. "
+            + "The index is updated after successful completion. " * 3,
+            description="git-mv - Move or rename a file, a directory, or a symlink",
+        ),
+        *[
+            page(
+                f"http://a.test/long{n}",
+                f"git-long{n}(1)",
+                FILLER * 20 + "a file may move; the tool can rename branches; a tracked path " + FILLER * 20,
+            )
+            for n in range(3)
+        ],
         *[page(f"http://a.test/other{n}", f"Harbour {n}", FILLER * 3) for n in range(10)],
     )
     # No page holds all four words but the long ones, each once among hundreds.
@@ -205,12 +259,23 @@ def test_a_question_finds_the_page_whose_summary_holds_most_of_its_words(build: 
 
 def test_a_page_with_a_heading_that_is_the_query_goes_first(build: Build) -> None:
     engine = build(
-        page("http://a.test/crypto", "Crypto", "Sign the data and verify a signature with the crypto module: "
-             "sign once, verify often. " * 3 + FILLER, headings=["Crypto", "Hashes"]),
-        page("http://a.test/webcrypto", "Web Crypto API", FILLER * 3 + "How to sign and verify. " + FILLER,
-             headings=["Web Crypto API", "Sign and verify", "Digests"],
-             sections=[["web-crypto-api", "Web Crypto API", "h1"], ["sign-and-verify", "Sign and verify", "h2"],
-                       ["digests", "Digests", "h2"]]),
+        page(
+            "http://a.test/crypto",
+            "Crypto",
+            "Sign the data and verify a signature with the crypto module: sign once, verify often. " * 3 + FILLER,
+            headings=["Crypto", "Hashes"],
+        ),
+        page(
+            "http://a.test/webcrypto",
+            "Web Crypto API",
+            FILLER * 3 + "How to sign and verify. " + FILLER,
+            headings=["Web Crypto API", "Sign and verify", "Digests"],
+            sections=[
+                ["web-crypto-api", "Web Crypto API", "h1"],
+                ["sign-and-verify", "Sign and verify", "h2"],
+                ["digests", "Digests", "h2"],
+            ],
+        ),
         *[page(f"http://a.test/other{n}", f"Harbour {n}", FILLER * 3) for n in range(5)],
     )
     first = engine.search("Sign and verify", explain=True).results[0]
@@ -230,13 +295,22 @@ def test_a_page_with_a_heading_that_is_the_query_goes_first(build: Build) -> Non
 def test_a_numbered_heading_is_the_query_without_its_number(build: Build) -> None:
     """DocBook and Sphinx number their sections: "11.4.4. Printing with CUPS" is the query "Printing with CUPS"."""
     engine = build(
-        page("http://a.test/network", "Network applications", FILLER * 3 + "The CUPS server prints for every "
-             "host: printing with CUPS needs a queue. " + FILLER,
-             sections=[["network", "6. Network applications", "h1"], ["cups-server", "6.9. The CUPS server", "h2"]]),
-        page("http://a.test/data", "Data conversion", FILLER * 3 + "To print with CUPS, use lp. " + FILLER,
-             sections=[["data", "11. Data conversion", "h1"],
-                       ["printing-with-cups", "11.4.4. Printing with CUPS", "h3"],
-                       ["mail", "11.5. Mail data conversion", "h2"]]),
+        page(
+            "http://a.test/network",
+            "Network applications",
+            FILLER * 3 + "The CUPS server prints for every host: printing with CUPS needs a queue. " + FILLER,
+            sections=[["network", "6. Network applications", "h1"], ["cups-server", "6.9. The CUPS server", "h2"]],
+        ),
+        page(
+            "http://a.test/data",
+            "Data conversion",
+            FILLER * 3 + "To print with CUPS, use lp. " + FILLER,
+            sections=[
+                ["data", "11. Data conversion", "h1"],
+                ["printing-with-cups", "11.4.4. Printing with CUPS", "h3"],
+                ["mail", "11.5. Mail data conversion", "h2"],
+            ],
+        ),
         *[page(f"http://a.test/other{n}", f"Harbour {n}", FILLER * 3) for n in range(5)],
     )
     first = engine.search("Printing with CUPS", explain=True).results[0]
@@ -251,8 +325,9 @@ def test_wildcards_and_ranges_are_characters_not_syntax(build: Build, query: str
     assert engine.search(query).total == 0
 
 
-def test_results_past_the_most_served_are_a_last_page_not_a_search(build: Build,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_results_past_the_most_served_are_a_last_page_not_a_search(
+    build: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
     engine = build(*(page(f"http://s{k}.test/", f"Harbour {k}", "harbour ferry") for k in range(14)))
     monkeypatch.setattr("search.engine.MAX_RESULTS", 5)
     served = engine.search("harbour", n=3, page=2)
@@ -269,9 +344,11 @@ def test_facets_count_every_match_not_the_page_shown(build: Build) -> None:
     )
     found = engine.search("ferry", n=2)
     assert len(found.results) == 2
-    assert found.facets == {"site": [{"value": "a.test", "count": 12}, {"value": "b.test", "count": 3}],
-                            "lang": [{"value": "en", "count": 12}, {"value": "zh", "count": 3}],
-                            "type": [{"value": "html", "count": 15}]}
+    assert found.facets == {
+        "site": [{"value": "a.test", "count": 12}, {"value": "b.test", "count": 3}],
+        "lang": [{"value": "en", "count": 12}, {"value": "zh", "count": 3}],
+        "type": [{"value": "html", "count": 15}],
+    }
     assert found.to_json()["facets"] == found.facets
     narrowed = engine.search("ferry lang:zh", n=2)
     assert narrowed.facets["site"] == [{"value": "b.test", "count": 3}]
@@ -307,11 +384,14 @@ def test_a_facet_shows_the_most_frequent_values_ties_by_name(build: Build) -> No
     )
     found = engine.search("ferry")
     assert found.facets["site"] == [{"value": "s13.test", "count": 3}] + [
-        {"value": f"s{k:02}.test", "count": 2} for k in range(9)]
+        {"value": f"s{k:02}.test", "count": 2} for k in range(9)
+    ]
 
 
 def test_a_result_carries_the_day_its_page_was_fetched(build: Build) -> None:
-    engine = build(page("http://a.test/", "Ferry", "harbour ferry", fetched=1764633600.0),
-                   page("http://b.test/", "Gull", "harbour gull", links=[("http://c.test/", "harbour map")]))
+    engine = build(
+        page("http://a.test/", "Ferry", "harbour ferry", fetched=1764633600.0),
+        page("http://b.test/", "Gull", "harbour gull", links=[("http://c.test/", "harbour map")]),
+    )
     days = {result.url: result.fetched for result in engine.search("harbour").results}
     assert days["http://a.test/"] == "2025-12-02" and days["http://c.test/"] == ""

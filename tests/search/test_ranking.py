@@ -35,8 +35,12 @@ def test_repeating_a_word_does_not_beat_a_page_about_it(build: Build) -> None:
 
 def test_anchor_text_finds_a_page_that_was_never_fetched(build: Build) -> None:
     engine = build(
-        page("http://a.test/", "Home", FILLER, [("http://a.test/private/ledger.html",
-                                                 "quarterly lighthouse inspection ledger")]),
+        page(
+            "http://a.test/",
+            "Home",
+            FILLER,
+            [("http://a.test/private/ledger.html", "quarterly lighthouse inspection ledger")],
+        ),
     )
     results = engine.search("inspection ledger").results
     assert results[0].url == "http://a.test/private/ledger.html"
@@ -100,17 +104,23 @@ def test_a_chinese_query_without_spaces_finds_the_pages_with_most_of_it(build: B
     )
     assert urls(engine, "西湖醋鱼做法") == ["http://zh.test/fish", "http://zh.test/lake"]
     results = engine.search("西湖醋鱼", explain=True).results
-    assert [(r.url, r.explain["level"]) for r in results] == [("http://zh.test/fish", "strict"),
-                                                              ("http://zh.test/lake", "any")]
+    assert [(r.url, r.explain["level"]) for r in results] == [
+        ("http://zh.test/fish", "strict"),
+        ("http://zh.test/lake", "any"),
+    ]
 
 
 def test_characters_indexed_beside_their_bigrams_do_not_lengthen_a_page(build: Build) -> None:
     """BM25 weighs a page by its length: Chinese text is as long as its bigrams, not twice that."""
-    engine = build(page("http://zh.test/tea", "龙井", "西湖龙井茶是绿茶"),
-                   page("http://en.test/tea", "Tea", "green tea"))
+    engine = build(
+        page("http://zh.test/tea", "龙井", "西湖龙井茶是绿茶"), page("http://en.test/tea", "Tea", "green tea")
+    )
     searcher = engine._fresh_searcher()
-    lengths = {searcher.stored_fields(docnum)[fields.URL]: searcher.doc_field_length(docnum, fields.BODY)
-               for docnum in searcher.document_numbers() if fields.URL in searcher.stored_fields(docnum)}
+    lengths = {
+        searcher.stored_fields(docnum)[fields.URL]: searcher.doc_field_length(docnum, fields.BODY)
+        for docnum in searcher.document_numbers()
+        if fields.URL in searcher.stored_fields(docnum)
+    }
     assert lengths == {"http://zh.test/tea": 7, "http://en.test/tea": 2}
 
 
@@ -144,20 +154,27 @@ def test_words_together_rank_above_words_apart(build: Build) -> None:
 
 def test_pagerank_orders_otherwise_equal_pages(build: Build) -> None:
     text = "An article about the breakwater and its stones."
-    linked = [page(f"http://hub.test/{n}", f"Hub {n}", FILLER, [("http://b.test/popular", "article")])
-              for n in range(5)]
-    engine = build(page("http://a.test/lonely", "Breakwater", text),
-                   page("http://b.test/popular", "Breakwater", text), *linked)
+    linked = [
+        page(f"http://hub.test/{n}", f"Hub {n}", FILLER, [("http://b.test/popular", "article")]) for n in range(5)
+    ]
+    engine = build(
+        page("http://a.test/lonely", "Breakwater", text), page("http://b.test/popular", "Breakwater", text), *linked
+    )
     assert urls(engine, "breakwater stones")[:2] == ["http://b.test/popular", "http://a.test/lonely"]
 
 
 def test_pagerank_never_pushes_an_exact_title_match_down(build: Build) -> None:
-    linked = [page(f"http://hub.test/{n}", f"Hub {n}", FILLER, [("http://b.test/popular", "lighthouse keeper")])
-              for n in range(30)]
+    linked = [
+        page(f"http://hub.test/{n}", f"Hub {n}", FILLER, [("http://b.test/popular", "lighthouse keeper")])
+        for n in range(30)
+    ]
     engine = build(
         page("http://a.test/keeper", "Lighthouse keeper", "Who kept the light."),
-        page("http://b.test/popular", "A lighthouse keeper's many duties at the point",
-             "The lighthouse keeper trimmed wicks. The keeper of the lighthouse. " * 3),
+        page(
+            "http://b.test/popular",
+            "A lighthouse keeper's many duties at the point",
+            "The lighthouse keeper trimmed wicks. The keeper of the lighthouse. " * 3,
+        ),
         *linked,
     )
     results = engine.search("lighthouse keeper", explain=True).results
@@ -167,8 +184,10 @@ def test_pagerank_never_pushes_an_exact_title_match_down(build: Build) -> None:
 
 def test_at_most_two_results_a_host_while_others_have_results(build: Build) -> None:
     items = [page(f"http://big.test/{n}", f"Lighthouse {n}", "lighthouse " + FILLER) for n in range(6)]
-    items += [page("http://small.test/", "Small lighthouse", "lighthouse"),
-              page("http://other.test/", "Other lighthouse", "lighthouse")]
+    items += [
+        page("http://small.test/", "Small lighthouse", "lighthouse"),
+        page("http://other.test/", "Other lighthouse", "lighthouse"),
+    ]
     engine = build(*items)
     first = engine.search("lighthouse", n=4).results
     hosts = [r.host for r in first]
@@ -217,7 +236,9 @@ def test_explain_shows_every_number(build: Build) -> None:
 
 
 def test_explain_of_a_query_that_finds_nothing_says_so(build: Build) -> None:
-    engine = build(page("http://a.test/", "Ferry timetable", "The ferry timetable for winter."),
-                   page("http://a.test/b", "Ferry fares", "Fares of the ferry."))
+    engine = build(
+        page("http://a.test/", "Ferry timetable", "The ferry timetable for winter."),
+        page("http://a.test/b", "Ferry fares", "Fares of the ferry."),
+    )
     found = engine.search("ferry -ferry", explain=True)  # the words match, the exclusion takes every page
     assert found.results == [] and found.total == 0

@@ -9,8 +9,35 @@ import pytest
 
 from search.snippets import WordPattern, passage, trim, word_pattern
 
-PIECES = ["a", "b", "e", "s", "us", "Use", "USER", "json.dumps", "JSON", "*", "**", " ", "  ", "\n", "\t",
-          "西湖", "龙井", "é", "—", ".", "-", "x1", "_", "ſ", "K", "ﬁ", "1"]
+PIECES = [
+    "a",
+    "b",
+    "e",
+    "s",
+    "us",
+    "Use",
+    "USER",
+    "json.dumps",
+    "JSON",
+    "*",
+    "**",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "西湖",
+    "龙井",
+    "é",
+    "—",
+    ".",
+    "-",
+    "x1",
+    "_",
+    "ſ",
+    "K",
+    "ﬁ",
+    "1",
+]
 
 
 def _text(rng: random.Random, size: int) -> str:
@@ -39,8 +66,14 @@ def _whole_trim(text: str, width: int) -> str:
 def test_a_long_text_cut_from_its_start_is_cut_as_a_whole() -> None:
     rng = random.Random(1)
     texts = [_text(rng, 600) for _ in range(3000)]
-    texts += ["*" * 2000 + " word" * 50, " " * 3000 + "a b c " * 200, "西湖 " * 1000, "a" * 5000,
-              "ab*" * 1000 + "龙井" * 100, "\n\n".join(["x y"] * 1000)]
+    texts += [
+        "*" * 2000 + " word" * 50,
+        " " * 3000 + "a b c " * 200,
+        "西湖 " * 1000,
+        "a" * 5000,
+        "ab*" * 1000 + "龙井" * 100,
+        "\n\n".join(["x y"] * 1000),
+    ]
     for text in texts:
         for width in (3, 20, 60, 240):
             assert trim(text, width) == _whole_trim(text, width), (text[:60], width)
@@ -54,12 +87,17 @@ def test_tokens_found_by_find_are_the_expressions_matches() -> None:
     checked = 0
     for _ in range(3000):
         text = _text(rng, 200).encode("ascii", "ignore").decode()
-        tokens = [rng.sample(["us", "use", "json.dumps", "json", "a", "be", "s", "x1", "k", "Use"], rng.randrange(1, 3))
-                  for _ in range(rng.randrange(1, 4))]
+        tokens = [
+            rng.sample(["us", "use", "json.dumps", "json", "a", "be", "s", "x1", "k", "Use"], rng.randrange(1, 3))
+            for _ in range(rng.randrange(1, 4))
+        ]
         pattern = word_pattern(tokens)
         assert isinstance(pattern, WordPattern) and pattern._literals is not None
-        everywhere = [(m.start(), m.end(), pattern.word_of[m.lastindex - 1]) for m in pattern.regex.finditer(text)
-                      if m.lastindex and not (m.start() and text[m.start() - 1].isalnum())]
+        everywhere = [
+            (m.start(), m.end(), pattern.word_of[m.lastindex - 1])
+            for m in pattern.regex.finditer(text)
+            if m.lastindex and not (m.start() and text[m.start() - 1].isalnum())
+        ]
         assert list(pattern.finditer(text)) == everywhere
         checked += bool(everywhere)
     assert checked > 1000
@@ -72,15 +110,19 @@ def test_tokens_without_case_found_by_find_are_the_expressions_matches() -> None
     checked = 0
     for _ in range(3000):
         text = _text(rng, 200)
-        tokens = [rng.sample(["西湖", "龙井", "龙", "1", "x1", "—"], rng.randrange(1, 3))
-                  for _ in range(rng.randrange(1, 3))]
+        tokens = [
+            rng.sample(["西湖", "龙井", "龙", "1", "x1", "—"], rng.randrange(1, 3)) for _ in range(rng.randrange(1, 3))
+        ]
         pattern = word_pattern(tokens)
         assert isinstance(pattern, WordPattern)
         if not pattern._caseless:
             continue
-        everywhere = [(m.start(), m.end(), pattern.word_of[m.lastindex - 1]) for m in pattern.regex.finditer(text)
-                      if m.lastindex and not (m.start() and text[m.start() - 1].isalnum()
-                                              and not "\u4e00" <= text[m.start()] <= "\u9fff")]
+        everywhere = [
+            (m.start(), m.end(), pattern.word_of[m.lastindex - 1])
+            for m in pattern.regex.finditer(text)
+            if m.lastindex
+            and not (m.start() and text[m.start() - 1].isalnum() and not "\u4e00" <= text[m.start()] <= "\u9fff")
+        ]
         assert list(pattern.finditer(text)) == everywhere
         checked += bool(everywhere)
     assert checked > 500

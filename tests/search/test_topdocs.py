@@ -17,8 +17,10 @@ from search.parsing import LEVELS
 from search.topdocs import supports
 from tests.items import page
 
-WORDS = ("harbour ferry lighthouse market tide beacon anchor pier cargo gull "
-         "timetable storm keeper dock crane rope sail harbourmaster").split()
+WORDS = (
+    "harbour ferry lighthouse market tide beacon anchor pier cargo gull "
+    "timetable storm keeper dock crane rope sail harbourmaster"
+).split()
 
 
 def _pages(count: int, site: str) -> list[dict]:
@@ -103,8 +105,15 @@ def _block_formats(engine: SearchEngine) -> set[str]:
     return formats
 
 
-QUERIES = ["harbour", "ferry tide", "lighthouse market storm", "notes", "gull crane", "keeper nonexistentword",
-           "harbourmaster dock rope sail"]
+QUERIES = [
+    "harbour",
+    "ferry tide",
+    "lighthouse market storm",
+    "notes",
+    "gull crane",
+    "keeper nonexistentword",
+    "harbourmaster dock rope sail",
+]
 
 
 @pytest.mark.parametrize("text", QUERIES)
@@ -120,8 +129,7 @@ def test_blocks_of_both_formats_score_and_place_words_as_whoosh(mixed: SearchEng
     for token in {token for word in text.split() for token in mixed.tokens(word)}:
         if (fields.BODY, token) not in reader:
             continue
-        whooshs = {docnum: positions for docnum, positions
-                   in reader.postings(fields.BODY, token).items_as("positions")}
+        whooshs = {docnum: positions for docnum, positions in reader.postings(fields.BODY, token).items_as("positions")}
         docnums = sorted(whooshs)
         assert top.positions(fields.BODY, token, docnums) == [whooshs[docnum] for docnum in docnums]
 
@@ -169,13 +177,24 @@ def test_filters_masks_and_deleted_documents(engine: SearchEngine) -> None:
     found = [hit.docnum for hit in engine.corpus.top_docs().search(fetched_twice, 10)]
     assert sorted(found) == sorted(live)
     assert len(found) == 2 and any(reader.is_deleted(d) for d in range(reader.doc_count_all()))
-    assert [h["title"] for h in engine.corpus.top_docs().search(fetched_twice, 10) if "title" in h.fields()] \
-        == ["harbour notes again"]
+    assert [h["title"] for h in engine.corpus.top_docs().search(fetched_twice, 10) if "title" in h.fields()] == [
+        "harbour notes again"
+    ]
 
 
-PHRASES = ['"harbour ferry"', '"ferry harbour"', '"lighthouse market tide"', '"ferry ferry"', '"ferry ferry tide"',
-           '"tide beacon" anchor', '"harbour notes"', '"notes 3"', '"gull nonexistentword"', '"harbourmaster harbour"',
-           '"harbour lighthouse"']  # two words apart in every body: no match
+PHRASES = [
+    '"harbour ferry"',
+    '"ferry harbour"',
+    '"lighthouse market tide"',
+    '"ferry ferry"',
+    '"ferry ferry tide"',
+    '"tide beacon" anchor',
+    '"harbour notes"',
+    '"notes 3"',
+    '"gull nonexistentword"',
+    '"harbourmaster harbour"',
+    '"harbour lighthouse"',
+]  # two words apart in every body: no match
 
 
 @pytest.mark.parametrize("text", PHRASES)
@@ -329,7 +348,7 @@ def test_deleted_versions_weigh_nothing_in_the_statistics(tmp_path: Path) -> Non
     crawled, one_pass = tmp_path / "crawled", tmp_path / "one-pass"
     with IndexBuilder(crawled) as builder:
         for start in range(0, 60, 10):
-            builder.add(items[start:start + 10])
+            builder.add(items[start : start + 10])
             builder.flush_anchors()  # anchor documents rewritten, their old versions deleted
         builder.add([items[7]])  # fetched again
         builder.finalize()
@@ -342,5 +361,6 @@ def test_deleted_versions_weigh_nothing_in_the_statistics(tmp_path: Path) -> Non
         for text in ("harbour", "gull ferry", "tide beacon", "keeper"):
             ours, theirs = engine.search(text, n=20), plain.search(text, n=20)
             assert ours.total == theirs.total
-            assert [(r.url, r.score) for r in ours.results] == [(r.url, pytest.approx(r.score, rel=1e-12))
-                                                                for r in theirs.results], text
+            assert [(r.url, r.score) for r in ours.results] == [
+                (r.url, pytest.approx(r.score, rel=1e-12)) for r in theirs.results
+            ], text

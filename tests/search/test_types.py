@@ -44,18 +44,24 @@ TOPICS = [
     ("ice", "In hard winters an icebreaker clears a lane through the frozen inner harbour."),
 ]
 PAGES = len(TOPICS)
-PDF = make_pdf([["Harbour dues for the year", "Every harbour berth is charged by the metre."]],
-               title="Harbour Dues 2026")
+PDF = make_pdf(
+    [["Harbour dues for the year", "Every harbour berth is charged by the metre."]], title="Harbour Dues 2026"
+)
 NOTES = "Harbour notes\n\nThe harbour master keeps the tide tables.\n" + "Low water at noon.\n" * 200
 ROUTES = {
     "/robots.txt": Reply(b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"}),
-    "/": page("<title>Harbour authority</title><p>Everything about the harbour.</p>"
-              + "".join(f'<a href="/p{i}.html">harbour page {i}</a> ' for i in range(PAGES))
-              + '<a href="/dues.pdf">harbour dues</a> <a href="/notes.txt">harbour notes</a> '
-              '<a href="/chart.png">harbour chart</a>'),
-    **{f"/p{i}.html": page(f"<title>Harbour {topic}</title><p>{sentence} That is how the harbour "
-                           f"handles {topic} this year.</p>")
-       for i, (topic, sentence) in enumerate(TOPICS)},
+    "/": page(
+        "<title>Harbour authority</title><p>Everything about the harbour.</p>"
+        + "".join(f'<a href="/p{i}.html">harbour page {i}</a> ' for i in range(PAGES))
+        + '<a href="/dues.pdf">harbour dues</a> <a href="/notes.txt">harbour notes</a> '
+        '<a href="/chart.png">harbour chart</a>'
+    ),
+    **{
+        f"/p{i}.html": page(
+            f"<title>Harbour {topic}</title><p>{sentence} That is how the harbour handles {topic} this year.</p>"
+        )
+        for i, (topic, sentence) in enumerate(TOPICS)
+    },
     "/dues.pdf": Reply(PDF, 200, {"Content-Type": "application/pdf"}),
     "/notes.txt": text(NOTES),
     "/chart.png": Reply(b"\x89PNG\r\n\x1a\n" + b"\x00" * 500, 200, {"Content-Type": "image/png"}),
@@ -117,8 +123,9 @@ def test_the_command_line_shows_type_size_and_date(crawled) -> None:
     done = run("search", "--data", str(data), "harbour", "notes", "type:text")
     assert done.returncode == 0, done.stderr
     size = human_size(len(NOTES.encode()))
-    assert re.search(rf"^    {re.escape(base)}/notes\.txt  \(Text · {size} · fetched \d{{4}}-\d\d-\d\d\)$",
-                     done.stdout, re.MULTILINE), done.stdout
+    assert re.search(
+        rf"^    {re.escape(base)}/notes\.txt  \(Text · {size} · fetched \d{{4}}-\d\d-\d\d\)$", done.stdout, re.MULTILINE
+    ), done.stdout
 
 
 @pytest.fixture(scope="module")
@@ -130,13 +137,14 @@ def test_type_links_with_counts_add_the_filter_to_the_query(web: str, tmp_path: 
     browser.chromium()
     with urllib.request.urlopen(web + "/?q=harbour", timeout=30) as response:
         served = response.read().decode()
-    links = dict((html.unescape(label), html.unescape(href)) for href, label in
-                 re.findall(r'<a href="([^"]+)">([^<]+)</a> \(\d+\)', served))
+    links = dict(
+        (html.unescape(label), html.unescape(href))
+        for href, label in re.findall(r'<a href="([^"]+)">([^<]+)</a> \(\d+\)', served)
+    )
     assert f'Types: <a href="/?q=harbour+type%3Ahtml">HTML</a> ({PAGES + 1})' in served
     assert "PDF" in links and "Media" in links
     for width in (1280, 375):
-        shot = browser.screenshot(web + "/?q=harbour", tmp_path / f"types-{width}.png", tmp_path,
-                                  size=(width, 900))
+        shot = browser.screenshot(web + "/?q=harbour", tmp_path / f"types-{width}.png", tmp_path, size=(width, 900))
         assert browser.png_rows(shot)[0] == width
     dom = browser.dump_dom(web + links["PDF"], tmp_path)
     box = re.search(r'<input[^>]*name="q"[^>]*>', dom)
@@ -150,7 +158,10 @@ def test_filter_syntax_is_parsed_like_site_and_lang() -> None:
     rest, required, excluded = SearchEngine.filters('tide -type:pdf type:"text" access:members lang:en')
     assert rest == "tide"
     assert [(term.fieldname, term.text) for term in required.subqueries] == [
-        ("type", "text"), ("access", "members"), ("lang", "en")]
+        ("type", "text"),
+        ("access", "members"),
+        ("lang", "en"),
+    ]
     assert [(term.fieldname, term.text) for term in excluded] == [("type", "pdf")]
     # Not a restriction inside a word or a phrase's word.
     assert SearchEngine.filters("subtype:pdf")[0] == "subtype:pdf"
@@ -159,7 +170,6 @@ def test_filter_syntax_is_parsed_like_site_and_lang() -> None:
 def test_the_page_shows_the_query_syntax_for_types(web: str) -> None:
     with urllib.request.urlopen(web + "/", timeout=30) as response:
         assert "<code>type:pdf</code>" in response.read().decode()
-
 
 
 def test_a_rebuild_from_the_archive_gives_every_document_the_same_type_and_size(crawled, tmp_path: Path) -> None:
@@ -176,8 +186,11 @@ def test_a_rebuild_from_the_archive_gives_every_document_the_same_type_and_size(
 
 def test_members_only_matches_are_counted_and_linked_only_when_there_are_some() -> None:
     shown = [Result("http://a.test/q3", "Q3 report", "", 1.0, 0.0, "a.test", members_only=True, type="pdf")]
-    facets = {"site": [{"value": "a.test", "count": 4}], "type": [{"value": "pdf", "count": 4}],
-              "access": [{"value": "members", "count": 1}]}
+    facets = {
+        "site": [{"value": "a.test", "count": 4}],
+        "type": [{"value": "pdf", "count": 4}],
+        "access": [{"value": "members", "count": 1}],
+    }
     page = render_page(Params("report"), Results("report", 4, shown, facets=facets))
     assert 'Access: <a href="/?q=report+access%3Amembers">members only</a> (1)' in page
     assert "Types: " not in page and "Sites: " not in page  # one of each: no link would narrow

@@ -33,8 +33,10 @@ from tests.items import page
 ROOT = Path(__file__).parents[2]
 OUR_SCRIPT = f"<script>{KEYS_SCRIPT}</script>"
 KEYS_HASH = base64.b64encode(hashlib.sha256(KEYS_SCRIPT.encode()).digest()).decode()
-CSP = (f"default-src 'none'; script-src 'sha256-{KEYS_HASH}'; "
-       "style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+CSP = (
+    f"default-src 'none'; script-src 'sha256-{KEYS_HASH}'; "
+    "style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
 RUNS = "document.title='pwned'"
 IMG = f'<img src=x onerror="{RUNS}">'
 SCRIPT = f"<script>{RUNS}</script>"
@@ -43,16 +45,27 @@ PYTHON_PAGES = 14
 
 def _pages() -> list[dict]:
     pages = [
-        page("http://evil.test/", "<script>alert(1)</script> payload",
-             f"A payload page: {IMG} and {SCRIPT} in the body.",
-             [(f"javascript:{RUNS}", f"{IMG} payload anchor"), ("http://zh.test/tea.html", "龙井茶")]),
-        page(f'http://evil.test/"><img src=x onerror="{RUNS}">', "Quoted payload in the URL",
-             "The payload hides in this page's address."),
+        page(
+            "http://evil.test/",
+            "<script>alert(1)</script> payload",
+            f"A payload page: {IMG} and {SCRIPT} in the body.",
+            [(f"javascript:{RUNS}", f"{IMG} payload anchor"), ("http://zh.test/tea.html", "龙井茶")],
+        ),
+        page(
+            f'http://evil.test/"><img src=x onerror="{RUNS}">',
+            "Quoted payload in the URL",
+            "The payload hides in this page's address.",
+        ),
         page("http://zh.test/tea.html", "西湖龙井茶", "西湖龙井是产于杭州西湖的绿茶。", lang="zh-cn"),
     ]
     for i in range(PYTHON_PAGES):
-        pages.append(page(f"http://py{i % 3}.test/p{i}.html", f"Python notes {i}",
-                          f"Python lesson {i}: modules, classes and python functions."))
+        pages.append(
+            page(
+                f"http://py{i % 3}.test/p{i}.html",
+                f"Python notes {i}",
+                f"Python lesson {i}: modules, classes and python functions.",
+            )
+        )
     return pages
 
 
@@ -70,7 +83,10 @@ def _start(data_dir: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
     with log.open("w") as stderr:
         server = subprocess.Popen(
             [sys.executable, "-m", "search.web", "--data", str(data_dir), "--port", "0", "--quiet"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
         )
     assert server.stdout is not None
     with selectors.DefaultSelector() as selector:
@@ -120,8 +136,12 @@ def _html(base: str, query: str) -> str:
 
 @pytest.mark.parametrize("args", [("-n", "5", "--page", "2", "python"), ("龙井",)])
 def test_api_answers_exactly_what_the_cli_prints(data: Path, base: str, args: tuple[str, ...]) -> None:
-    cli = subprocess.run([sys.executable, "-m", "search", "--data", str(data), "--json", *args],
-                         cwd=ROOT, capture_output=True, timeout=60)
+    cli = subprocess.run(
+        [sys.executable, "-m", "search", "--data", str(data), "--json", *args],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+    )
     assert cli.returncode == 0, cli.stderr
     options = dict(zip(args[:-1:2], args[1:-1:2]))
     query = {"q": args[-1], "n": options.get("-n", "10"), "page": options.get("--page", "1")}
@@ -195,14 +215,13 @@ def test_concurrent_requests_get_the_same_answers(base: str) -> None:
 
 def test_crawled_payloads_show_as_text(base: str) -> None:
     text = _html(base, "?q=payload")
-    assert "<script" not in text.replace(OUR_SCRIPT, "") and "<img" not in text and "onerror=\"" not in text
+    assert "<script" not in text.replace(OUR_SCRIPT, "") and "<img" not in text and 'onerror="' not in text
     assert "&lt;script&gt;alert(1)&lt;/script&gt; payload</a>" in text
     assert "&lt;img src=x onerror=&quot;document.title=&#x27;pwned&#x27;&quot;&gt;" in text
     # The anchor-only result for a javascript: URL: its URL shown, never linked.
     assert 'href="javascript' not in text.lower()
-    assert ('<div class="url">javascript:document.title=&#x27;pwned&#x27; <span class="tag">· Other</span></div>'
-            in text)
-    assert '[not fetched]' in text
+    assert '<div class="url">javascript:document.title=&#x27;pwned&#x27; <span class="tag">· Other</span></div>' in text
+    assert "[not fetched]" in text
     # The quoted URL stays inside its attribute.
     assert 'href="http://evil.test/&quot;&gt;&lt;img src=x onerror=&quot;' in text
 
@@ -253,22 +272,35 @@ def test_paging_links_lead_through_the_results(base: str) -> None:
 
 
 def test_suggestions_and_more_from_a_site_are_links_and_escaped() -> None:
-    payload = Result(url="https://x.test/", title="T", snippet="a **b** c", score=1.0, pagerank=0.1,
-                     host='x.test"><i>', more_from_host=3)
+    payload = Result(
+        url="https://x.test/",
+        title="T",
+        snippet="a **b** c",
+        score=1.0,
+        pagerank=0.1,
+        host='x.test"><i>',
+        more_from_host=3,
+    )
     results = Results("pyhton", 1, [payload], suggestion=f"python {IMG}")
     text = render_page(Params("pyhton"), results)
     assert "<img" not in text and "<i>" not in text
-    assert ('Did you mean: <a href="/?q=python+%3Cimg+src%3Dx+onerror%3D%22document.title'
-            in text)
+    assert 'Did you mean: <a href="/?q=python+%3Cimg+src%3Dx+onerror%3D%22document.title' in text
     assert ">python &lt;img src=x onerror=&quot;document.title=&#x27;pwned&#x27;&quot;&gt;</a>?" in text
-    assert ('<a class="more" href="/?q=pyhton+site%3Ax.test%22%3E%3Ci%3E" '
-            'title="site:x.test&quot;&gt;&lt;i&gt;">3 more from this site</a>') in text
+    assert (
+        '<a class="more" href="/?q=pyhton+site%3Ax.test%22%3E%3Ci%3E" '
+        'title="site:x.test&quot;&gt;&lt;i&gt;">3 more from this site</a>'
+    ) in text
     assert "a <mark>b</mark> c" in text
 
 
 def test_no_index_is_the_cli_message_and_status_2(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "search.web", "--data", str(tmp_path / "none"), "--port", "0"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "search.web", "--data", str(tmp_path / "none"), "--port", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(f"search: no index in {tmp_path / 'none'}: crawl something first")
     assert len(done.stderr.splitlines()) == 1
@@ -344,12 +376,14 @@ def test_two_hundred_concurrent_requests_are_all_answered(base: str) -> None:
 
 def test_the_home_page_says_what_can_be_searched(base: str) -> None:
     home = _html(base, "")
-    assert (f"{PYTHON_PAGES + 4} documents: {PYTHON_PAGES + 3} crawled pages from 5 sites, "
-            "and 1 known only by the links to it.") in home
+    assert (
+        f"{PYTHON_PAGES + 4} documents: {PYTHON_PAGES + 3} crawled pages from 5 sites, "
+        "and 1 known only by the links to it."
+    ) in home
     assert f"Languages: unknown {PYTHON_PAGES + 2}, zh-cn 1." in home
     assert '<a href="/?q=site%3Apy0.test">py0.test</a>' in home  # each site, a link to its pages
     assert "<code>lang:en</code>" in home and "<code>site:docs.example.org</code>" in home
-    assert 'autofocus' in home
+    assert "autofocus" in home
 
 
 def test_the_page_language_follows_the_results(base: str) -> None:
@@ -379,8 +413,12 @@ def test_the_search_box_and_its_button_fit_a_375_pixel_screen(chromium: str, bas
     shot = browser.screenshot(base + "?q=python", tmp_path / "narrow.png", tmp_path, size=(375, 600))
     width, _, rows = browser.png_rows(shot)
     channels = len(rows[0]) // width
-    border = [x for row in rows[10:70] for x in range(width)
-              if all(abs(row[x * channels + c] - value) <= 8 for c, value in enumerate((196, 199, 197)))]
+    border = [
+        x
+        for row in rows[10:70]
+        for x in range(width)
+        if all(abs(row[x * channels + c] - value) <= 8 for c, value in enumerate((196, 199, 197)))
+    ]
     assert border and 330 <= max(border) < width - 8, max(border, default=None)
 
 
@@ -392,11 +430,15 @@ def test_facets_link_to_the_query_narrowed_to_a_site_or_a_language(base: str) ->
 
 
 def test_each_result_says_when_it_was_fetched_and_a_language_unlike_the_page() -> None:
-    results = Results("茶", 3, [
-        Result("http://zh.test/1", "龙井", "", 1.0, 0.0, "zh.test", lang="zh-cn", fetched="2026-11-30"),
-        Result("http://zh.test/2", "碧螺春", "", 0.9, 0.0, "zh.test", lang="zh", fetched="2026-11-29"),
-        Result("http://en.test/tea", "Tea", "", 0.8, 0.0, "en.test", lang="en", fetched="2026-10-01"),
-    ])
+    results = Results(
+        "茶",
+        3,
+        [
+            Result("http://zh.test/1", "龙井", "", 1.0, 0.0, "zh.test", lang="zh-cn", fetched="2026-11-30"),
+            Result("http://zh.test/2", "碧螺春", "", 0.9, 0.0, "zh.test", lang="zh", fetched="2026-11-29"),
+            Result("http://en.test/tea", "Tea", "", 0.8, 0.0, "en.test", lang="en", fetched="2026-10-01"),
+        ],
+    )
     text = render_page(Params("茶"), results)
     assert '<html lang="zh">' in text
     assert 'zh.test/1 <span class="tag">· fetched&nbsp;2026-11-30 · <a class="cached"' in text
@@ -406,8 +448,10 @@ def test_each_result_says_when_it_was_fetched_and_a_language_unlike_the_page() -
 def test_a_slash_puts_the_cursor_in_the_search_box(chromium: str, base: str, tmp_path: Path) -> None:
     """The page's one script, run as Chromium runs it, on a page holding the same box and a link."""
     assert OUR_SCRIPT in _html(base, "?q=python")
-    probe = (f'<title>none</title><input type="search" name="q" value="python"><a href="#">link</a>{OUR_SCRIPT}'
-             "<script>document.body.dispatchEvent(new KeyboardEvent('keydown', {key: '/', bubbles: true}));"
-             "document.title = 'focused:' + document.activeElement.name;</script>")
+    probe = (
+        f'<title>none</title><input type="search" name="q" value="python"><a href="#">link</a>{OUR_SCRIPT}'
+        "<script>document.body.dispatchEvent(new KeyboardEvent('keydown', {key: '/', bubbles: true}));"
+        "document.title = 'focused:' + document.activeElement.name;</script>"
+    )
     dom = browser.dump_dom("data:text/html," + urllib.parse.quote(probe), tmp_path)
     assert "<title>focused:q</title>" in dom

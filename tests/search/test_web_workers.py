@@ -32,9 +32,13 @@ from tests.items import page
 ROOT = Path(__file__).parents[2]
 TOPICS = ["python", "lesson", "modules", "classes", "functions", "notes", "garden", "river", "tea", "music"]
 # 50 searches: every topic alone, two together, as a phrase, on a second page.
-QUERIES = (TOPICS + [f"{a} {b}" for a, b in zip(TOPICS, TOPICS[1:] + TOPICS[:1])]
-           + [f'"{a} {b}"' for a, b in zip(TOPICS, TOPICS[1:] + TOPICS[:1])]
-           + [f"{topic} notes" for topic in TOPICS] + [f"{topic}&page=2" for topic in TOPICS])
+QUERIES = (
+    TOPICS
+    + [f"{a} {b}" for a, b in zip(TOPICS, TOPICS[1:] + TOPICS[:1])]
+    + [f'"{a} {b}"' for a, b in zip(TOPICS, TOPICS[1:] + TOPICS[:1])]
+    + [f"{topic} notes" for topic in TOPICS]
+    + [f"{topic}&page=2" for topic in TOPICS]
+)
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +47,14 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pages = []
     for k in range(60):
         a, b = TOPICS[k % len(TOPICS)], TOPICS[(k * 7 + 3) % len(TOPICS)]
-        pages.append(page(f"http://site{k % 4}.test/p{k}.html", f"{a.title()} notes {k}",
-                          f"Page {k} is about {a} {b}, then {b} and more {a}.",
-                          [(f"http://site{(k + 1) % 4}.test/p{(k + 1) % 60}.html", f"{b} {a}")]))
+        pages.append(
+            page(
+                f"http://site{k % 4}.test/p{k}.html",
+                f"{a.title()} notes {k}",
+                f"Page {k} is about {a} {b}, then {b} and more {a}.",
+                [(f"http://site{(k + 1) % 4}.test/p{(k + 1) % 60}.html", f"{b} {a}")],
+            )
+        )
     with IndexBuilder(directory) as builder:
         builder.add(pages)
         builder.finalize()
@@ -75,9 +84,12 @@ def serving(data: Path, workers: int) -> Iterator[Server]:
     (so a Ctrl-C can be sent to its process group); stopped and every process
     it started checked gone after the test."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "search.web", "--data", str(data), "--port", "0", "--quiet",
-         "--workers", str(workers)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        [sys.executable, "-m", "search.web", "--data", str(data), "--port", "0", "--quiet", "--workers", str(workers)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     started: set[int] = set()
     try:
