@@ -28,7 +28,7 @@ demo: $(STAMP)
 # `alone` (pytest.ini) run with nothing beside them.
 test: $(STAMP)
 	@$(BIN)/python -m tests.system
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=30
 
 # The fast loop: lint, types, and the tests that start no process and are not
 # slow on their own (pytest.ini's markers). `make test` runs every test.

@@ -217,7 +217,7 @@ class BroadWeb:
             if t <= end:
                 by_site.setdefault(site, []).append(t)
         for stamps in by_site.values():
-            gaps += [b - a for a, b in zip(stamps, stamps[1:])]
+            gaps += [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
         small = [finished[site] - start for site, size in enumerate(self.sizes) if size == 30 and site in finished]
         return Run(
             pages=len(inside),

@@ -98,7 +98,7 @@ def prepared(n: int) -> Path:
     graph.db.executemany("INSERT INTO nodes (id, url) VALUES (?, ?)", ((k + 1, url(k)) for k in range(n)))
     graph.db.executemany(
         "INSERT INTO links (src, dst, anchor) VALUES (?, ?, ?)",
-        ((s + 1, t + 1, f"page {t}") for s, t in zip(sources.tolist(), targets.tolist())),
+        ((s + 1, t + 1, f"page {t}") for s, t in zip(sources.tolist(), targets.tolist(), strict=False)),
     )
     graph.commit()
     graph.close()
@@ -110,8 +110,8 @@ def prepared(n: int) -> Path:
 
 
 def _finalize(directory: Path, n: int) -> dict[str, Any]:
-    from indexer.graph import LinkGraph
     import indexer.linkmatrix  # noqa: F401  (imports outside the timing)
+    from indexer.graph import LinkGraph
 
     pages = {url(k) for k in range(n)}
     started = time.perf_counter()
@@ -122,8 +122,8 @@ def _finalize(directory: Path, n: int) -> dict[str, Any]:
 
 
 def _ours(directory: Path, n: int, tolerance: float = TOLERANCE) -> dict[str, Any]:
-    from indexer.graph import LinkGraph
     import indexer.linkmatrix  # noqa: F401
+    from indexer.graph import LinkGraph
 
     started = time.perf_counter()
     graph = LinkGraph(graph_dir(directory), readonly=True)
@@ -155,7 +155,7 @@ def _baseline(directory: Path, n: int) -> dict[str, Any]:
     out[~dangling] = 1.0 / out[~dangling]
     a = (scipy.sparse.diags_array(out) @ a).T.tocsr()
     x = np.full(n, 1.0 / n)
-    for iterations in range(1, 1001):
+    for iterations in range(1, 1001):  # noqa: B007 (the count is read after the loop)
         last = x
         x = 0.85 * (a @ last + last[dangling].sum() / n) + 0.15 / n
         if np.abs(x - last).sum() < TOLERANCE:
@@ -173,7 +173,7 @@ def _networkx(directory: Path, n: int) -> dict[str, Any]:
     sources, targets = np.load(directory / "edges.npy")
     graph = nx.DiGraph()
     graph.add_nodes_from(range(n))
-    graph.add_edges_from((s, t) for s, t in zip(sources.tolist(), targets.tolist()) if s != t)
+    graph.add_edges_from((s, t) for s, t in zip(sources.tolist(), targets.tolist(), strict=False) if s != t)
     del sources, targets
     built = time.perf_counter()
     ranks = nx.pagerank(graph, tol=TOLERANCE / n, max_iter=1000)

@@ -343,7 +343,7 @@ def _walls(commands: list[list[str]], runs: int = CLI_RUNS) -> list[float]:
     """Median wall seconds of each command, the commands run in turn ``runs`` times."""
     times: list[list[float]] = [[] for _ in commands]
     for _ in range(runs):
-        for command, spent in zip(commands, times):
+        for command, spent in zip(commands, times, strict=False):
             started = time.perf_counter()
             done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
             spent.append(time.perf_counter() - started)

@@ -32,8 +32,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import resource
 import random
+import resource
 import shutil
 import sys
 import time
@@ -292,7 +292,7 @@ def build(n: int, log: Any = print) -> dict[str, Any]:
         done = 0
         while True:
             mark = time.monotonic()
-            batch = [item for _, item in zip(range(BATCH), stream)]
+            batch = [item for _, item in zip(range(BATCH), stream, strict=False)]
             generating += time.monotonic() - mark
             if not batch:
                 break

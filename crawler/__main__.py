@@ -15,23 +15,22 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator
-from typing import Any
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import redis
+from scrapy import Request
 
 from crawler import settings as defaults
-from crawler.version import VERSION
-
+from crawler.connection import client_for
 from crawler.datadir import graph_dir, index_dir, pages_files
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from crawler.frontier import QUEUED, Frontier, encode_request
-from crawler.connection import client_for
 from crawler.monitor import last_finish
-from crawler.urls import fingerprint, canonicalize, site_of
-from scrapy import Request
+from crawler.urls import canonicalize, fingerprint, site_of
+from crawler.version import VERSION
 
 
 @contextmanager

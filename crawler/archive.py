@@ -44,7 +44,7 @@ import socket
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -174,7 +174,7 @@ class ArchiveWriter:
         self.max_bytes = max_bytes
         self.software = software
         self.settings = settings or {}
-        started = datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S%f")
+        started = datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
         host = re.sub(r"[^A-Za-z0-9.]+", "_", socket.gethostname()) or "host"
         self.prefix = f"lantern-{started}-{host}-{os.getpid()}"
         self.files: list[Path] = []
@@ -212,7 +212,7 @@ class ArchiveWriter:
         """Archive one fetch (request, metadata, response); bytes written."""
         out = self._file or self._open()
         start = out.tell()
-        date = fetch.date or datetime.now(timezone.utc).strftime(_DATE)
+        date = fetch.date or datetime.now(UTC).strftime(_DATE)
         warc = self._warc
         base = {"WARC-Date": date}
         response_headers = dict(base)

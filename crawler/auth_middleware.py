@@ -151,7 +151,7 @@ class AuthMiddleware:
 
     # --- requests ----------------------------------------------------------------------
 
-    async def process_request(self, request: Request, spider: Spider | None = None) -> None:
+    async def process_request(self, request: Request, spider: Spider | None = None) -> None:  # noqa: PLR0912 (each branch is one rule of what a request may carry, read in order as the policy)
         for header in self._headers:
             request.headers.pop(header, None)
         meta = request.meta

@@ -149,7 +149,7 @@ class BoilerplateDetector:
             return 0
         keys = [block_key(block) for block in page.blocks]
         state = self._observe(_site(page.url), set(keys))
-        kept = [block for block, key in zip(page.blocks, keys) if not self._repeated(state, key)]
+        kept = [block for block, key in zip(page.blocks, keys, strict=False) if not self._repeated(state, key)]
         dropped = len(page.blocks) - len(kept)
         if dropped:
             page.blocks = kept

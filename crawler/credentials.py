@@ -306,7 +306,7 @@ def _area(key: str, source: str, what: str = "a key") -> tuple[str, str, str]:
     return site, parts.path or "/", parts.hostname
 
 
-def _entry(key: Any, value: Any, source: str) -> Credential:
+def _entry(key: Any, value: Any, source: str) -> Credential:  # noqa: PLR0912, PLR0915 (one check per field of an entry, each with its own error line)
     if not isinstance(key, str):
         raise CredentialsError(f"{source}: keys must be URLs")
     site, prefix, host = _area(key, source)

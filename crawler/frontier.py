@@ -562,8 +562,8 @@ class Frontier:
         """The entries' statuses in their order, from the results of their
         partitions' script calls (in :meth:`grouped`'s order)."""
         statuses = [SEEN] * len(entries)
-        for places, result in zip(self.grouped(entries).values(), results):
-            for n, status in zip(places, result):
+        for places, result in zip(self.grouped(entries).values(), results, strict=False):
+            for n, status in zip(places, result, strict=False):
                 statuses[n] = int(status)
         return statuses
 
@@ -588,7 +588,9 @@ class Frontier:
             pipe.zrange(part.queue, 0, -1)
         found = pipe.execute()
         inboxes = [
-            f"{part.queue}:{depth.decode()}" for part, depths in zip(self.parts, found[1::2]) for depth in depths
+            f"{part.queue}:{depth.decode()}"
+            for part, depths in zip(self.parts, found[1::2], strict=False)
+            for depth in depths
         ]
         inbox = 0
         if inboxes:
@@ -607,7 +609,7 @@ class Frontier:
         pipe = self.client.pipeline(transaction=False)
         for part in self.parts:
             pipe.exists(part.queue)
-        return sum(self._drain(part, batch) for part, found in zip(self.parts, pipe.execute()) if found)
+        return sum(self._drain(part, batch) for part, found in zip(self.parts, pipe.execute(), strict=False) if found)
 
     def _drain(self, part: PartKeys, batch: int) -> int:
         moved = 0

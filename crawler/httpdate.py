@@ -14,7 +14,7 @@ The module is pure: no Scrapy, Twisted or Redis, no I/O.
 
 from __future__ import annotations
 
-from datetime import timezone
+from datetime import UTC
 from email.utils import parsedate_to_datetime
 
 __all__ = ["parse_http_date"]
@@ -40,7 +40,7 @@ def parse_http_date(value: str) -> float | None:
     try:
         when = parsedate_to_datetime(value)
         if when.tzinfo is None:  # asctime and "-0000" carry no zone: they are GMT
-            when = when.replace(tzinfo=timezone.utc)
+            when = when.replace(tzinfo=UTC)
         return when.timestamp()
     except (TypeError, ValueError, IndexError, OverflowError):
         return None

@@ -360,7 +360,7 @@ class Leases:
         args: list[Any] = [int(self.delay * 1000), self.jitter, self.per_site, count]
         for site, depth in sites:
             keys += [site_key(part.queue, site), depths_key(part.queue, site), list_key(part.queue, site, depth)]
-            args += [site, depth, random.random()]  # noqa: S311 (a gap's jitter)
+            args += [site, depth, random.random()]
         flat = self._take(keys=keys, args=args)
         taken = []
         for i in range(0, len(flat), 3):
@@ -480,7 +480,7 @@ class Leases:
             pipe.smembers(nodes)
         members = [
             (what, prefix, raw.decode())
-            for (_, prefix, what), found in zip(sets, pipe.execute())
+            for (_, prefix, what), found in zip(sets, pipe.execute(), strict=False)
             for raw in sorted(found)
         ]
         if not members:
@@ -488,7 +488,7 @@ class Leases:
         pipe = self.client.pipeline(transaction=False)
         for _, prefix, node in members:
             pipe.exists(prefix + node)
-        return [(what, node) for (what, _, node), alive in zip(members, pipe.execute()) if not alive]
+        return [(what, node) for (what, _, node), alive in zip(members, pipe.execute(), strict=False) if not alive]
 
     def _leases_of(self, part: _Keys, node: str) -> list[tuple[int, str, int]]:
         leases = []
@@ -545,7 +545,7 @@ class Leases:
         """Every known node: its announcement (None if expired) and leases held."""
         names = sorted(raw.decode() for raw in self.client.smembers(self.nodes_key))
         found: dict[str, dict[str, Any]] = {}
-        for node, leases in zip(names, self._leased(names)):
+        for node, leases in zip(names, self._leased(names), strict=False):
             info = self.client.get(self.node_prefix + node)
             found[node] = {**(json.loads(info) if info else {"expired": True}), "leases": leases}
         return found

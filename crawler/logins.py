@@ -112,7 +112,7 @@ def basic_authorization(user: str, password: str) -> str:
     >>> basic_authorization("Aladdin", "open sesame")
     'Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ=='
     """
-    return "Basic " + base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
 
 
 @dataclass(frozen=True)

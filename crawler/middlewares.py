@@ -5,9 +5,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from crawler.urls import site_of
-
 from crawler.httpdate import parse_http_date
+from crawler.urls import site_of
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider

@@ -40,7 +40,7 @@ import os
 import re
 import socket
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
@@ -98,7 +98,7 @@ def request_kind(meta: dict[str, Any]) -> str:
 
 
 def _utc(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def last_finish(client: Any, name: str = "web") -> dict[str, Any] | None:
@@ -362,7 +362,7 @@ class CrawlMonitor:
             reason=reason,
             alerts=self.alerts,
         )
-        stamp = datetime.fromtimestamp(finished, timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        stamp = datetime.fromtimestamp(finished, UTC).strftime("%Y%m%dT%H%M%SZ")
         name = f"crawl-{stamp}-{re.sub(r'[^A-Za-z0-9_-]', '_', self.node)}"
         text_path = self.reports / f"{name}.txt"
         try:

@@ -19,17 +19,17 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from datetime import datetime
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from crawler import settings as defaults
 from crawler.archive import Fetch, decode_body, joined_headers
 from crawler.boilerplate import BoilerplateDetector
-from crawler.extractors.html import lead
 from crawler.extract import Extraction, Page, extract
+from crawler.extractors.html import lead
 from crawler.extractors.page import Link
 from crawler.fingerprints import content_fingerprint, fingerprints, hamming, simhash, simhash_blocks
 from crawler.linkfilter import LinkFilter
@@ -348,7 +348,7 @@ class PageLogic:
             return url, None
         return url, extract(fetched.body, url, None, fetched.headers, self.policy.canonicalize)
 
-    def page(self, fetched: Fetched, extraction: Extraction | None = None) -> Outcome:
+    def page(self, fetched: Fetched, extraction: Extraction | None = None) -> Outcome:  # noqa: PLR0912, PLR0915 (what a page yields, one branch per outcome)
         """What a 2xx answer to a page request yields (or a 304 to a revisit);
         ``extraction``: already done (:meth:`extraction`), else done here."""
         outcome = Outcome()

@@ -105,5 +105,5 @@ class Partitions:
         """``base`` in a partition: itself untagged, else with the partition's hash tag."""
         return f"{base}:{{{self.tag(partition)}}}" if self.tagged else base
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self):
         return iter(range(self.count))

@@ -310,7 +310,7 @@ class RobotsMiddleware:
             politeness.set_crawl_delay(site, rules.crawl_delay)
         return _Known(rules, until)
 
-    async def _fetch(self, site: str) -> _Known:
+    async def _fetch(self, site: str) -> _Known:  # noqa: PLR0915 (a fetch, its redirects and their outcomes, in order)
         """Fetch ``site``'s robots.txt (following up to five redirects) and share the outcome."""
         url = f"{site}/robots.txt"
         status: int | None = None

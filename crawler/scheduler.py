@@ -375,7 +375,7 @@ class Scheduler(BaseScheduler):
         left = set(range(len(pending)))
         try:
             for places in self.frontier.grouped(pending).values():
-                for place, status in zip(places, self.frontier.push([pending[n] for n in places])):
+                for place, status in zip(places, self.frontier.push([pending[n] for n in places]), strict=False):
                     statuses[place] = status
                 left.difference_update(places)
         except REDIS_DOWN:
@@ -386,7 +386,7 @@ class Scheduler(BaseScheduler):
     def _count(self, pending: list[tuple[bytes, int, bytes, str]], statuses: list[int]) -> None:
         self._inc("scheduler/enqueued/redis", statuses.count(QUEUED))
         self._inc("frontier/duplicate/shared", statuses.count(SEEN))
-        for (_, _, data, site), status in zip(pending, statuses):
+        for (_, _, data, site), status in zip(pending, statuses, strict=False):
             if status == OVER_BUDGET:
                 self._inc("traps/site_budget")
                 if site not in self._over_budget_logged:

@@ -30,30 +30,30 @@ import json
 import logging
 import sqlite3
 import sys
-from pathlib import Path
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
+from pathlib import Path
 
 import redis
 
 from crawler import settings as defaults
 from crawler.connection import client_for
-from crawler.disk import FULL_DISK_STATUS, disk_full
+from crawler.cores import free_cores
 from crawler.datadir import index_dir, purged_path
+from crawler.disk import FULL_DISK_STATUS, disk_full
 from crawler.embedded import DataDirBusy, EmbeddedRedis, has_saved_state, socket_url
 from crawler.personalization import parse_personalization
+from crawler.version import VERSION
+from indexer import stats
 from indexer.builder import IndexBuilder, IndexBusy
 from indexer.drain import Stop, drain
+from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, OldLayout, is_corruption
+from indexer.output import emit
 from indexer.purge import purge, purge_rule
 from indexer.queue import ItemQueue, QueueBusy
 from indexer.rebuild import NothingToRebuild, rebuild
-from crawler.cores import free_cores
 from indexer.shards import ShardFailed
-from indexer import stats
-from indexer.output import emit
-from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, OldLayout, is_corruption
-from crawler.version import VERSION
 
 logger = logging.getLogger("indexer")
 
@@ -290,7 +290,7 @@ def _purge(data_dir: Path, args: argparse.Namespace) -> int:
     if not any(matched.values()):
         print("indexer: nothing matched: nothing was purged or blacklisted", file=sys.stderr)
         return 1
-    lines = [line for (_, line, _), urls in zip(rules, matched.values()) if urls]
+    lines = [line for (_, line, _), urls in zip(rules, matched.values(), strict=False) if urls]
     where = _publish(data_dir, args.redis, args.queue.rsplit(":", 1)[0] + ":purged", lines)
     print(f"Blacklisted in {purged_path(data_dir)}{where}: they will not be fetched again.")
     return 0

@@ -33,7 +33,7 @@ import logging
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import accumulate
 from typing import Any
 
@@ -66,7 +66,7 @@ _CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_FIRST = "\u3040"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pattern(name: str) -> re.Pattern[str]:
     """A pattern compiled when first used: each class of CJK ranges takes
     about 2 ms to compile, which a command-line search of English words
@@ -284,13 +284,13 @@ class MixedTokenizer(Tokenizer):
         self.cjk = cjk
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.cjk == other.cjk  # type: ignore[attr-defined]
+        return type(self) is type(other) and self.cjk == other.cjk
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("cjk", "jieba")  # indexes written before the modes
 
-    def __call__(  # type: ignore[override]
+    def __call__(
         self,
         value: str,
         positions: bool = False,
@@ -404,7 +404,7 @@ class NormalizeFilter(Filter):
         self.stops = frozenset(stoplist)
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.stops == other.stops  # type: ignore[attr-defined]
+        return type(self) is type(other) and self.stops == other.stops
 
     def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
         stops = self.stops
@@ -470,7 +470,9 @@ class TermPositions:
             terms, counts, positions = self.grouped(text, pieces)
             found = positions.tolist()
             ends = list(accumulate(counts.tolist()))
-            return {term: found[end - count : end] for term, count, end in zip(terms, counts.tolist(), ends)}
+            return {
+                term: found[end - count : end] for term, count, end in zip(terms, counts.tolist(), ends, strict=False)
+            }
         return self.of_pieces(pieces)
 
     def remembered(self) -> tuple[int, int, int]:
@@ -630,7 +632,7 @@ class _PieceTable:
         # the same every time), without a Python step per piece of the text.
         new = sorted(set(pieces).difference(known))
         if new:
-            known.update(zip(new, range(len(known), len(known) + len(new))))
+            known.update(zip(new, range(len(known), len(known) + len(new)), strict=False))
             self._enter(forms_of(new))
         return list(map(known.__getitem__, pieces))
 
@@ -682,7 +684,7 @@ class _PieceTable:
             for columns, lists, at in (((0, 1, 2), self._pieces, 0), ((3, 4), self._tokens, 1)):
                 start = self._filled[at]
                 end = start + len(lists[0])
-                for column, values in zip(columns, lists):
+                for column, values in zip(columns, lists, strict=False):
                     found = self._columns[column]
                     if end > len(found):
                         found = self._columns[column] = np.concatenate(

@@ -24,11 +24,6 @@ Changes to Whoosh's writing path and format:
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import lru_cache
-from typing import Any, cast
-
 import hashlib
 import pickle
 import struct
@@ -36,9 +31,14 @@ import sys
 import zlib
 from array import array
 from bisect import bisect_left
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
 from io import BytesIO
 from itertools import accumulate
+from typing import Any, cast
 
+from whoosh.analysis import CompositeAnalyzer, IDTokenizer, LowercaseFilter, RegexTokenizer
 from whoosh.codec.whoosh3 import (
     LENGTHS_COLUMN,
     WHOOSH3_HEADER_MAGIC,
@@ -54,17 +54,16 @@ from whoosh.codec.whoosh3 import (
     _lenfield,
 )
 from whoosh.columns import VarBytesColumn
+from whoosh.fields import TEXT
 from whoosh.filedb.compound import CompoundStorage
 from whoosh.filedb.filetables import md5_hash
 from whoosh.filedb.structfile import BufferFile, StructFile
-from whoosh.writing import PostingPool, SegmentWriter
+from whoosh.formats import Existence, Frequency, Positions
 from whoosh.matching import ReadTooFar
 from whoosh.reading import TermNotFound
-from whoosh.util.numeric import byte_to_length, length_to_byte
-from whoosh.fields import TEXT
-from whoosh.analysis import CompositeAnalyzer, IDTokenizer, LowercaseFilter, RegexTokenizer
-from whoosh.formats import Existence, Frequency, Positions
 from whoosh.system import pack_uint, pack_ushort
+from whoosh.util.numeric import byte_to_length, length_to_byte
+from whoosh.writing import PostingPool, SegmentWriter
 
 from indexer.analysis import GROUPED_PIECES, TermPositions, uncounted_tokens
 
@@ -90,7 +89,7 @@ INLINE_LIMIT = 32
 _COMPRESS_FROM = 1024
 
 
-class CompactPositions(Positions):  # type: ignore[misc]
+class CompactPositions(Positions):
     """Whoosh's ``Positions`` format with the positions as variable-length
     integers (one byte for a gap below 128) instead of a four-byte count
     and a pickled list: a term found once in a page takes 2 bytes, not 13.
@@ -108,7 +107,7 @@ class CompactPositions(Positions):  # type: ignore[misc]
             position = poslist[0]
             return b"\x01" + (table[position] if position < _TABLE else _varint(position))
         deltas = [len(poslist), poslist[0]]
-        deltas += [after - before for before, after in zip(poslist, poslist[1:])]
+        deltas += [after - before for before, after in zip(poslist, poslist[1:], strict=False)]
         if max(deltas) < _TABLE:
             return b"".join([table[delta] for delta in deltas])
         return b"".join([table[delta] if delta < _TABLE else _varint(delta) for delta in deltas])
@@ -143,7 +142,7 @@ class CompactPositions(Positions):  # type: ignore[misc]
             rest = rest >> 7
         raw = data.tobytes()
         starts = begins[heads + np.arange(len(heads))].tolist()
-        return [raw[start:stop] for start, stop in zip(starts, starts[1:] + [len(raw)])]
+        return [raw[start:stop] for start, stop in zip(starts, starts[1:] + [len(raw)], strict=False)]
 
     def decode_positions(self, valuestring: bytes) -> list[int]:
         numbers = _varints(valuestring)
@@ -196,7 +195,7 @@ def _varints(data: bytes) -> list[int]:
     return _read_varints(data, 0)[0]
 
 
-class FastText(TEXT):  # type: ignore[misc]
+class FastText(TEXT):
     """A ``TEXT`` field indexed through :class:`TermPositions`.
 
     ``stoplist`` and ``cjk`` must be those of ``analyzer`` (the schema builds
@@ -219,7 +218,7 @@ class FastText(TEXT):  # type: ignore[misc]
 
     def index(self, value: Any, **kwargs: Any) -> Iterable[tuple[bytes, int, float, bytes]]:
         if not isinstance(value, str):
-            return super().index(value, **kwargs)  # type: ignore[no-any-return]
+            return super().index(value, **kwargs)
         if self._terms is None:
             self._terms = _shared_terms(self.stoplist, self.cjk)
         boost = self.format.field_boost
@@ -233,7 +232,13 @@ class FastText(TEXT):  # type: ignore[misc]
             found = counts.tolist()
             values = self.format.encode_grouped(counts, positions) if compact else list(map(pack_uint, found))
             return list(
-                zip([term.encode("utf-8") for term in terms], found, [count * boost for count in found], values)
+                zip(
+                    [term.encode("utf-8") for term in terms],
+                    found,
+                    [count * boost for count in found],
+                    values,
+                    strict=False,
+                )
             )
         return [
             (term.encode("utf-8"), len(where), len(where) * boost, encode(where) if encode else pack_uint(len(where)))
@@ -301,13 +306,13 @@ def plain_postings(field: Any) -> Postings | None:
     return None
 
 
-class _PostingsWriter(W3PostingsWriter):  # type: ignore[misc]
+class _PostingsWriter(W3PostingsWriter):
     _terminfo: Any  # set by Whoosh's writer
 
     def _write_block(self, last: bool = False) -> None:
         """Whoosh 3's block (its header, then its data, compressed), the data a :class:`PackedBlock`."""
         if self._byteids:  # a term vector's block: Whoosh's own
-            return super()._write_block(last)  # type: ignore[no-any-return]
+            return super()._write_block(last)
         if not self._blockcount:
             self._postfile.write(WHOOSH3_HEADER_MAGIC)
         self._terminfo.add_block(self)
@@ -350,7 +355,7 @@ class _PostingsWriter(W3PostingsWriter):  # type: ignore[misc]
         return super().finish_postings()
 
 
-class CompactTermInfo(W3TermInfo):  # type: ignore[misc]
+class CompactTermInfo(W3TermInfo):
     r"""Whoosh's term info with inlined postings in a few bytes of their own
     instead of a pickle (whose protocol 2 spells each ``bytes`` value as a
     call to ``_codecs.encode``: 40 bytes for a 2-byte position list; most
@@ -441,7 +446,7 @@ def _read_varints(data: bytes, position: int, count: int = -1) -> tuple[list[int
 _KEPT_INFOS = 4096
 
 
-class _TermsReader(W3TermsReader):  # type: ignore[misc]
+class _TermsReader(W3TermsReader):
     """Whoosh's terms reader, decoding :class:`CompactTermInfo`, the entries
     of the last terms asked for kept: a search asks for a term's entry, its
     frequency and its document frequency again and again (scoring it,
@@ -518,7 +523,7 @@ def _hash_get(table: Any, key: bytes) -> bytes | None:
     each word in each part of the index."""
     buf = getattr(table.dbfile, "_buf", None)
     if buf is None or table.hashfn is not md5_hash:
-        return table.get(key)  # type: ignore[no-any-return]
+        return table.get(key)
     keyhash = _md5_hash(key)
     start, slots = table.tables[keyhash & 255]
     if not slots:
@@ -540,7 +545,7 @@ def _hash_get(table: Any, key: bytes) -> bytes | None:
     return None
 
 
-class _FieldCursor(W3FieldCursor):  # type: ignore[misc]
+class _FieldCursor(W3FieldCursor):
     def term_info(self) -> Any:
         if self._pos is None:
             return None
@@ -660,7 +665,7 @@ def _single_entry(docnum: int, weight: float, vbytes: bytes | None, length: int)
     )
 
 
-class _AppendOnlyFile(StructFile):  # type: ignore[misc]
+class _AppendOnlyFile(StructFile):
     """A file being written from start to end, that knows its position.
 
     Whoosh's term and postings writers ask the file for its position at
@@ -672,11 +677,11 @@ class _AppendOnlyFile(StructFile):  # type: ignore[misc]
         super().__init__(made.file, name=made._name, onclose=made.onclose)
         self._position = made.tell()
 
-    def write(self, data: bytes) -> int:  # type: ignore[override]
+    def write(self, data: bytes) -> int:
         self._position += len(data)
         return self.file.write(data)
 
-    def tell(self) -> int:  # type: ignore[override]
+    def tell(self) -> int:
         return self._position
 
     def write_pickle(self, value: Any, protocol: int = -1) -> None:
@@ -688,7 +693,7 @@ class _AppendOnlyFile(StructFile):  # type: ignore[misc]
             values.byteswap()
         self.write(values.tobytes())
 
-    def seek(self, *args: Any) -> int:  # type: ignore[override]
+    def seek(self, *args: Any) -> int:
         raise OSError("an index file being written is written in order")
 
 
@@ -706,7 +711,7 @@ def _md5_hash(key: bytes) -> int:
     return int.from_bytes(hashlib.md5(key, usedforsecurity=False).digest()[-4:], "big")
 
 
-class _FieldWriter(W3FieldWriter):  # type: ignore[misc]
+class _FieldWriter(W3FieldWriter):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self._tindex.hashfn is md5_hash:
@@ -814,7 +819,7 @@ class _FieldWriter(W3FieldWriter):  # type: ignore[misc]
 _PICKLE_HEAD = 256
 
 
-class _MappedFile(BufferFile):  # type: ignore[misc]
+class _MappedFile(BufferFile):
     """A file inside a compound segment, read where the segment is mapped.
 
     Whoosh's ``BufferFile`` copies the whole file into a ``BytesIO`` when
@@ -942,7 +947,7 @@ _POSTING_BYTES = 160
 _GROUP_BYTES = 260
 
 
-class GroupedPool(PostingPool):  # type: ignore[misc]
+class GroupedPool(PostingPool):
     """Whoosh's posting pool, keeping postings grouped by term as they come.
 
     Whoosh's pool keeps one tuple per posting and sorts them all at the end
@@ -995,7 +1000,7 @@ class GroupedPool(PostingPool):  # type: ignore[misc]
         return super().items(maxfiles)
 
 
-class Writer(SegmentWriter):  # type: ignore[misc]
+class Writer(SegmentWriter):
     """Whoosh's segment writer with the grouped posting pool, and its
     ``add_document`` without a tuple and a call per posting."""
 
@@ -1016,7 +1021,7 @@ class Writer(SegmentWriter):  # type: ignore[misc]
                 self.delete_document(docnum)
         self.add_document(**values)
 
-    def add_document(self, **values: Any) -> None:
+    def add_document(self, **values: Any) -> None:  # noqa: PLR0912 (one branch per kind of field, in the writer's inner loop)
         special = [name for name in values if name.startswith("_")]
         if special:  # boosts and custom stored values: Whoosh's own path
             return super().add_document(**values)
@@ -1074,19 +1079,19 @@ class Writer(SegmentWriter):  # type: ignore[misc]
 _PICKLE = 0x80
 
 
-class _StoredColumn(VarBytesColumn):  # type: ignore[misc]
+class _StoredColumn(VarBytesColumn):
     """A document's stored fields: a pickle, compressed by zlib from
     :data:`_COMPRESS_FROM` bytes on (Whoosh's column compresses every
     one). Reads Whoosh's columns too, whose values are all compressed."""
 
-    class Writer(VarBytesColumn.Writer):  # type: ignore[misc]
+    class Writer(VarBytesColumn.Writer):
         def add(self, docnum: int, value: Any) -> None:
             data = pickle.dumps(value, 2) if value is not None else b""
             if len(data) >= _COMPRESS_FROM:
                 data = zlib.compress(data, 3)
             super().add(docnum, data)
 
-    class Reader(VarBytesColumn.Reader):  # type: ignore[misc]
+    class Reader(VarBytesColumn.Reader):
         def __getitem__(self, docnum: int) -> Any:
             data = super().__getitem__(docnum)
             if not data:
@@ -1102,14 +1107,14 @@ class _StoredColumn(VarBytesColumn):  # type: ignore[misc]
 STORED_FIELDS = _StoredColumn()
 
 
-class _PerDocWriter(W3PerDocWriter):  # type: ignore[misc]
+class _PerDocWriter(W3PerDocWriter):
     """Whoosh's, with the stored fields in a :class:`_StoredColumn`."""
 
     def _create_column(self, fieldname: str, column: Any) -> None:
         super()._create_column(fieldname, STORED_FIELDS if fieldname == "_stored" else column)
 
 
-class _PerDocReader(W3PerDocReader):  # type: ignore[misc]
+class _PerDocReader(W3PerDocReader):
     """Columns (stored fields, lengths) read where the compound segment is
     mapped: Whoosh copies each column file whole at every opening (7 of a
     command-line query's 110 ms on 10,000 pages)."""
@@ -1203,7 +1208,7 @@ class PackedBlock:
         """The block's bytes; ``values`` as Whoosh 3 keeps them for a
         format of ``fixedsize`` (None or negative: each its own length; 0:
         none; else each that long)."""
-        gaps = [ids[0], *[after - before for before, after in zip(ids, ids[1:])]]
+        gaps = [ids[0], *[after - before for before, after in zip(ids, ids[1:], strict=False)]]
         idtype = _narrowest(max(gaps))
         parts = [b"", _packed(idtype, gaps)]
         first = weights[0]
@@ -1264,7 +1269,7 @@ class PackedBlock:
             size = fixedsize or len(data)
             return tuple(data[at : at + size] for at in range(0, len(data), size))
         starts, data = self._starts or self._value_starts(), self.data
-        return tuple([data[start:end] for start, end in zip(starts, starts[1:])])
+        return tuple([data[start:end] for start, end in zip(starts, starts[1:], strict=False)])
 
 
 def block_data(data: bytes) -> Any:
@@ -1273,7 +1278,7 @@ def block_data(data: bytes) -> Any:
     return PackedBlock(data) if data[0] == _PACKED else pickle.loads(data)
 
 
-class _LeafMatcher(W3LeafMatcher):  # type: ignore[misc]
+class _LeafMatcher(W3LeafMatcher):
     """Whoosh 3's posting list matcher, reading packed blocks (and Whoosh's
     own), finding a document in a block by bisection: Whoosh steps through
     the block's ids one ``next()`` at a time, up to 128 Python calls where a
@@ -1295,14 +1300,14 @@ class _LeafMatcher(W3LeafMatcher):  # type: ignore[misc]
     def _read_ids(self) -> None:
         block = self._packed()
         if block is None:
-            return super()._read_ids()  # type: ignore[no-any-return]
+            return super()._read_ids()
         self._ids = block.ids() if not self._byteids else block.gaps().tolist()
         return None
 
     def _read_weights(self) -> None:
         block = self._packed()
         if block is None:
-            return super()._read_weights()  # type: ignore[no-any-return]
+            return super()._read_weights()
         weights = block.weights()
         if weights is None or isinstance(weights, float):
             weights = array("f", [1.0 if weights is None else weights] * self._blocklength)
@@ -1312,7 +1317,7 @@ class _LeafMatcher(W3LeafMatcher):  # type: ignore[misc]
     def _read_values(self) -> None:
         block = self._packed()
         if block is None:
-            return super()._read_values()  # type: ignore[no-any-return]
+            return super()._read_values()
         self._values = block.values(self._fixedsize)
         return None
 
@@ -1332,7 +1337,7 @@ class _LeafMatcher(W3LeafMatcher):  # type: ignore[misc]
             self.next()
 
 
-class Codec(W3Codec):  # type: ignore[misc]
+class Codec(W3Codec):
     def __init__(self, blocklimit: int = 128, compression: int = 3, inlinelimit: int = INLINE_LIMIT) -> None:
         super().__init__(blocklimit=blocklimit, compression=compression, inlinelimit=inlinelimit)
 

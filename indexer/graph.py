@@ -108,7 +108,7 @@ def pagerank(
     matrix = LinkMatrix.from_edges(links[:, 0], links[:, 1], nodes=np.arange(len(ids)))
     weights = None if personalization is None else personalization_weights(ids, personalization)
     scores = matrix.pagerank(DAMPING if damping is None else damping, personalization=weights)
-    return dict(zip(ids, scores.tolist()))
+    return dict(zip(ids, scores.tolist(), strict=False))
 
 
 class LinkGraph:
@@ -203,7 +203,9 @@ class LinkGraph:
     def set_ranks(self, nodes: np.ndarray, scores: np.ndarray) -> None:
         """Replace the stored PageRank with ``scores[i]`` for node id ``nodes[i]``."""
         self.db.execute("DELETE FROM pagerank")
-        self.db.executemany("INSERT INTO pagerank (id, score) VALUES (?, ?)", zip(nodes.tolist(), scores.tolist()))
+        self.db.executemany(
+            "INSERT INTO pagerank (id, score) VALUES (?, ?)", zip(nodes.tolist(), scores.tolist(), strict=False)
+        )
 
     def link_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """``(sources, targets)``: the node ids of every stored link, as arrays.
@@ -293,7 +295,9 @@ class LinkGraph:
         graph = nx.DiGraph()
         graph.add_nodes_from(urls[node] for node in matrix.nodes.tolist())
         sources, targets = matrix.edges()
-        graph.add_edges_from((urls[src], urls[dst]) for src, dst in zip(sources.tolist(), targets.tolist()))
+        graph.add_edges_from(
+            (urls[src], urls[dst]) for src, dst in zip(sources.tolist(), targets.tolist(), strict=False)
+        )
         return graph
 
     def _urls(self, nodes: list[int]) -> dict[int, str]:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import ArrayLike
 import scipy.sparse
+from numpy.typing import ArrayLike
 
 logger = logging.getLogger(__name__)
 
@@ -173,7 +173,7 @@ class LinkMatrix:
                 raise ValueError("personalization needs a weight per node, none negative, not all zero")
             teleport = weights / weights.sum()
         jump = (1.0 - damping) * teleport
-        for iteration in range(1, max_iterations + 1):
+        for iteration in range(1, max_iterations + 1):  # noqa: B007 (the count is read after the loop)
             last = x
             x = matrix @ last
             x += last[dangling].sum() * teleport

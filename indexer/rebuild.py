@@ -67,7 +67,7 @@ def _timestamp(date: str) -> float | None:
         return None
 
 
-def rebuild(
+def rebuild(  # noqa: PLR0915 (a rebuild's stages, in order)
     data_dir: str | Path,
     progress: Callable[[str], None] | None = None,
     shards: int | None = None,
@@ -143,7 +143,7 @@ def rebuild(
     )
 
 
-def _swap(data_dir: Path, work: Path) -> None:
+def _swap(data_dir: Path, work: Path) -> None:  # noqa: PLR0912 (the swap's steps, each undone when a later one fails)
     """Put the rebuilt parts in place of the old ones, under the old index's lock."""
     root = index_dir(data_dir)
     lock = old_lock = None

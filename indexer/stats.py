@@ -90,7 +90,7 @@ def _stubs(reader: Any) -> int:
 def _iso(epoch: float) -> str:
     if not epoch:
         return ""
-    return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.fromtimestamp(epoch, datetime.UTC).isoformat(timespec="seconds")
 
 
 def render(stats: IndexStats, data_dir: str | Path) -> str:

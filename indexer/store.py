@@ -346,7 +346,7 @@ class PageStore:
         ).fetchone()
         if row is None:
             return None
-        return dict(zip(("etag", "last_modified", "digest", "fetched", "interval", "due"), row))
+        return dict(zip(("etag", "last_modified", "digest", "fetched", "interval", "due"), row, strict=False))
 
     def set_revisit(
         self,

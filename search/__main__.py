@@ -13,12 +13,12 @@ import os
 # anything imports numpy.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import re  # noqa: E402
-import sys  # noqa: E402
+import argparse
+import json
+import re
+import sys
 
-from search.lean import start_lean  # noqa: E402
+from search.lean import start_lean
 
 start_lean()  # before Whoosh is imported
 

@@ -130,7 +130,7 @@ def _responses(path: Path) -> dict[str, tuple[str, int, bool]]:
                 offset = records.get_record_offset()
                 if url and (url not in found or date >= found[url][0]):
                     found[url] = (date, offset, record.rec_headers.get_header("WARC-Record-ID") in members)
-    except Exception as exc:  # noqa: BLE001 - warcio fails on bad bytes in many ways; keep what was read
+    except Exception as exc:
         logger.warning("Reading %s for cached copies stopped early: %s", path.name, exc)
     return found
 
@@ -154,7 +154,7 @@ def read_copy(path: Path, offset: int) -> Copy | None:
                     headers=list(record.http_headers.headers),
                     body=body,
                 )
-    except Exception as exc:  # noqa: BLE001 - as above
+    except Exception as exc:
         logger.warning("Reading the cached copy in %s at %d failed: %s", path.name, offset, exc)
     return None
 
@@ -184,7 +184,7 @@ def render_copy(copy: Copy, limit: int, user_agent: str) -> str | None:
         return None
     try:
         document = lxml.html.document_fromstring(text or "<p></p>")
-    except Exception:  # noqa: BLE001 - lxml's errors for what it cannot parse at all
+    except Exception:
         return None
     metas = {
         (meta.get("name") or "").strip().lower(): meta.get("content") or ""

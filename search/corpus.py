@@ -41,7 +41,7 @@ __all__ = ["Corpus", "CorpusBM25F"]
 _ANCHOR_FIELDS = frozenset([fields.ANCHOR])
 
 
-class CorpusBM25F(BM25F):  # type: ignore[misc]
+class CorpusBM25F(BM25F):
     """Whoosh's BM25F with the corpus's document count and field populations."""
 
     def __init__(self, urls: int, pages: int, anchors: int, lengths: dict[str, float], **options: Any) -> None:

@@ -18,17 +18,16 @@ plain data that the CLI and the web page render. The order of results is
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable
-from functools import lru_cache
-
 import re
 import sqlite3
 import time
-from urllib.parse import quote
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast
+from urllib.parse import quote
 
 import numpy as np
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term
@@ -42,8 +41,8 @@ from indexer.layout import CORRUPTION, IndexBeingBuilt, IndexDamaged, IndexMissi
 from indexer.store import PageStore
 from search import proximity, ranking, spelling
 from search.corpus import Corpus
-from search.parsing import ANY, LEVELS, PARTS, STRICT, QueryParser, UnionOr, word_forms
 from search.deeplinks import best_section
+from search.parsing import ANY, LEVELS, PARTS, STRICT, QueryParser, UnionOr, word_forms
 from search.snippets import passage, sentence, word_pattern
 from search.topdocs import supports
 
@@ -530,7 +529,7 @@ class SearchEngine:
 
     # --- candidates and their features ---------------------------------------------
 
-    def _candidates(
+    def _candidates(  # noqa: PLR0912 (the levels of a search, tried in order)
         self, searcher: Any, request: _Request, depth: int, wanted: int
     ) -> tuple[list[_Candidate], int, int, list[Any] | None]:
         """Candidates, how many pages match (some words), how many match all
@@ -729,7 +728,7 @@ class SearchEngine:
             if not found:
                 continue
             scores = top.term_scores(query, anchor, [docnum for _, docnum in found])
-            for (url, docnum), score in zip(found, scores.tolist()):
+            for (url, docnum), score in zip(found, scores.tolist(), strict=False):
                 candidates[url].add(docnum, top.stored_fields(docnum), score)
 
     def _words_matched(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[str, int]:
@@ -754,7 +753,7 @@ class SearchEngine:
             for token in tokens[word]:
                 every &= has[token]
             matched += every
-        return {candidate.url: int(count) for candidate, count in zip(candidates, matched)}
+        return {candidate.url: int(count) for candidate, count in zip(candidates, matched, strict=False)}
 
     def _rank(self, searcher: Any, candidates: list[_Candidate], words: list[str], script: str) -> None:
         question = len(words) >= QUESTION_WORDS
@@ -763,7 +762,7 @@ class SearchEngine:
         ranks, nodes = self._pageranks(urls)
         query_tokens = self.tokens(" ".join(words)) if words else []
         titled = self._may_be_titled(candidates, query_tokens)
-        for candidate, may_be_title in zip(candidates, titled):
+        for candidate, may_be_title in zip(candidates, titled, strict=False):
             crawled = bool(candidate.get(fields.CRAWLED, True))
             candidate.features = ranking.Features(
                 text=candidate.text,
@@ -847,7 +846,10 @@ class SearchEngine:
         for token in set(query_tokens):
             every &= top.term_matches(fields.TITLE, token)[docs]
         holding = any_of(every)
-        return [held or not candidate.get(fields.TITLE) for candidate, held in zip(candidates, holding.tolist())]
+        return [
+            held or not candidate.get(fields.TITLE)
+            for candidate, held in zip(candidates, holding.tolist(), strict=False)
+        ]
 
     def _is_title(self, title: str, query_tokens: list[str]) -> bool:
         """Whether the title (or its first part, before a " — " or " | ") is the query."""
@@ -883,7 +885,7 @@ class SearchEngine:
             by_position[token.pos] = token.text  # the last at a position is the finest part
         return [by_position[pos] for pos in sorted(by_position)]
 
-    def _proximity(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[str, float]:
+    def _proximity(self, searcher: Any, candidates: list[_Candidate], words: list[str]) -> dict[str, float]:  # noqa: PLR0912 (one branch per field and position case)
         """How near the query's words stand in each of the best candidates' fields.
 
         Positions are read from the index for the ``_PROXIMITY_DEPTH`` best
@@ -910,7 +912,7 @@ class SearchEngine:
                 holding = np.ones(len(docnums), dtype=bool)
                 for matches in known:
                     holding &= matches[docnums]
-                targets = [docnum for docnum, held in zip(docnums, holding.tolist()) if held]
+                targets = [docnum for docnum, held in zip(docnums, holding.tolist(), strict=False) if held]
                 if not targets:
                     continue
                 # Positions from the posting blocks the query's scoring read.
@@ -1121,7 +1123,7 @@ def human_size(size: int) -> str:
     if size < 1024:
         return f"{size} byte" + ("" if size == 1 else "s")
     value = size / 1024
-    for unit in ("KB", "MB"):
+    for unit in ("KB", "MB"):  # noqa: B007 (the unit is read after the loop)
         if value < 1024:
             break
         value /= 1024

@@ -335,7 +335,9 @@ def render(report: Report, sites: Mapping[str, str], source: str) -> str:
         )
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     for row in rows:
-        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3])
+        lines.append(
+            "  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[3]
+        )
     return "\n".join(lines)
 
 

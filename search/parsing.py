@@ -337,11 +337,11 @@ def _normalized(group: Any, children: list[Any]) -> Query | None:
             flat.append(child)
     unique = list(dict.fromkeys(flat))
     if len(unique) > 1:
-        return group(unique)  # type: ignore[no-any-return]
+        return group(unique)
     return unique[0] if unique else None
 
 
-class UnionOr(Or):  # type: ignore[misc]
+class UnionOr(Or):
     """Whoosh's ``Or`` that always matches as a tree of unions. Whoosh picks
     a matcher that first loads every match into arrays (2,048 doubles
     allocated per ``Or``) when a segment holds at most 5,000 documents: an

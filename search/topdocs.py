@@ -162,7 +162,7 @@ class TopDocs:
         if self._columns is None or int(self.live().sum()) > _KEPT_DOCUMENTS:
             return
         live = self.live()
-        for start, column in zip(self._columns.starts, self._columns.columns):
+        for start, column in zip(self._columns.starts, self._columns.columns, strict=False):
             for docnum, found in enumerate(column, start):
                 if live[docnum] and docnum not in self._stored:
                     self._stored[docnum] = self._columns.checked(found)
@@ -215,7 +215,7 @@ class TopDocs:
             return found.scores, found.matched
         return found
 
-    def _evaluate(self, query: Query) -> _Scored | tuple[np.ndarray, np.ndarray] | None:
+    def _evaluate(self, query: Query) -> _Scored | tuple[np.ndarray, np.ndarray] | None:  # noqa: PLR0912 (one branch per kind of query node)
         """:meth:`evaluate`, or None when nothing matches ``query``: the
         fields a word is not in add nothing to an ``Or`` of them, and make
         an ``And`` match nothing (a sum with zeros is the same sum). A term
@@ -269,14 +269,14 @@ class TopDocs:
         if type(query) is Phrase:
             return _kept(
                 self._terms,
-                (query.fieldname, tuple(query.words)),  # type: ignore[no-any-return]
+                (query.fieldname, tuple(query.words)),
                 lambda: self._score_phrase(query),
                 _KEPT_TERMS,
             )
         return _kept(
             self._terms,
             (query.fieldname, query.text),
-            lambda: self._score_term(query),  # type: ignore[no-any-return]
+            lambda: self._score_term(query),
             _KEPT_TERMS,
         )
 
@@ -368,7 +368,7 @@ class TopDocs:
         weighting = self.searcher.weighting
         parameters = getattr(weighting, "parameters", None)
         if parameters is not None:
-            return parameters(sub, fieldname, text, documents)  # type: ignore[no-any-return]
+            return parameters(sub, fieldname, text, documents)
         return _parameters(weighting.scorer(sub, fieldname, text))
 
     def _postings(self, number: int, info: Any, chunks: list[_Chunk] | None) -> tuple[np.ndarray, np.ndarray]:
@@ -428,7 +428,7 @@ class TopDocs:
         numbers = ends.searchsorted(at[places], side="right")
         starts = [0, *ends.tolist()]
         opened: dict[int, Sequence[bytes]] = {}
-        for place, posting, number in zip(places.tolist(), at[places].tolist(), numbers.tolist()):
+        for place, posting, number in zip(places.tolist(), at[places].tolist(), numbers.tolist(), strict=False):
             values = opened.get(number)
             if values is None:
                 values = opened[number] = self._chunk(chunks[number])[1]
@@ -446,7 +446,7 @@ class TopDocs:
             found, _, values = _block(reader._terms._postfile, where, offset)
             return found, values
 
-        return _kept(self._blocks, where[:2], decode, _KEPT_BLOCKS)  # type: ignore[no-any-return]
+        return _kept(self._blocks, where[:2], decode, _KEPT_BLOCKS)
 
     def labels(self, fieldname: str, keep: Any = None) -> tuple[list[str], np.ndarray]:
         """The values of a field of one term per document (a host, a
@@ -584,7 +584,10 @@ class TopDocs:
             partner = _SEVERAL if partners is None else int(partners[docnum])
             if partner == _SEVERAL:
                 docs = _kept(
-                    self._documents, (url, anchor), lambda: self._other_documents(url, anchor), _KEPT_DOCUMENTS
+                    self._documents,
+                    (url, anchor),
+                    lambda url=url, anchor=anchor: self._other_documents(url, anchor),
+                    _KEPT_DOCUMENTS,
                 )
             else:
                 docs = [partner] if partner >= 0 else []
@@ -842,7 +845,7 @@ class _StoredColumns:
 
 def field_lengths(reader: Any, fieldname: str, count: int) -> np.ndarray:
     """The length in a field of each of a segment's ``count`` documents, as scoring reads it."""
-    return _LENGTHS[_length_bytes(reader, fieldname, count)]  # type: ignore[no-any-return]
+    return _LENGTHS[_length_bytes(reader, fieldname, count)]
 
 
 def _length_bytes(reader: Any, fieldname: str, count: int) -> np.ndarray:

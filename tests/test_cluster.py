@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 from redis.commands.core import Script
+from scrapy import Request
 
 from crawler.connection import client_for
 from crawler.frontier import Frontier, encode_request
 from crawler.partitions import key_slot
 from crawler.robots_middleware import SharedRobots
 from crawler.urls import fingerprint
-from scrapy import Request
 from tests.commands import run
 from tests.demoweb import DemoWeb, serve
 from tests.redis_server import RedisClusterServers, RedisServer
@@ -50,7 +50,11 @@ def _gaps(web: DemoWeb, since: int, until: int | None = None) -> dict[str, list[
     for request in web.requests[since:until]:
         if request.path != "/robots.txt" and not request.path.startswith("/lantern-probe-"):
             times.setdefault(request.site, []).append(request.time)
-    return {site: [b - a for a, b in zip(found, found[1:])] for site, found in times.items() if len(found) > 10}
+    return {
+        site: [b - a for a, b in zip(found, found[1:], strict=False)]
+        for site, found in times.items()
+        if len(found) > 10
+    }
 
 
 def test_every_script_of_the_frontier_touches_one_slot(

@@ -50,7 +50,7 @@ def key_pieces(source: str) -> set[str]:
             if named:
                 pieces.add(named.group(1))
         elif isinstance(node, ast.JoinedStr):
-            for before, after in zip(node.values, node.values[1:]):
+            for before, after in zip(node.values, node.values[1:], strict=False):
                 if isinstance(before, ast.FormattedValue) and isinstance(after, ast.Constant):
                     appended = _APPENDED.match(str(after.value))
                     if appended:

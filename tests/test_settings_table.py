@@ -205,7 +205,7 @@ def reads(tree: ast.Module) -> Iterator[tuple[int, str, str | None]]:
             extra = [*node.args[1:], *node.keywords] if isinstance(node, ast.Call) else []
             yield node.lineno, name, ast.unparse(extra[0]) if extra else None
         elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
-            for before, after in zip(node.values, node.values[1:]):
+            for before, after in zip(node.values, node.values[1:], strict=False):
                 name = _read_name(before)
                 if name is not None and isinstance(after, ast.Constant) and after.value:
                     yield node.lineno, name, f"or {after.value!r}"

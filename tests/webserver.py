@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def text(body: str, status: int = 200, content_type: str = "text/plain; charset=
     return Reply(body.encode(), status, {"Content-Type": content_type})
 
 
-Route = Union[Reply, Callable[[str], Union[Reply, None]]]
+Route = Reply | Callable[[str], Reply | None]
 
 
 class Logged(NamedTuple):

@@ -435,7 +435,7 @@ class _Walker:
             if text:
                 self.blocks.append(text)
 
-    def walk(self, element: lxml.etree._Element, chrome: bool, sectioned: bool) -> None:
+    def walk(self, element: lxml.etree._Element, chrome: bool, sectioned: bool) -> None:  # noqa: PLR0912 (one branch per kind of element, in the extractor's inner loop)
         parts = self.parts
         page = self.page
         for child in element:

@@ -51,7 +51,7 @@ def extract(body: bytes, url: str, content_type: str | None, resolve: Resolve) -
             return "pdf_encrypted"
         pages = reader.pages
         count = len(pages)
-    except Exception:  # noqa: BLE001 - see "Leniency" above
+    except Exception:
         return "pdf_encrypted" if _needs_password(body) else "pdf_unreadable"
     blocks: list[str] = []
     first = ""  # the first page's text as laid out: its first line may be the title
@@ -59,7 +59,7 @@ def extract(body: bytes, url: str, content_type: str | None, resolve: Resolve) -
     for number in range(min(count, MAX_PAGES)):
         try:
             text = pages[number].extract_text() or ""
-        except Exception:  # noqa: BLE001 - one damaged page loses only itself
+        except Exception:
             continue
         block = " ".join(text.split())
         if block:
@@ -82,7 +82,7 @@ def extract(body: bytes, url: str, content_type: str | None, resolve: Resolve) -
 def _info_title(reader: pypdf.PdfReader) -> str:
     try:
         title = reader.metadata.title if reader.metadata else None
-    except Exception:  # noqa: BLE001 - a damaged info dictionary means no title
+    except Exception:
         return ""
     title = " ".join(str(title or "").split())
     return title if _WORD.search(title) else ""

@@ -455,7 +455,7 @@ class WebSpider(Spider):
             requests.append(Request(url, callback=self.parse_sitemap, meta=_SITEMAP_META))
         return requests
 
-    def parse_sitemap(self, response: Response) -> Iterator[Request]:
+    def parse_sitemap(self, response: Response) -> Iterator[Request]:  # noqa: PLR0912 (one branch per kind of sitemap answer)
         """Queue the in-scope URLs of a sitemap, or the sitemaps of a sitemap index."""
         stats = self.crawler.stats
         if response.status >= 400:

@@ -21,15 +21,15 @@ import bench.queries.make_auto
 import bench.search_quality
 from bench.queries import Query, QueryFileError, dump, load, sets
 from bench.queries.make_auto import (
+    _Page,
     api_queries,
     headings,
     read_inventory,
     strip_title,
     title_queries,
     title_suffixes,
-    _Page,
 )
-from bench.search_quality import SetResult, Outcome, Verdict, answers, judge, summary
+from bench.search_quality import Outcome, SetResult, Verdict, answers, judge, summary
 
 # --- objects.inv ------------------------------------------------------------------------
 

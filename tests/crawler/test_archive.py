@@ -32,7 +32,7 @@ ROUTES = {
     "/old": Reply(b"", 301, {"Location": "/new"}),
     "/new": page("<title>New</title><p>The lighthouse moved here.</p>"),
     "/zipped": Reply(
-        gzip.compress("<title>Zipped</title><p>Kept compressed.</p>".encode()),
+        gzip.compress(b"<title>Zipped</title><p>Kept compressed.</p>"),
         200,
         {"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "gzip"},
     ),
@@ -131,7 +131,7 @@ def test_files_are_gzip_members_rolled_over_by_size(archived) -> None:
         assert gzip.decompress(path.read_bytes()).startswith(b"WARC/1.1\r\nWARC-Type: warcinfo")
         # Rolled over after the fetch that passed the size: one fetch's records at most beyond it.
         assert path.stat().st_size < 4000 + 40000
-    assert "'archive/files': %d" % len(files) in log
+    assert f"'archive/files': {len(files)}" in log
     # One writer, serial numbers in order, every fetch whole within one file.
     writers = {path.name.rsplit("-", 1)[0] for path in files}
     assert len(writers) == 1

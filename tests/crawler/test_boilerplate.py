@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from crawler.boilerplate import BoilerplateDetector, block_key
-from crawler.extractors.html import lead
 from crawler.extract import Page, extract, extract_html
+from crawler.extractors.html import lead
 
 SITE = "http://shop.test"
 
@@ -53,7 +53,7 @@ def test_ten_pages_sharing_nav_and_footer() -> None:
     # The first four pages are not filtered yet; from the fifth on, the shared
     # blocks (the copyright line differs only by its year) are gone.
     assert dropped == [0, 0, 0, 0, 4, 4, 4, 4, 4, 4]
-    for number, (tea, page) in enumerate(zip(_TEAS, pages)):
+    for number, (tea, page) in enumerate(zip(_TEAS, pages, strict=False)):
         unique = [f"{tea} tea", f"{tea} is a tea with its own story.", f"Brew {tea} at {70 + number} degrees."]
         if number < 4:
             assert all(block in page.blocks for block in _SHARED + unique)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import codecs
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from crawler.charset import _LABELS, codec_for_label, decode
 

@@ -13,8 +13,8 @@ from contextlib import ExitStack
 import pytest
 
 from indexer.layout import stored_documents
-from tests.crawler.test_extractors import make_pdf
 from tests.commands import crawl
+from tests.crawler.test_extractors import make_pdf
 from tests.webserver import Reply, Site, page, serve_site
 
 TEA = "西湖龙井茶是中国著名的绿茶，产于浙江杭州西湖一带，已有一千二百多年历史。"

@@ -7,7 +7,8 @@ import io
 
 import pypdf
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from crawler.extractors import SKIP_REASONS, Extraction, extract, pdf
 

@@ -8,9 +8,9 @@ the report must equal, robots.txt, retries and redirect hops included.
 from __future__ import annotations
 
 import json
-import time
 import random
 import re
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack

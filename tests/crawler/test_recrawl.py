@@ -9,7 +9,6 @@ and the page store when each page is due next.
 from __future__ import annotations
 
 import hashlib
-
 import json
 import re
 import sqlite3

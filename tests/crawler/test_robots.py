@@ -1277,9 +1277,7 @@ def _spelled_as_rule(path: str) -> str:
     """``path`` as a robots.txt rule would spell it: the characters a rule
     cannot hold raw (whitespace, ``#``, ``*``, ``$``) escaped."""
     return "".join(
-        "".join("%%%02X" % b for b in char.encode("utf-8", "surrogatepass"))
-        if char.isspace() or char in "#*$"
-        else char
+        "".join(f"%{b:02X}" for b in char.encode("utf-8", "surrogatepass")) if char.isspace() or char in "#*$" else char
         for char in path
     )
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from indexer.layout import stored_documents
 from crawler.embedded import EmbeddedRedis
+from indexer.layout import stored_documents
 from tests.commands import ROOT, crawl
 from tests.webserver import Reply, Site, page, serve_site, text
 
@@ -278,7 +278,7 @@ class _TooMany:
 
 def _gaps(site: Site) -> list[float]:
     times = [r.time for r in site.requests]
-    return [b - a for a, b in zip(times, times[1:])]
+    return [b - a for a, b in zip(times, times[1:], strict=False)]
 
 
 @pytest.mark.alone

@@ -6,11 +6,12 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from whoosh.system import pack_uint
 
-from indexer import schema as fields
 from indexer import analysis
+from indexer import schema as fields
 from indexer.analysis import GROUPED_PIECES, TermPositions
 from indexer.codec import CompactPositions
 from indexer.schema import _STOP_WORDS, text_analyzer

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from crawler.datadir import pages_path
 from indexer import schema as fields
+from indexer import store as store_module
 from indexer.builder import IndexBuilder
 from indexer.layout import Layout, stored_documents
-from indexer import store as store_module
 from indexer.store import PageStore
 from search.engine import SearchEngine
 from tests.items import page

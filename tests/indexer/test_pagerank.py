@@ -35,7 +35,7 @@ def random_web(pages: int, seed: int) -> tuple[list[tuple[str, str]], list[str]]
     sources = np.repeat(np.arange(pages), out_degree)
     targets = (pages * rng.random(len(sources)) ** 3).astype(int)
     names = [f"http://site{k % 7}.test/{k}" for k in range(pages)]
-    return [(names[s], names[t]) for s, t in zip(sources.tolist(), targets.tolist())], names
+    return [(names[s], names[t]) for s, t in zip(sources.tolist(), targets.tolist(), strict=False)], names
 
 
 def assert_same(ours: dict[str, float], theirs: dict[str, float]) -> None:
@@ -112,7 +112,7 @@ def test_a_matrix_survives_saving_and_loading(tmp_path: Path, scale: int) -> Non
     matrix.save(tmp_path / "links.npz")
     loaded = LinkMatrix.load(tmp_path / "links.npz")
     assert loaded.nodes.tolist() == sorted([2 * scale, 5 * scale, 9 * scale, 40 * scale, 77])
-    links = sorted(zip(*(side.tolist() for side in loaded.edges())))
+    links = sorted(zip(*(side.tolist() for side in loaded.edges()), strict=False))
     assert links == [(2 * scale, 40 * scale), (5 * scale, 9 * scale), (9 * scale, 2 * scale)]
     assert np.array_equal(loaded.pagerank(), matrix.pagerank())
     assert not list(tmp_path.glob("*.partial"))

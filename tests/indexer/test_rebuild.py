@@ -81,9 +81,9 @@ def test_a_rebuild_from_the_archive_answers_20_queries_exactly_like_the_original
     texts = queries(web)
     assert len(texts) == 20
     original, again = answers(data, texts), answers(copy, texts)
-    for text, before, after in zip(texts, original, again):
+    for text, before, after in zip(texts, original, again, strict=False):
         assert after == before, text
-    assert [text for text, (total, _, _) in zip(texts, original) if not total] == []
+    assert [text for text, (total, _, _) in zip(texts, original, strict=False) if not total] == []
 
 
 def test_the_rebuild_reports_what_it_read(rebuilt) -> None:
@@ -146,7 +146,7 @@ def test_three_shards_written_by_two_processes_answer_exactly_like_one_index(reb
             urls = [stored["url"] for stored in searcher.all_stored_fields()]
         assert urls and all(shard_of(url, 3) == number for url in urls)
     texts = queries(web)
-    for text, before, after in zip(texts, answers(data, texts), answers(copy, texts)):
+    for text, before, after in zip(texts, answers(data, texts), answers(copy, texts), strict=False):
         assert after == before, text
     with SearchEngine(data) as one, SearchEngine(copy) as three:  # the same scores, not only the order
         for text in texts[:5]:

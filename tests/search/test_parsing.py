@@ -29,7 +29,9 @@ def _same(found: Query, expected: Query) -> bool:
         if getattr(found, name, None) != getattr(expected, name, None):
             return False
     children, others = getattr(found, "subqueries", ()), getattr(expected, "subqueries", ())
-    return len(children) == len(others) and all(_same(child, other) for child, other in zip(children, others))
+    return len(children) == len(others) and all(
+        _same(child, other) for child, other in zip(children, others, strict=False)
+    )
 
 
 @pytest.mark.parametrize("level", LEVELS)

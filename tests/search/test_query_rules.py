@@ -12,7 +12,6 @@ from search.engine import SearchEngine
 from tests.items import page
 from tests.search.conftest import Build
 
-
 FILLER = "The harbour committee met on Tuesday to discuss the ferry timetable and the market. "
 
 

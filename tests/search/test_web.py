@@ -143,7 +143,7 @@ def test_api_answers_exactly_what_the_cli_prints(data: Path, base: str, args: tu
         timeout=60,
     )
     assert cli.returncode == 0, cli.stderr
-    options = dict(zip(args[:-1:2], args[1:-1:2]))
+    options = dict(zip(args[:-1:2], args[1:-1:2], strict=False))
     query = {"q": args[-1], "n": options.get("-n", "10"), "page": options.get("--page", "1")}
     status, headers, body = _get(base + "api/search?" + urllib.parse.urlencode(query))
     assert (status, headers["Content-Type"]) == (200, "application/json; charset=utf-8")

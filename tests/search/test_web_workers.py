@@ -34,8 +34,8 @@ TOPICS = ["python", "lesson", "modules", "classes", "functions", "notes", "garde
 # 50 searches: every topic alone, two together, as a phrase, on a second page.
 QUERIES = (
     TOPICS
-    + [f"{a} {b}" for a, b in zip(TOPICS, TOPICS[1:] + TOPICS[:1])]
-    + [f'"{a} {b}"' for a, b in zip(TOPICS, TOPICS[1:] + TOPICS[:1])]
+    + [f"{a} {b}" for a, b in zip(TOPICS, TOPICS[1:] + TOPICS[:1], strict=False)]
+    + [f'"{a} {b}"' for a, b in zip(TOPICS, TOPICS[1:] + TOPICS[:1], strict=False)]
     + [f"{topic} notes" for topic in TOPICS]
     + [f"{topic}&page=2" for topic in TOPICS]
 )
