@@ -51,7 +51,6 @@ from indexer.stats import IndexStats
 from search.cached import CSP, ArchiveIndex, read_copy, render_copy
 from search.engine import (
     MAX_QUERY_CHARS,
-    MEMBERS_SNIPPETS,
     TYPE_NAMES,
     Result,
     Results,
@@ -59,12 +58,13 @@ from search.engine import (
     SearchError,
     page_language,
 )
+from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options
 
 __all__ = ["LiveEngine", "Params", "BadRequest", "parse_params", "render_page", "make_server", "listen", "main"]
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_N = 10
+# The most results a page may ask for (``n``).
 MAX_N = 100
 # Page numbers shown either side of the current one.
 _PAGE_SPAN = 4
@@ -767,7 +767,7 @@ def make_server(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m search.web", description="Serve a search page and a JSON API.")
-    parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
+    add_data_option(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free one (default: 8080)")
     parser.add_argument(
@@ -779,28 +779,13 @@ def main(argv: list[str] | None = None) -> int:
         "SEARCH_WEB_WORKERS, else one per core this process may use; 1: one process)",
     )
     parser.add_argument("--quiet", action="store_true", help="no line per request on stderr")
-    parser.add_argument(
-        "--anchor-only",
-        choices=("rank", "last", "hide"),
-        default=None,
-        help="pages known only by links to them: rank (among crawled pages when several "
-        "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, "
-        f"{defaults.SEARCH_ANCHOR_ONLY})",
-    )
-    parser.add_argument(
-        "--members-snippet",
-        choices=MEMBERS_SNIPPETS,
-        default=None,
-        help="the snippet of a page crawled with a site owner's credentials: short (one "
-        "sentence holding the query's words) or none (default: SEARCH_MEMBERS_SNIPPET, "
-        f"{defaults.SEARCH_MEMBERS_SNIPPET})",
-    )
+    add_engine_options(parser)
     args = parser.parse_args(argv)
     workers = args.workers if args.workers is not None else _default_workers()
     if workers < 1:
         parser.error(f"--workers must be 1 or more, not {workers}")
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s", stream=sys.stderr)
-    options = {"log_requests": not args.quiet, "anchor_only": args.anchor_only, "members_snippet": args.members_snippet}
+    options: dict[str, Any] = {"log_requests": not args.quiet, **engine_options(args)}
     if workers > 1:
         return _serve_in_processes(args.data, args.host, args.port, workers, options)
     try:
