@@ -9,20 +9,16 @@ and is untrusted: :mod:`search.page` escapes every string of the page, and
 the page carries one script, its own, which this server's
 Content-Security-Policy allows by its hash: no other script can run.
 
-One :class:`SearchEngine` serves every request of a process; ``--workers``
-runs several processes on one socket (:mod:`search.prefork`), one per core
-by default, as a process searches on one core only. Whoosh opens a new searcher
-(reading the latest commit) for each query anyway; :class:`LiveEngine` also
-reopens the engine when the index's generation changes, so a page store or
-link graph that appeared after the server started (the indexer committing
-while we serve) is picked up too.
+One engine (:class:`~search.live.LiveEngine`, reopened when the index
+changes) serves every request of a process; ``--workers`` runs several
+processes on one socket (:mod:`search.prefork`), one per core by default,
+as a process searches on one core only.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
-import gc
 import hashlib
 import json
 import logging
@@ -32,7 +28,6 @@ import socket
 import sys
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -42,11 +37,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from crawler import settings as defaults
 from crawler.datadir import archive_dir
-from indexer import stats
-from indexer.layout import CORRUPTION, IndexMissing
-from indexer.stats import IndexStats
 from search.cached import CSP, ArchiveIndex, read_copy, render_copy
-from search.engine import MAX_QUERY_CHARS, Results, SearchEngine, SearchError
+from search.engine import MAX_QUERY_CHARS, SearchError
+from search.live import LiveEngine
 from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options
 from search.page import FAVICON, KEYS_SCRIPT, Params, render_opensearch, render_page
 
@@ -103,102 +96,6 @@ def _number(values: dict[str, list[str]], name: str, default: int, low: int, hig
     if number < low or (high is not None and number > high):
         raise BadRequest(f"{message}, not {text!r}")
     return number
-
-
-class LiveEngine:
-    """A :class:`SearchEngine` shared by all requests, reopened when the index changes.
-
-    Searches take turns under a lock. Measured with 60 queries on the demo
-    index: one at a time 0.58-0.70 s; eight threads sharing the engine
-    without a lock gave the same results but took 0.69-0.87 s, with the lock
-    0.60-0.66 s (Whoosh is pure Python, so threads only contend for the GIL).
-    The lock costs nothing and makes swapping in a reopened engine and closing
-    the old one safe. Checking the generation costs about 10 us a request.
-    """
-
-    CACHED = 256
-
-    def __init__(self, data_dir: str | Path, **options: Any) -> None:
-        """``options`` go to every :class:`SearchEngine` opened (``anchor_only``, ``members_snippet``)."""
-        self.data_dir = Path(data_dir)
-        self.options = options
-        self._lock = threading.Lock()
-        self._answers: OrderedDict[tuple[str, int, int], Results] = OrderedDict()
-        self._about: IndexStats | None = None
-        self.engine = SearchEngine(self.data_dir, **options)
-        self.generation = self.engine.generation()
-        self.reopened = 0
-
-    def search(self, text: str, n: int, page: int) -> Results:
-        """The engine's answer; the same question asked again while the
-        index has not changed is answered from memory (the last ``CACHED``)."""
-        key = (text, n, page)
-        with self._lock:
-            self._refresh()
-            found = self._answers.get(key)
-            if found is None:
-                found = self._answers[key] = self.engine.search(text, n=n, page=page)
-                if len(self._answers) > self.CACHED:
-                    self._answers.popitem(last=False)
-            else:
-                self._answers.move_to_end(key)
-            return found
-
-    def crawled(self, url: str) -> bool:
-        """Whether ``url`` is a crawled page of the index (the page store has it)."""
-        return self.stored(url) is not None
-
-    def stored(self, url: str) -> dict[str, Any] | None:
-        """The page store's record of ``url`` (None: not a crawled page)."""
-        with self._lock:
-            self._refresh()
-            store = self.engine.store
-            return None if store is None else store.get(url)
-
-    def about(self) -> IndexStats | None:
-        """What the index holds (:mod:`indexer.stats`), read again when the index changes."""
-        with self._lock:
-            self._refresh()
-            if self._about is None:
-                try:
-                    self._about = stats.collect(self.data_dir)
-                except (IndexMissing, OSError) + CORRUPTION as exc:
-                    logger.warning("Cannot read what the index holds: %s", exc)
-                    return None
-            return self._about
-
-    def warm(self) -> None:
-        """:meth:`SearchEngine.warm`: before the first search, not in it.
-        What it read stays as long as the engine: the cyclic garbage
-        collector is told to leave it be (``gc.freeze``) until the engine is
-        closed or reopened, instead of going through it at every full
-        collection (a third of a millisecond a search, over 200 different
-        ones on 10,000 pages)."""
-        with self._lock:
-            self.engine.warm()
-            gc.freeze()
-
-    def _refresh(self) -> None:
-        try:
-            generation = self.engine.generation()
-            if generation == self.generation:
-                return
-            fresh = SearchEngine(self.data_dir, **self.options)
-        except (SearchError, OSError) as exc:  # mid-commit, or the index moved away
-            logger.warning("Keeping the open index: %s", exc)
-            return
-        self.engine.close()
-        gc.unfreeze()  # what the old engine read may now be collected
-        self.engine, self.generation = fresh, generation
-        self._answers.clear()
-        self._about = None
-        self.reopened += 1
-        logger.debug("Reopened the index at generation %d", generation)
-
-    def close(self) -> None:
-        with self._lock:
-            self.engine.close()
-            gc.unfreeze()
 
 
 class SearchHandler(BaseHTTPRequestHandler):
