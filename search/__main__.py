@@ -22,10 +22,10 @@ from search.lean import start_lean
 
 start_lean()  # before Whoosh is imported
 
-from crawler import settings as defaults  # noqa: E402
 from crawler.version import VERSION  # noqa: E402
 from indexer.output import emit  # noqa: E402
-from search.engine import MEMBERS_SNIPPETS, Results, SearchEngine, SearchError, page_language  # noqa: E402
+from search.engine import Results, SearchEngine, SearchError, page_language  # noqa: E402
+from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options  # noqa: E402
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -74,27 +74,12 @@ def render(results: Results, explain: bool = False, color: bool = False) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m search", description="Search a crawled data directory.")
-    parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
+    add_data_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("-n", type=int, default=10, help="results per page (default: 10)")
+    parser.add_argument("-n", type=int, default=DEFAULT_N, help=f"results per page (default: {DEFAULT_N})")
     parser.add_argument("--page", type=int, default=1, help="page of results (default: 1)")
     parser.add_argument("--explain", action="store_true", help="show the numbers behind each score")
-    parser.add_argument(
-        "--anchor-only",
-        choices=("rank", "last", "hide"),
-        default=None,
-        help="pages known only by links to them: rank (among crawled pages when several "
-        "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, "
-        f"{defaults.SEARCH_ANCHOR_ONLY})",
-    )
-    parser.add_argument(
-        "--members-snippet",
-        choices=MEMBERS_SNIPPETS,
-        default=None,
-        help="the snippet of a page crawled with a site owner's credentials: short (one "
-        "sentence holding the query's words) or none (default: SEARCH_MEMBERS_SNIPPET, "
-        f"{defaults.SEARCH_MEMBERS_SNIPPET})",
-    )
+    add_engine_options(parser)
     parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
     parser.add_argument(
         "query",
@@ -104,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        with SearchEngine(args.data, anchor_only=args.anchor_only, members_snippet=args.members_snippet) as engine:
+        with SearchEngine(args.data, **engine_options(args)) as engine:
             results = engine.search(
                 " ".join(args.query), n=args.n, page=args.page, explain=args.explain, facets=args.json
             )

@@ -164,36 +164,60 @@ def render_copy(copy: Copy, limit: int, user_agent: str) -> str | None:
     cached copy (``noarchive``) or is not HTML or text. ``limit``: the
     crawl's body size limit; ``user_agent``: the crawl's, whose product
     token a ``<meta name="...">`` or an ``X-Robots-Tag`` may name."""
+    from crawler.robots import page_directives
+
+    decoded = _decoded(copy, limit)
+    if decoded is None:
+        return None
+    kind, text = decoded
+    robots_tags = copy.header_values("X-Robots-Tag")
+    if kind == "text/plain":
+        if "noarchive" in page_directives({}, robots_tags, user_agent):
+            return None
+        return _page(copy, f"<pre>{html.escape(text)}</pre>")
+    document = _document(text) if kind in _HTML_TYPES else None
+    if document is None or "noarchive" in page_directives(_metas(document), robots_tags, user_agent):
+        return None
+    _clean(document, copy.url)
+    inner, styles = _body_and_styles(document)
+    return _page(copy, inner, styles, document.findtext(".//title") or copy.url)
+
+
+def _decoded(copy: Copy, limit: int) -> tuple[str, str] | None:
+    """The body's media type and text, as the crawl's spider read them
+    (``Content-Encoding`` undone, to ``limit``); None when it cannot be undone."""
     from crawler.archive import decode_body
     from crawler.charset import decode
-    from crawler.robots import page_directives
 
     try:
         body, headers = decode_body(copy.headers, copy.body, limit)
     except ValueError:
         return None
     content_type = next((value for name, value in headers if name.lower() == "content-type"), "text/html")
-    kind = content_type.split(";")[0].strip().lower()
     text, _ = decode(body, content_type)
-    robots_tags = copy.header_values("X-Robots-Tag")
-    if kind == "text/plain":
-        if "noarchive" in page_directives({}, robots_tags, user_agent):
-            return None
-        return _page(copy, f"<pre>{html.escape(text)}</pre>")
-    if kind not in _HTML_TYPES:
-        return None
+    return content_type.split(";")[0].strip().lower(), text
+
+
+def _document(text: str) -> Any | None:
+    """The page's tree, or None for text lxml cannot read at all."""
     try:
-        document = lxml.html.document_fromstring(text or "<p></p>")
+        return lxml.html.document_fromstring(text or "<p></p>")
     except Exception:
         return None
-    metas = {
+
+
+def _metas(document: Any) -> dict[str, str]:
+    """The page's ``<meta name content>`` pairs, names lowered: where robots directives are."""
+    return {
         (meta.get("name") or "").strip().lower(): meta.get("content") or ""
         for meta in document.iter("meta")
         if meta.get("name")
     }
-    if "noarchive" in page_directives(metas, robots_tags, user_agent):
-        return None
-    _clean(document, copy.url)
+
+
+def _body_and_styles(document: Any) -> tuple[str, str]:
+    """The body's content as HTML, and the style sheets outside the body
+    (the head's), which the copy keeps in its own head."""
     body_element = document.find("body")
     inner = (
         "" if body_element is None else "".join(lxml.html.tostring(child, encoding="unicode") for child in body_element)
@@ -205,8 +229,7 @@ def render_copy(copy: Copy, limit: int, user_agent: str) -> str | None:
         for style in document.iter("style")
         if body_element is None or style not in body_element.iter("style")
     )
-    title = document.findtext(".//title") or copy.url
-    return _page(copy, inner, styles, title)
+    return inner, styles
 
 
 def _clean(document: Any, base: str) -> None:

@@ -5,27 +5,21 @@
 ``GET /`` is the page (a form; with ``q``, a page of results), ``GET
 /api/search?q=...&n=...&page=...`` answers with exactly the JSON that
 ``python -m search --json`` prints. Everything shown comes from crawled pages
-and is untrusted: every string is HTML-escaped before ``**word**`` marks become
-``<mark>``, only ``http:``/``https:`` URLs become links, and the page carries
-one script, its own (``/`` puts the cursor in the search box), which its
+and is untrusted: :mod:`search.page` escapes every string of the page, and
+the page carries one script, its own, which this server's
 Content-Security-Policy allows by its hash: no other script can run.
 
-One :class:`SearchEngine` serves every request of a process; ``--workers``
-runs several processes on one socket (:mod:`search.prefork`), one per core
-by default, as a process searches on one core only. Whoosh opens a new searcher
-(reading the latest commit) for each query anyway; :class:`LiveEngine` also
-reopens the engine when the index's generation changes, so a page store or
-link graph that appeared after the server started (the indexer committing
-while we serve) is picked up too.
+One engine (:class:`~search.live.LiveEngine`, reopened when the index
+changes) serves every request of a process; ``--workers`` runs several
+processes on one socket (:mod:`search.prefork`), one per core by default,
+as a process searches on one core only.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
-import gc
 import hashlib
-import html
 import json
 import logging
 import queue
@@ -34,48 +28,27 @@ import socket
 import sys
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from crawler import settings as defaults
 from crawler.datadir import archive_dir
-from indexer import stats
-from indexer.layout import CORRUPTION, IndexMissing
-from indexer.stats import IndexStats
 from search.cached import CSP, ArchiveIndex, read_copy, render_copy
-from search.engine import (
-    MAX_QUERY_CHARS,
-    MEMBERS_SNIPPETS,
-    TYPE_NAMES,
-    Result,
-    Results,
-    SearchEngine,
-    SearchError,
-    page_language,
-)
+from search.engine import MAX_QUERY_CHARS, SearchError
+from search.live import LiveEngine
+from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options
+from search.page import FAVICON, KEYS_SCRIPT, Params, render_opensearch, render_page
 
 __all__ = ["LiveEngine", "Params", "BadRequest", "parse_params", "render_page", "make_server", "listen", "main"]
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_N = 10
+# The most results a page may ask for (``n``).
 MAX_N = 100
-# Page numbers shown either side of the current one.
-_PAGE_SPAN = 4
-_MARK = re.compile(r"\*\*(.+?)\*\*")
-# The page's one script: "/" anywhere but in a text field puts the cursor
-# in the search box, as on the big search engines' pages.
-KEYS_SCRIPT = (
-    'document.addEventListener("keydown",function(e){var q=document.querySelector("input[name=q]");'
-    'var t=e.target&&e.target.tagName;if(e.key==="/"&&q&&t!=="INPUT"&&t!=="TEXTAREA"&&!e.ctrlKey&&'
-    "!e.metaKey&&!e.altKey){e.preventDefault();q.focus();q.select()}});"
-)
 _SCRIPT_HASH = base64.b64encode(hashlib.sha256(KEYS_SCRIPT.encode()).digest()).decode()
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -86,38 +59,12 @@ _SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 
-
-# A lantern: the page's icon, drawn here (no file to install or fetch).
-_FAVICON = (
-    b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
-    b'<rect x="11" y="2" width="10" height="4" rx="1" fill="#5f6368"/>'
-    b'<rect x="7" y="6" width="18" height="22" rx="4" fill="#1a73e8"/>'
-    b'<rect x="11" y="10" width="10" height="14" rx="3" fill="#fdd663"/>'
-    b'<rect x="9" y="28" width="14" height="2" rx="1" fill="#5f6368"/></svg>'
-)
 # A Host header this server echoes into its OpenSearch description.
 _HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
 
 
 class BadRequest(ValueError):
     """A parameter the user can fix; answered with HTTP 400."""
-
-
-@dataclass(frozen=True)
-class Params:
-    q: str = ""
-    n: int = DEFAULT_N
-    page: int = 1
-
-    def href(self, **changes: Any) -> str:
-        """The page's URL for these parameters (defaults left out), not yet HTML-escaped."""
-        values = {"q": self.q, "n": self.n, "page": self.page, **changes}
-        query = {"q": values["q"]}
-        if values["n"] != DEFAULT_N:
-            query["n"] = values["n"]
-        if values["page"] != 1:
-            query["page"] = values["page"]
-        return "/?" + urlencode(query)
 
 
 def parse_params(query_string: str) -> Params:
@@ -151,333 +98,6 @@ def _number(values: dict[str, list[str]], name: str, default: int, low: int, hig
     return number
 
 
-class LiveEngine:
-    """A :class:`SearchEngine` shared by all requests, reopened when the index changes.
-
-    Searches take turns under a lock. Measured with 60 queries on the demo
-    index: one at a time 0.58-0.70 s; eight threads sharing the engine
-    without a lock gave the same results but took 0.69-0.87 s, with the lock
-    0.60-0.66 s (Whoosh is pure Python, so threads only contend for the GIL).
-    The lock costs nothing and makes swapping in a reopened engine and closing
-    the old one safe. Checking the generation costs about 10 us a request.
-    """
-
-    CACHED = 256
-
-    def __init__(self, data_dir: str | Path, **options: Any) -> None:
-        """``options`` go to every :class:`SearchEngine` opened (``anchor_only``, ``members_snippet``)."""
-        self.data_dir = Path(data_dir)
-        self.options = options
-        self._lock = threading.Lock()
-        self._answers: OrderedDict[tuple[str, int, int], Results] = OrderedDict()
-        self._about: IndexStats | None = None
-        self.engine = SearchEngine(self.data_dir, **options)
-        self.generation = self.engine.generation()
-        self.reopened = 0
-
-    def search(self, text: str, n: int, page: int) -> Results:
-        """The engine's answer; the same question asked again while the
-        index has not changed is answered from memory (the last ``CACHED``)."""
-        key = (text, n, page)
-        with self._lock:
-            self._refresh()
-            found = self._answers.get(key)
-            if found is None:
-                found = self._answers[key] = self.engine.search(text, n=n, page=page)
-                if len(self._answers) > self.CACHED:
-                    self._answers.popitem(last=False)
-            else:
-                self._answers.move_to_end(key)
-            return found
-
-    def crawled(self, url: str) -> bool:
-        """Whether ``url`` is a crawled page of the index (the page store has it)."""
-        return self.stored(url) is not None
-
-    def stored(self, url: str) -> dict[str, Any] | None:
-        """The page store's record of ``url`` (None: not a crawled page)."""
-        with self._lock:
-            self._refresh()
-            store = self.engine.store
-            return None if store is None else store.get(url)
-
-    def about(self) -> IndexStats | None:
-        """What the index holds (:mod:`indexer.stats`), read again when the index changes."""
-        with self._lock:
-            self._refresh()
-            if self._about is None:
-                try:
-                    self._about = stats.collect(self.data_dir)
-                except (IndexMissing, OSError) + CORRUPTION as exc:
-                    logger.warning("Cannot read what the index holds: %s", exc)
-                    return None
-            return self._about
-
-    def warm(self) -> None:
-        """:meth:`SearchEngine.warm`: before the first search, not in it.
-        What it read stays as long as the engine: the cyclic garbage
-        collector is told to leave it be (``gc.freeze``) until the engine is
-        closed or reopened, instead of going through it at every full
-        collection (a third of a millisecond a search, over 200 different
-        ones on 10,000 pages)."""
-        with self._lock:
-            self.engine.warm()
-            gc.freeze()
-
-    def _refresh(self) -> None:
-        try:
-            generation = self.engine.generation()
-            if generation == self.generation:
-                return
-            fresh = SearchEngine(self.data_dir, **self.options)
-        except (SearchError, OSError) as exc:  # mid-commit, or the index moved away
-            logger.warning("Keeping the open index: %s", exc)
-            return
-        self.engine.close()
-        gc.unfreeze()  # what the old engine read may now be collected
-        self.engine, self.generation = fresh, generation
-        self._answers.clear()
-        self._about = None
-        self.reopened += 1
-        logger.debug("Reopened the index at generation %d", generation)
-
-    def close(self) -> None:
-        with self._lock:
-            self.engine.close()
-            gc.unfreeze()
-
-
-# ---------------------------------------------------------------- the page
-
-_CSS = """
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC",
-"PingFang SC","Microsoft YaHei",sans-serif;color:#202124;background:#fff}
-header{border-bottom:1px solid #e3e3e3;padding:1rem 1.25rem;background:#fafafa}
-form{display:flex;gap:.5rem;align-items:center;max-width:46rem}
-.home{font-weight:700;font-size:1.25rem;color:#1a73e8;text-decoration:none;margin-right:.5rem}
-input[type=search]{flex:1;min-width:0;font:inherit;padding:.45rem .75rem;border:1px solid #c4c7c5;border-radius:1.5rem}
-button{font:inherit;padding:.45rem 1rem;border:1px solid #c4c7c5;border-radius:1.5rem;background:#f1f3f4}
-main{max-width:46rem;padding:.5rem 1.25rem 2rem}
-.stats{color:#5f6368;font-size:.875rem}
-.help{color:#5f6368;font-size:.875rem}.help code{background:#f1f3f4;padding:0 .25em;border-radius:3px}
-.error{color:#b3261e;font-weight:600}
-.suggest{font-size:1.05rem}.suggest a{font-weight:600;font-style:italic}
-ol{list-style:none;padding:0;margin:.8rem 0 0}
-li{margin:0 0 1.4rem}
-h2{font-size:1.15rem;font-weight:400;margin:0;overflow-wrap:anywhere}
-a{color:#1a0dab}a:visited{color:#681da8}
-.url{color:#137333;font-size:.875rem;overflow-wrap:anywhere}
-.snippet{margin:.2rem 0;color:#3c4043;overflow-wrap:anywhere}
-mark{background:#fdeaa7;color:inherit;font-weight:600;padding:0 .1em}
-.tag{color:#80868b;font-size:.8rem}
-.members{font-size:.75rem;font-weight:600;color:#8a4b00;background:#fff3e0;border:1px solid #f0c48a;
-border-radius:.6rem;padding:0 .45em;margin-left:.3em;vertical-align:.1em;white-space:nowrap}
-.more{font-size:.875rem}
-nav{display:flex;gap:.9rem;flex-wrap:wrap;margin-top:1.5rem;font-size:1.05rem}
-nav [aria-current]{font-weight:700}
-.facets{font-size:.875rem;color:#5f6368;margin:.2rem 0}
-.about{color:#3c4043}.about table{border-collapse:collapse;font-size:.875rem;margin:.5rem 0}
-.about td,.about th{padding:.15rem .9rem .15rem 0;text-align:left;overflow-wrap:anywhere}
-.about th{font-weight:600;color:#5f6368}.about td.n{text-align:right}
-"""
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _highlighted(snippet: str) -> str:
-    """Escaped snippet text; only then the engine's ``**word**`` marks become ``<mark>``.
-
-    >>> _highlighted("a **<b>** c")
-    'a <mark>&lt;b&gt;</mark> c'
-    """
-    return _MARK.sub(r"<mark>\1</mark>", _e(snippet))
-
-
-def _link(url: str, content: str, extra: str = "") -> str:
-    """``content`` (already HTML) linked to ``url`` if it is http(s); otherwise plain.
-
-    >>> _link("javascript:alert(1)", "x")
-    'x'
-    """
-    if url[:8].lower().startswith(("http://", "https://")):
-        return f'<a href="{_e(url)}"{extra}>{content}</a>'
-    return content
-
-
-_SYNTAX_HELP = (
-    '<p class="help">All words are required. <code>"exact phrase"</code>, <code>-word</code> to exclude, '
-    "<code>a OR b</code>, <code>site:docs.example.org</code>, <code>title:word</code>, "
-    "<code>lang:en</code> or <code>lang:zh</code> for pages in one language, <code>type:pdf</code> for one "
-    "type of document (<code>html</code>, <code>pdf</code>, <code>text</code>, <code>media</code>).</p>\n"
-)
-
-
-def render_page(
-    params: Params, results: Results | None = None, error: str | None = None, about: IndexStats | None = None
-) -> str:
-    """The whole HTML page: the form, then an error, or results, or (the
-    home page) the query syntax and what the index holds."""
-    parts = [f'<p class="error" role="alert">{_e(error)}</p>'] if error else []
-    if results is not None:
-        parts.append(_render_results(params, results))
-    elif not error:
-        parts.append(_SYNTAX_HELP)
-        if about is not None:
-            parts.append(_render_about(about))
-    title = f"{params.q} – Search" if params.q else "Search"
-    hidden = f'<input type="hidden" name="n" value="{params.n}">' if params.n != DEFAULT_N else ""
-    autofocus = "" if params.q else " autofocus"
-    return (
-        f'<!doctype html>\n<html lang="{page_language(results)}">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        '<link rel="icon" href="/favicon.svg" type="image/svg+xml">\n'
-        '<link rel="search" type="application/opensearchdescription+xml" title="Lantern" href="/opensearch.xml">\n'
-        f"<title>{_e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
-        '<header><form action="/" method="get" role="search">'
-        '<a class="home" href="/">Search</a>'
-        f'<input type="search" name="q" value="{_e(params.q)}" aria-label="Search"{autofocus}>{hidden}'
-        "<button>Search</button></form></header>\n"
-        f"<main>\n{''.join(parts)}</main>\n<script>{KEYS_SCRIPT}</script>\n</body>\n</html>\n"
-    )
-
-
-_SITES_SHOWN = 20
-
-
-def _render_about(about: IndexStats) -> str:
-    """What there is to search: documents, sites, languages, the last change."""
-    languages = ", ".join(f"{_e(lang['lang'])} {lang['pages']:,}" for lang in about.languages) or "none yet"
-    out = [
-        '<section class="about"><h2>What you can search</h2>',
-        f"<p>{about.documents:,} documents: {about.crawled:,} crawled pages from {len(about.sites):,} "
-        f"site{'s' * (len(about.sites) != 1)}, and {about.anchor_only:,} known only by the links to "
-        f"{'it' if about.anchor_only == 1 else 'them'}. "
-        f"Languages: {languages}. The index last changed {_e(_when(about.last_commit))}.</p>",
-    ]
-    if about.sites:
-        out.append("<table><tr><th>site</th><th>pages</th><th>last fetched</th></tr>")
-        for site in about.sites[:_SITES_SHOWN]:
-            href = _e(Params(f"site:{site['host']}").href())
-            out.append(
-                f'<tr><td><a href="{href}">{_e(site["host"])}</a></td>'
-                f'<td class="n">{site["pages"]:,}</td><td>{_e(_when(site["last_fetch"]))}</td></tr>'
-            )
-        out.append("</table>")
-        if len(about.sites) > _SITES_SHOWN:
-            out.append(f"<p>and {len(about.sites) - _SITES_SHOWN:,} more sites.</p>")
-    out.append("</section>\n")
-    return "\n".join(out)
-
-
-def _when(iso: str) -> str:
-    """An ISO 8601 time as a person reads it (UTC, to the minute)."""
-    return iso[:16].replace("T", " ") + " UTC" if iso else "never"
-
-
-def _render_results(params: Params, results: Results) -> str:
-    out = []
-    if results.suggestion:
-        href = _e(Params(results.suggestion, params.n).href())
-        out.append(f'<p class="suggest">Did you mean: <a href="{href}">{_e(results.suggestion)}</a>?</p>')
-    first = (params.page - 1) * params.n + 1
-    quoted = _e(f"'{results.query}'")
-    if results.results:
-        last = first + len(results.results) - 1
-        out.append(
-            f'<p class="stats">Results {first}-{last} of {results.total} for {quoted} '
-            f"({results.seconds * 1000:.0f} ms)</p>"
-        )
-    elif results.total:
-        out.append(
-            f'<p class="stats">Page {params.page} is past the end: {results.total} results for {quoted}, '
-            f"page {results.last_page} is the last.</p>"
-        )
-    else:
-        out.append(f'<p class="stats">No results for {quoted}.</p>')
-    out.append(_render_facets(params, results))
-    if results.results:
-        out.append(f'<ol start="{first}">')
-        language = page_language(results)
-        out.extend(_render_result(params, result, language) for result in results.results)
-        out.append("</ol>")
-    out.append(_render_paging(params, results.last_page if results.total else 0))
-    return "\n".join(out) + "\n"
-
-
-_FACET_NAMES = {"site": "Sites", "lang": "Languages", "type": "Types", "access": "Access"}
-# How a facet's values read, where not as the filter writes them.
-_FACET_VALUES = {"type": TYPE_NAMES, "access": {"members": "members only"}}
-
-
-def _render_facets(params: Params, results: Results) -> str:
-    """The sites, languages and types of all the matches, and how many are
-    members-only, each a link narrowing the query to it; none for a
-    restriction the query already has, nor for a single site, language or
-    type (the members-only count has one value: shown whenever there is one)."""
-    lines = []
-    for name, label in _FACET_NAMES.items():
-        values = results.facets.get(name) or []
-        if len(values) < (1 if name == "access" else 2) or re.search(rf"(?i)(?:^|\s){name}:", params.q):
-            continue
-        names = _FACET_VALUES.get(name, {})
-        links = " · ".join(
-            f'<a href="{_e(Params(params.q + f" {name}:" + value["value"], params.n).href())}">'
-            f"{_e(names.get(value['value'], value['value']))}</a> ({value['count']:,})"
-            for value in values
-        )
-        lines.append(f'<p class="facets">{label}: {links}</p>')
-    return "\n".join(lines)
-
-
-def _render_result(params: Params, result: Result, language: str = "en") -> str:
-    title = _link(result.url, _e(result.title), ' rel="noreferrer"')
-    tag = "" if result.crawled else ' <span class="tag">[not fetched]</span>'
-    if result.members_only:  # the link leads to the site, where the searcher logs in; no copy
-        tag += (
-            ' <span class="members" title="Crawled with the site owner\'s permission: log in on the '
-            'site to open it">members only</span>'
-        )
-    # Each fact on one line ("157 bytes" is not cut in two on a phone).
-    about = [
-        f'<span lang="{_e(fact)}">{_e(fact)}</span>' if fact == result.lang else _e(fact).replace(" ", "&nbsp;")
-        for fact in result.facts(language)
-    ]
-    if result.crawled and not result.members_only:
-        about.append(f'<a class="cached" href="/cached?{_e(urlencode({"url": result.page or result.url}))}">cached</a>')
-    details = f' <span class="tag">· {" · ".join(about)}</span>' if about else ""
-    lines = [f"<li><h2>{title}{tag}</h2>", f'<div class="url">{_e(result.url)}{details}</div>']
-    if result.snippet:
-        lines.append(f'<p class="snippet">{_highlighted(result.snippet)}</p>')
-    if result.more_from_host > 0 and result.host:
-        href = _e(Params(f"{params.q} site:{result.host}", params.n).href())
-        site = _e(f"site:{result.host}")
-        lines.append(f'<a class="more" href="{href}" title="{site}">{result.more_from_host} more from this site</a>')
-    return "\n".join(lines) + "</li>"
-
-
-def _render_paging(params: Params, pages: int) -> str:
-    if pages <= 1 and params.page == 1:
-        return ""
-    links = []
-    if params.page > 1:
-        previous = min(params.page - 1, max(pages, 1))  # from past the end: to the last page
-        links.append(f'<a rel="prev" href="{_e(params.href(page=previous))}">‹ Previous</a>')
-    low = max(1, params.page - _PAGE_SPAN)
-    for number in range(low, min(pages, params.page + _PAGE_SPAN) + 1):
-        if number == params.page:
-            links.append(f'<span aria-current="page">{number}</span>')
-        else:
-            links.append(f'<a href="{_e(params.href(page=number))}">{number}</a>')
-    if params.page < pages:
-        links.append(f'<a rel="next" href="{_e(params.href(page=params.page + 1))}">Next ›</a>')
-    return f'<nav aria-label="Result pages">{" ".join(links)}</nav>'
-
-
-# ---------------------------------------------------------------- the server
-
-
 class SearchHandler(BaseHTTPRequestHandler):
     """GET and HEAD of ``/`` and ``/api/search``; 404 elsewhere, 405 for other methods."""
 
@@ -503,7 +123,7 @@ class SearchHandler(BaseHTTPRequestHandler):
         if path == "/":
             return self._page(query)
         if path in ("/favicon.svg", "/favicon.ico"):
-            return HTTPStatus.OK, "image/svg+xml", _FAVICON
+            return HTTPStatus.OK, "image/svg+xml", FAVICON
         if path == "/cached":
             return self._cached(query)
         if path == "/opensearch.xml":
@@ -512,7 +132,7 @@ class SearchHandler(BaseHTTPRequestHandler):
             return self._api(query)
         if path.startswith("/api/"):
             return _json(HTTPStatus.NOT_FOUND, {"error": f"no such API: {path}"})
-        return _html(HTTPStatus.NOT_FOUND, _not_found())
+        return _sorry(HTTPStatus.NOT_FOUND, "there is no such page here. Try a search.")
 
     def do_HEAD(self) -> None:
         self._head_only = True
@@ -534,13 +154,13 @@ class SearchHandler(BaseHTTPRequestHandler):
             params = parse_params(query)
         except BadRequest as exc:
             fallback = Params(" ".join(parse_qs(query).get("q", [""])[0].split())[:MAX_QUERY_CHARS])
-            return _html(HTTPStatus.BAD_REQUEST, render_page(fallback, error=f"Sorry: {exc}."))
+            return _sorry(HTTPStatus.BAD_REQUEST, f"{exc}.", fallback)
         if not params.q:
             return _html(HTTPStatus.OK, render_page(params, about=self.server.engine.about()))
         try:
             results = self.server.engine.search(params.q, n=params.n, page=params.page)
         except SearchError as exc:
-            return _html(HTTPStatus.BAD_REQUEST, render_page(params, error=f"Sorry: {exc}."))
+            return _sorry(HTTPStatus.BAD_REQUEST, f"{exc}.", params)
         return _html(HTTPStatus.OK, render_page(params, results))
 
     def _cached(self, query: str) -> tuple[Any, ...]:
@@ -548,34 +168,20 @@ class SearchHandler(BaseHTTPRequestHandler):
         url = parse_qs(query).get("url", [""])[0]
         stored = self.server.engine.stored(url) if url else None
         if stored is None:
-            return _html(
-                HTTPStatus.NOT_FOUND,
-                render_page(Params(), error="Sorry: that page is not in the index, so there is no cached copy of it."),
-            )
+            return _sorry(HTTPStatus.NOT_FOUND, "that page is not in the index, so there is no cached copy of it.")
         if stored.get("members_only"):  # ARCHITECTURE.md, item 12: searchers need their own access
-            return _html(
+            return _sorry(
                 HTTPStatus.FORBIDDEN,
-                render_page(
-                    Params(),
-                    error=(
-                        "Sorry: that page is for members only, so there is no cached copy of it: "
-                        "log in on its site to read it."
-                    ),
-                ),
+                "that page is for members only, so there is no cached copy of it: log in on its site to read it.",
             )
         found = self.server.archive.locate(url)
         copy = read_copy(*found) if found else None
         page_ = render_copy(copy, defaults.DOWNLOAD_MAXSIZE, defaults.CRAWLER_PRODUCT) if copy else None
         if page_ is None:
-            return _html(
+            return _sorry(
                 HTTPStatus.NOT_FOUND,
-                render_page(
-                    Params(),
-                    error=(
-                        "Sorry: there is no cached copy of that page (it asked for none, it is not a web page, "
-                        "or the archive does not hold it)."
-                    ),
-                ),
+                "there is no cached copy of that page (it asked for none, it is not a web page, "
+                "or the archive does not hold it).",
             )
         return HTTPStatus.OK, "text/html; charset=utf-8", page_.encode("utf-8"), {"Content-Security-Policy": CSP}
 
@@ -586,17 +192,7 @@ class SearchHandler(BaseHTTPRequestHandler):
         host = self.headers.get("Host", "")
         if not _HOST.fullmatch(host):
             host = urlsplit(self.server.url).netloc
-        base = f"http://{host}/"
-        return (
-            '<?xml version="1.0" encoding="UTF-8"?>\n'
-            '<OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">\n'
-            "<ShortName>Lantern</ShortName>\n<Description>Search the sites this Lantern crawled</Description>\n"
-            "<InputEncoding>UTF-8</InputEncoding>\n"
-            f'<Image type="image/svg+xml">{_e(base)}favicon.svg</Image>\n'
-            f'<Url type="text/html" method="get" template="{_e(base)}?q={{searchTerms}}"/>\n'
-            f'<Url type="application/json" method="get" template="{_e(base)}api/search?q={{searchTerms}}"/>\n'
-            "</OpenSearchDescription>\n"
-        ).encode()
+        return render_opensearch(f"http://{host}/").encode()
 
     def _api(self, query: str) -> tuple[int, str, bytes]:
         try:
@@ -647,8 +243,9 @@ def _html(status: int, page: str) -> tuple[int, str, bytes]:
     return status, "text/html; charset=utf-8", page.encode()
 
 
-def _not_found() -> str:
-    return render_page(Params(), error="Sorry: there is no such page here. Try a search.")
+def _sorry(status: int, message: str, params: Params | None = None) -> tuple[int, str, bytes]:
+    """The page saying what went wrong, the form above it (holding ``params``' query)."""
+    return _html(status, render_page(params or Params(), error=f"Sorry: {message}"))
 
 
 def _printable(text: str) -> str:
@@ -767,7 +364,7 @@ def make_server(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m search.web", description="Serve a search page and a JSON API.")
-    parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
+    add_data_option(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free one (default: 8080)")
     parser.add_argument(
@@ -779,28 +376,13 @@ def main(argv: list[str] | None = None) -> int:
         "SEARCH_WEB_WORKERS, else one per core this process may use; 1: one process)",
     )
     parser.add_argument("--quiet", action="store_true", help="no line per request on stderr")
-    parser.add_argument(
-        "--anchor-only",
-        choices=("rank", "last", "hide"),
-        default=None,
-        help="pages known only by links to them: rank (among crawled pages when several "
-        "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, "
-        f"{defaults.SEARCH_ANCHOR_ONLY})",
-    )
-    parser.add_argument(
-        "--members-snippet",
-        choices=MEMBERS_SNIPPETS,
-        default=None,
-        help="the snippet of a page crawled with a site owner's credentials: short (one "
-        "sentence holding the query's words) or none (default: SEARCH_MEMBERS_SNIPPET, "
-        f"{defaults.SEARCH_MEMBERS_SNIPPET})",
-    )
+    add_engine_options(parser)
     args = parser.parse_args(argv)
     workers = args.workers if args.workers is not None else _default_workers()
     if workers < 1:
         parser.error(f"--workers must be 1 or more, not {workers}")
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s", stream=sys.stderr)
-    options = {"log_requests": not args.quiet, "anchor_only": args.anchor_only, "members_snippet": args.members_snippet}
+    options: dict[str, Any] = {"log_requests": not args.quiet, **engine_options(args)}
     if workers > 1:
         return _serve_in_processes(args.data, args.host, args.port, workers, options)
     try:
