@@ -1,8 +1,9 @@
 """Each setting's default has one home, ``crawler/settings.py``; its other
 appearances must agree with it, or not repeat it.
 
-- the README's settings table documents every Lantern setting, with the
-  default the code has;
+- the settings page (``docs/settings.md``) documents every setting of
+  ``crawler/settings.py``, Lantern's with the default the code has, and no
+  other page describes one;
 - the code reads settings by name without a fallback of its own (``scrapy
   crawl`` loads ``crawler/settings.py``; code outside the crawl takes it from
   :mod:`crawler.project`), and every name it reads exists;
@@ -34,6 +35,9 @@ from crawler.seen import BloomSeen, seen_set
 from crawler.urls import TrapRules, UrlPolicy
 
 ROOT = Path(__file__).parents[1]
+SETTINGS_PAGE = ROOT / "docs" / "settings.md"
+# The page's second table: Scrapy's settings as crawler/settings.py sets them.
+SCRAPY_SECTION = "Scrapy's settings as the project sets them"
 SOURCES = ("crawler", "indexer", "search")
 # Settings' methods (Scrapy's Settings; a dict's get for recorded settings).
 GETTERS = frozenset(
@@ -109,9 +113,10 @@ def _literal(text: str) -> Any:
         return text
 
 
-def table(readme: str) -> dict[str, str]:
-    """The README's settings table: setting name -> its default column."""
-    section = next(part for part in re.split(r"^## ", readme, flags=re.M) if part.startswith("Settings\n"))
+def table(page: str, heading: str = "Settings") -> dict[str, str]:
+    """The settings table under ``heading`` (the page's title or a section's):
+    setting name -> its default column."""
+    section = next(part for part in re.split(r"^##? ", page, flags=re.M) if part.startswith(heading + "\n"))
     rows: dict[str, str] = {}
     for line in section.splitlines():
         if line.startswith("| `"):
@@ -124,7 +129,7 @@ def table(readme: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def rows() -> dict[str, str]:
-    return table((ROOT / "README.md").read_text(encoding="utf-8"))
+    return table(SETTINGS_PAGE.read_text(encoding="utf-8"))
 
 
 def test_every_row_documents_the_default_the_code_has(rows: dict[str, str]) -> None:
@@ -144,7 +149,7 @@ def test_every_row_documents_the_default_the_code_has(rows: dict[str, str]) -> N
 
 def test_every_lantern_setting_has_a_row(rows: dict[str, str]) -> None:
     missing = [name for name in _ours() if not hasattr(scrapy_defaults, name) and name not in rows]
-    assert not missing, f"settings of crawler/settings.py the README's table lacks: {missing}"
+    assert not missing, f"settings of crawler/settings.py the settings page's table lacks: {missing}"
 
 
 def test_the_table_reads_its_conventions() -> None:
@@ -156,6 +161,46 @@ def test_the_table_reads_its_conventions() -> None:
     assert rows == {"A_B": "`1.0`", "C": "unset", "D_E": "`data`"}
     assert _same(_literal("1"), 1.0) and not _same(_literal("1"), True) and _literal("data") == "data"
     assert not _same(_literal("[]"), {}) and _same(_literal("{}"), {})
+
+
+@pytest.fixture(scope="module")
+def scrapy_rows() -> dict[str, str]:
+    return table(SETTINGS_PAGE.read_text(encoding="utf-8"), SCRAPY_SECTION)
+
+
+def test_every_setting_the_project_sets_has_one_row(rows: dict[str, str], scrapy_rows: dict[str, str]) -> None:
+    """Scrapy's settings that crawler/settings.py sets have their rows too, in
+    the page's second table, with the value the project gives them."""
+    missing = [name for name in _ours() if name not in rows and name not in scrapy_rows]
+    wrong = [f"{name}: crawler/settings.py sets it, the page has no row" for name in missing]
+    wrong += [f"{name}: a row in both tables" for name in sorted(rows.keys() & scrapy_rows.keys())]
+    for name, cell in scrapy_rows.items():
+        if not hasattr(defaults, name):
+            wrong.append(f"{name}: crawler/settings.py does not set it")
+        elif cell.startswith("`") and cell.endswith("`") and not _same(_literal(cell[1:-1]), getattr(defaults, name)):
+            wrong.append(f"{name}: the table says {cell}, crawler/settings.py sets {getattr(defaults, name)!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+def setting_rows(markdown: str) -> list[str]:
+    """The settings a page's tables describe: rows whose first cell is a setting's name alone."""
+    return [name for name in re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \|", markdown, flags=re.M) if _exists(name)]
+
+
+def test_no_other_page_describes_a_setting() -> None:
+    pages = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    found = [
+        f"{page.relative_to(ROOT)}: {name}"
+        for page in pages
+        if page != SETTINGS_PAGE
+        for name in setting_rows(page.read_text(encoding="utf-8"))
+    ]
+    assert not found, "settings are described on docs/settings.md alone; link to it instead:\n" + "\n".join(found)
+
+
+def test_a_settings_row_is_told_from_a_row_that_names_one() -> None:
+    page = "| `DOWNLOAD_DELAY` | `1.0` | x |\n| `REDIS_URL` unset | y |\n| `NO_SUCH_SETTING` | z |\n"
+    assert setting_rows(page) == ["DOWNLOAD_DELAY"]
 
 
 # --- Settings read in the code ---------------------------------------------------------
