@@ -9,7 +9,7 @@ politeness ones with ``-s``.
 
 Each default lives here only: the code reads settings without a fallback of
 its own (outside ``scrapy crawl``, from :mod:`crawler.project` or this
-module), and the README's table states the same values
+module), and docs/settings.md describes each, with the same values
 (tests/test_settings_table.py checks both).
 """
 
