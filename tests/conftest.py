@@ -24,15 +24,24 @@ FAST = ("DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=8", "LOG_LEVEL=INFO"
 
 
 @pytest.fixture
-def redis_client(tmp_path: Path) -> Iterator[redis.Redis]:
-    """A real redis-server (the embedded one) on a unix socket in tmp_path."""
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    """The URL of a real redis-server (the embedded one) on a unix socket in tmp_path."""
     server = EmbeddedRedis(tmp_path / "data")
-    client = redis.Redis.from_url(server.start())
+    url = server.start()
+    try:
+        yield url
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis_client(redis_url: str) -> Iterator[redis.Redis]:
+    """A client of that server."""
+    client = redis.Redis.from_url(redis_url)
     try:
         yield client
     finally:
         client.close()
-        server.stop()
 
 
 @pytest.fixture(scope="session")
