@@ -151,7 +151,7 @@ class AuthMiddleware:
 
     # --- requests ----------------------------------------------------------------------
 
-    async def process_request(self, request: Request, spider: Spider | None = None) -> None:  # noqa: PLR0912 (each branch is one rule of what a request may carry, read in order as the policy)
+    async def process_request(self, request: Request, spider: Spider | None = None) -> None:
         for header in self._headers:
             request.headers.pop(header, None)
         meta = request.meta
@@ -168,23 +168,37 @@ class AuthMiddleware:
         if credential is None:
             return None
         session = self._session(credential)
-        method = credential.method
-        headers = request.headers
-        if method == "form":
+        if credential.method == "form":
             if meta.get("robots_txt"):
                 return None  # robots.txt comes before anything else on a site, a login too
-            if session.failed is None and not session.active:
-                await self._login(session)
-            if session.failed is not None:
-                self._count_failed(session)
-                raise IgnoreRequest(f"cannot log in to {credential.key}: {session.failed}")
-            session.jar.add_cookie_header(request)
-            meta["auth_session"] = session.generation
-        elif method == "basic":
+            await self._add_session(session, request)
+        elif not self._add_credentials(session, request):
+            return None
+        meta["members_only"] = True
+        return None
+
+    async def _add_session(self, session: _Session, request: Request) -> None:
+        """A form login's session cookies, logging in first if need be;
+        IgnoreRequest when the entry cannot log in."""
+        if session.failed is None and not session.active:
+            await self._login(session)
+        if session.failed is not None:
+            self._count_failed(session)
+            raise IgnoreRequest(f"cannot log in to {session.credential.key}: {session.failed}")
+        session.jar.add_cookie_header(request)
+        request.meta["auth_session"] = session.generation
+
+    def _add_credentials(self, session: _Session, request: Request) -> bool:
+        """The headers of a Basic, Digest, header or cookie entry; False when
+        there are none to send yet (Digest before the site's challenge)."""
+        credential = session.credential
+        method = credential.method
+        headers = request.headers
+        if method == "basic":
             headers[b"Authorization"] = basic_authorization(credential.user, credential.password)
         elif method == "digest":
             if session.challenge is None:
-                return None  # the site's 401 brings the challenge
+                return False  # the site's 401 brings the challenge
             session.nc += 1
             headers[b"Authorization"] = digest_authorization(
                 session.challenge,
@@ -198,11 +212,10 @@ class AuthMiddleware:
         elif method == "header":
             for name, value in credential.headers:
                 headers[name] = value
-            meta["auth_headers"] = credential.header_names  # names only: the archive redacts them
+            request.meta["auth_headers"] = credential.header_names  # names only: the archive redacts them
         else:
             headers[b"Cookie"] = "; ".join(f"{name}={value}" for name, value in credential.cookies)
-        meta["members_only"] = True
-        return None
+        return True
 
     def _keep_referer_home(self, request: Request) -> None:
         """No ``Referer`` from a members-only page to another site."""

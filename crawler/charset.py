@@ -423,20 +423,54 @@ def decode(body: bytes, content_type: str | None = None) -> tuple[str, str]:
     >>> decode(b"\\xef\\xbb\\xbfBOM wins", "text/plain; charset=big5")
     ('BOM wins', 'utf-8')
     """
+    found = _by_bom(body)
+    if found is not None:
+        return found
+    declared = _declared(body, content_type)
+    if body.isascii() and declared not in _NOT_ASCII_COMPATIBLE:
+        return _ascii(body, declared)
+    if declared is None:
+        return _detect(body)
+    return _as_declared(body, declared)
+
+
+def _by_bom(body: bytes) -> tuple[str, str] | None:
+    """The text and codec a byte order mark says, or None without one: it wins over any declaration."""
     for bom, codec in _BOMS:
         if body.startswith(bom):
             return body[len(bom) :].decode(codec, "replace"), codec
+    return None
+
+
+def _declared(body: bytes, content_type: str | None) -> str | None:
+    """The codec the header declares, else the markup (which also wins over
+    a Latin-1-family header); None for a UTF-16/32 declaration on a body
+    without NUL bytes, which cannot be true.
+
+    >>> _declared(b'<meta charset="utf-8">', "text/html; charset=iso-8859-1")
+    'utf-8'
+    >>> _declared(b"<p>", "text/html; charset=utf-16") is None
+    True
+    """
     declared = declared_charset(content_type)
     if declared is None or declared in _WEAK:
         declared = _meta_charset(body) or declared
     if declared in _WIDE and b"\x00" not in body[:_PRESCAN]:
-        declared = None
-    if body.isascii() and declared not in _NOT_ASCII_COMPATIBLE:
-        if declared is None and _ISO2022_JP.search(body, 0, _SAMPLE):
-            return body.decode("iso2022_jp", "replace"), "iso2022_jp"
-        return body.decode("ascii"), declared or "utf-8"
-    if declared is None:
-        return _detect(body)
+        return None
+    return declared
+
+
+def _ascii(body: bytes, declared: str | None) -> tuple[str, str]:
+    """An ASCII body, as ASCII-compatible text: ISO-2022-JP when nothing is
+    declared and it has that encoding's escapes; its codec the declared one, else UTF-8."""
+    if declared is None and _ISO2022_JP.search(body, 0, _SAMPLE):
+        return body.decode("iso2022_jp", "replace"), "iso2022_jp"
+    return body.decode("ascii"), declared or "utf-8"
+
+
+def _as_declared(body: bytes, declared: str) -> tuple[str, str]:
+    """A body in its declared codec, unless it is valid UTF-8 (servers lie),
+    or the declaration leaves too many undecodable bytes and detection leaves fewer."""
     if declared != "utf-8" and declared not in _WIDE:
         text = _valid_utf8(body, 1 if declared in _WEAK else 2)
         if text is not None:

@@ -122,17 +122,43 @@ def start_block(
       identity     LanternBot/0.1 (+https://example.org/bot), From: me@example.org
       indexer      none here: run python -m indexer --follow
     """
+    rows = (
+        ("seeds", _seeded(seeds, recrawl)),
+        ("scope", _scoped(scope, hosts, settings)),
+        ("data", data_dir),
+        ("Redis", redis),
+        ("politeness", _politeness(settings)),
+        ("identity", _identity(settings)),
+        ("indexer", indexer),
+    )
+    return "Crawl starting:\n" + "\n".join(f"  {name:12s} {value}" for name, value in rows)
+
+
+def _seeded(seeds: Sequence[str], recrawl: str | None) -> str:
+    """The seeds (or that the crawl resumes), and which known pages a recrawl revisits.
+
+    >>> _seeded([], "all")
+    'none: resuming what the frontier holds; revisiting every known page'
+    """
     if seeds:
         seeded = _listed(list(seeds)) + (f" ({len(seeds):,} seeds)" if len(seeds) > 3 else "")
     else:
         seeded = "none: resuming what the frontier holds"
     if recrawl:
         seeded += "; revisiting " + ("every known page" if recrawl == "all" else "the known pages that are due")
-    hosts = sorted(hosts)
+    return seeded
+
+
+def _scoped(scope: str, hosts: Iterable[str], settings: Mapping[str, Any]) -> str:
+    """Which links the crawl follows, and the limits that bound it.
+
+    >>> _scoped("domain", ["b.test", "a.test"], {"DEPTH_LIMIT": 3, "CLOSESPIDER_PAGECOUNT": 0})
+    'domain: links within the registrable domains of a.test, b.test; DEPTH_LIMIT 3'
+    """
     if scope == "any":
         scoped = "any: every link (DEPTH_LIMIT and CLOSESPIDER_PAGECOUNT bound it)"
     else:
-        where = _listed(hosts, 5) or "the seeds' hosts"
+        where = _listed(sorted(hosts), 5) or "the seeds' hosts"
         scoped = (
             f"host: links on {where} (any port, either scheme)"
             if scope == "host"
@@ -145,9 +171,19 @@ def start_block(
     ]
     if limits:
         scoped += "; " + ", ".join(limits)
+    return scoped
+
+
+def _politeness(settings: Mapping[str, Any]) -> str:
+    """The delay between two requests to a site, how many at a time, and whether robots.txt is obeyed.
+
+    >>> _politeness({"AUTOTHROTTLE_ENABLED": "true", "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
+    ...              "CONCURRENT_REQUESTS": 16, "ROBOTSTXT_OBEY": False})
+    'AutoThrottle sets the delays, 1 at a time per site, 16 in all; robots.txt NOT obeyed (ROBOTSTXT_OBEY is off)'
+    """
     delay = float(settings.get("DOWNLOAD_DELAY") or 0)
     jitter = float(settings.get("POLITENESS_JITTER") or 0)
-    if settings.get("AUTOTHROTTLE_ENABLED") in (True, "True", "true", "1", 1):
+    if _is_on(settings.get("AUTOTHROTTLE_ENABLED")):
         gap = "AutoThrottle sets the delays"
     elif delay:
         gap = (
@@ -157,27 +193,26 @@ def start_block(
         gap = "no delay between requests to a site"
     robots = (
         "robots.txt obeyed"
-        if settings.get("ROBOTSTXT_OBEY") in (True, "True", "true", "1", 1)
+        if _is_on(settings.get("ROBOTSTXT_OBEY"))
         else "robots.txt NOT obeyed (ROBOTSTXT_OBEY is off)"
     )
-    politeness = (
+    return (
         f"{gap}, {settings.get('CONCURRENT_REQUESTS_PER_DOMAIN')} at a time per site, "
         f"{settings.get('CONCURRENT_REQUESTS')} in all; {robots}"
     )
-    identity = (
+
+
+def _is_on(value: Any) -> bool:
+    """Whether a boolean setting, as Scrapy's settings or the command line give it, is on."""
+    return value in (True, "True", "true", "1", 1)
+
+
+def _identity(settings: Mapping[str, Any]) -> str:
+    """The crawler's name, the page about it, and who to write to."""
+    return (
         f"{settings.get('CRAWLER_PRODUCT')} (+{settings.get('CRAWLER_INFO_URL')}), "
         f"From: {settings.get('CRAWLER_CONTACT')}"
     )
-    rows = (
-        ("seeds", seeded),
-        ("scope", scoped),
-        ("data", data_dir),
-        ("Redis", redis),
-        ("politeness", politeness),
-        ("identity", identity),
-        ("indexer", indexer),
-    )
-    return "Crawl starting:\n" + "\n".join(f"  {name:12s} {value}" for name, value in rows)
 
 
 def nothing_new(seeds: int, seen: int, data_dir: str, redis_url: str | None = None) -> str:

@@ -306,11 +306,36 @@ def _area(key: str, source: str, what: str = "a key") -> tuple[str, str, str]:
     return site, parts.path or "/", parts.hostname
 
 
-def _entry(key: Any, value: Any, source: str) -> Credential:  # noqa: PLR0912, PLR0915 (one check per field of an entry, each with its own error line)
+def _entry(key: Any, value: Any, source: str) -> Credential:
+    """One entry of the file, read in order: its key, the method it names,
+    then that method's fields; the first fault found is the message."""
     if not isinstance(key, str):
         raise CredentialsError(f"{source}: keys must be URLs")
     site, prefix, host = _area(key, source)
     where = f"{source}: {_shown(key)!r}"
+    method, spec, insecure = _method(value, where)
+    scheme = site.split(":", 1)[0]
+    if scheme == "http" and not is_loopback(host) and not insecure:
+        raise CredentialsError(
+            f"{where}: plain http to another machine would show the credentials to anyone "
+            f'on the way: use https, or say "allow_insecure": true'
+        )
+    if method in _FIELDS:
+        _check_names(method, spec, where)
+    secrets: dict[str, Any]
+    if method in ("basic", "digest"):
+        secrets = _user_and_password(method, spec, where)
+    elif method == "form":
+        secrets = _form(spec, where, site, insecure, source)
+    elif method == "header":
+        secrets = {"headers": _headers(spec, where)}
+    else:
+        secrets = {"cookies": _cookies(spec, where)}
+    return Credential(key=key, site=site, prefix=prefix, method=method, allow_insecure=insecure, **secrets)
+
+
+def _method(value: Any, where: str) -> tuple[str, dict[str, Any], bool]:
+    """The method an entry names, its object, and whether the entry allows plain http."""
     if not isinstance(value, dict):
         raise CredentialsError(f"{where}: the entry must be an object naming one method ({', '.join(METHODS)})")
     unknown = sorted(set(value) - {*METHODS, "allow_insecure"})
@@ -329,64 +354,71 @@ def _entry(key: Any, value: Any, source: str) -> Credential:  # noqa: PLR0912, P
     spec = value[method]
     if not isinstance(spec, dict) or not spec:
         raise CredentialsError(f"{where}: {method} must be a non-empty object")
-    scheme = site.split(":", 1)[0]
-    if scheme == "http" and not is_loopback(host) and not insecure:
-        raise CredentialsError(
-            f"{where}: plain http to another machine would show the credentials to anyone "
-            f'on the way: use https, or say "allow_insecure": true'
+    return method, spec, insecure
+
+
+def _check_names(method: str, spec: Mapping[str, Any], where: str) -> None:
+    """A method of fixed fields names each of them, and nothing else."""
+    names, wanted = set(spec), _FIELDS[method]
+    if names == wanted:
+        return
+    missing, extra = wanted - names, names - wanted
+    detail = "; ".join(
+        filter(
+            None,
+            (
+                f"missing {', '.join(sorted(missing))}" if missing else "",
+                f"unknown {', '.join(map(repr, sorted(extra)))}" if extra else "",
+            ),
         )
-    entry: dict[str, Any] = {"key": key, "site": site, "prefix": prefix, "method": method, "allow_insecure": insecure}
-    if method in _FIELDS:
-        names = set(spec)
-        if names != _FIELDS[method]:
-            missing, extra = _FIELDS[method] - names, names - _FIELDS[method]
-            detail = "; ".join(
-                filter(
-                    None,
-                    (
-                        f"missing {', '.join(sorted(missing))}" if missing else "",
-                        f"unknown {', '.join(map(repr, sorted(extra)))}" if extra else "",
-                    ),
-                )
+    )
+    raise CredentialsError(f"{where}: {method} takes {', '.join(sorted(wanted))} ({detail})")
+
+
+def _user_and_password(method: str, spec: Mapping[str, Any], where: str) -> dict[str, str]:
+    """Basic's or Digest's user and password: strings a header can carry."""
+    for name in ("user", "password"):
+        if not isinstance(spec[name], str) or not _FIELD_VALUE.match(spec[name]):
+            raise CredentialsError(f"{where}: {method} {name} must be a string without control characters")
+    if method == "basic" and ":" in spec["user"]:
+        raise CredentialsError(f"{where}: a Basic user name cannot hold ':' (RFC 7617)")
+    return {"user": spec["user"], "password": spec["password"]}
+
+
+def _headers(spec: Mapping[str, Any], where: str) -> tuple[tuple[str, str], ...]:
+    """The headers of a header entry: token names the crawl does not set itself, values of one line."""
+    for name, value in spec.items():
+        if not _HEADER_NAME.match(name) or name.lower() in _NOT_CREDENTIAL_HEADERS:
+            raise CredentialsError(
+                f"{where}: header {name!r} cannot carry credentials "
+                "(a token name, not one the crawl sets; cookies use the cookie method)"
             )
-            raise CredentialsError(f"{where}: {method} takes {', '.join(sorted(_FIELDS[method]))} ({detail})")
-    if method in ("basic", "digest"):
-        for name in ("user", "password"):
-            if not isinstance(spec[name], str) or not _FIELD_VALUE.match(spec[name]):
-                raise CredentialsError(f"{where}: {method} {name} must be a string without control characters")
-        if method == "basic" and ":" in spec["user"]:
-            raise CredentialsError(f"{where}: a Basic user name cannot hold ':' (RFC 7617)")
-        entry.update(user=spec["user"], password=spec["password"])
-    elif method == "form":
-        entry.update(_form(spec, where, site, host, insecure, source))
-    elif method == "header":
-        headers = []
-        for name, header in spec.items():
-            if not _HEADER_NAME.match(name) or name.lower() in _NOT_CREDENTIAL_HEADERS:
-                raise CredentialsError(
-                    f"{where}: header {name!r} cannot carry credentials "
-                    "(a token name, not one the crawl sets; cookies use the cookie method)"
-                )
-            if not isinstance(header, str) or not header or not _FIELD_VALUE.match(header):
-                raise CredentialsError(
-                    f"{where}: header {name!r} must be a non-empty string without control characters"
-                )
-            headers.append((name, header))
-        entry["headers"] = tuple(headers)
-    else:  # cookie
-        cookies = []
-        for name, cookie in spec.items():
-            if not _COOKIE_NAME.match(name):
-                raise CredentialsError(f"{where}: {name!r} is not a cookie name")
-            if not isinstance(cookie, str) or not _COOKIE_VALUE.match(cookie):
-                raise CredentialsError(f"{where}: cookie {name!r} must be a string of cookie characters (RFC 6265)")
-            cookies.append((name, cookie))
-        entry["cookies"] = tuple(cookies)
-    return Credential(**entry)
+        if not isinstance(value, str) or not value or not _FIELD_VALUE.match(value):
+            raise CredentialsError(f"{where}: header {name!r} must be a non-empty string without control characters")
+    return tuple(spec.items())
 
 
-def _form(spec: Mapping[str, Any], where: str, site: str, host: str, insecure: bool, source: str) -> dict[str, Any]:
-    login_url = spec["login_url"]
+def _cookies(spec: Mapping[str, Any], where: str) -> tuple[tuple[str, str], ...]:
+    """The cookies of a cookie entry, each name and value as RFC 6265 allows."""
+    for name, value in spec.items():
+        if not _COOKIE_NAME.match(name):
+            raise CredentialsError(f"{where}: {name!r} is not a cookie name")
+        if not isinstance(value, str) or not _COOKIE_VALUE.match(value):
+            raise CredentialsError(f"{where}: cookie {name!r} must be a string of cookie characters (RFC 6265)")
+    return tuple(spec.items())
+
+
+def _form(spec: Mapping[str, Any], where: str, site: str, insecure: bool, source: str) -> dict[str, Any]:
+    """A form login's three fields, each checked in turn."""
+    return {
+        "login_url": _login_url(spec["login_url"], where, site, insecure, source),
+        "fields": _form_fields(spec["fields"], where),
+        "logged_in": _logged_in_marker(spec["logged_in"], where),
+    }
+
+
+def _login_url(login_url: Any, where: str, site: str, insecure: bool, source: str) -> str:
+    """The login page: on the very site it logs into, so the password goes nowhere else."""
     if not isinstance(login_url, str):
         raise CredentialsError(f"{where}: login_url must be a URL")
     login_site, _, login_host = _area(login_url, source, "login_url")
@@ -399,17 +431,23 @@ def _form(spec: Mapping[str, Any], where: str, site: str, host: str, insecure: b
             f"{where}: a login over plain http to another machine would show the "
             f'credentials to anyone on the way: use https, or say "allow_insecure": true'
         )
-    fields = spec["fields"]
-    if (
-        not isinstance(fields, dict)
-        or not fields
-        or not all(
-            isinstance(name, str) and name and isinstance(value, str) and _FIELD_VALUE.match(value)
-            for name, value in fields.items()
-        )
-    ):
+    return login_url
+
+
+def _form_fields(fields: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """What the login form is filled in with: named fields, values of one line."""
+    if not isinstance(fields, dict) or not fields or not all(map(_form_field, fields.items())):
         raise CredentialsError(f"{where}: fields must be an object of form field names and string values")
-    marker = spec["logged_in"]
+    return tuple(fields.items())
+
+
+def _form_field(field: tuple[Any, Any]) -> bool:
+    name, value = field
+    return bool(isinstance(name, str) and name and isinstance(value, str) and _FIELD_VALUE.match(value))
+
+
+def _logged_in_marker(marker: Any, where: str) -> str:
+    """``css:SELECTOR`` (one cssselect can read) or ``text:TEXT``, not empty."""
     if not isinstance(marker, str) or not marker.startswith(("css:", "text:")) or not marker.split(":", 1)[1].strip():
         raise CredentialsError(
             f"{where}: logged_in must be 'css:SELECTOR' or 'text:TEXT' (what only a logged-in page shows)"
@@ -419,4 +457,4 @@ def _form(spec: Mapping[str, Any], where: str, site: str, host: str, insecure: b
             Selector(text="<html></html>").css(marker[4:])
         except Exception as exc:  # cssselect's syntax errors, and others it may raise
             raise CredentialsError(f"{where}: logged_in has a bad CSS selector ({type(exc).__name__})") from None
-    return {"login_url": login_url, "fields": tuple(fields.items()), "logged_in": marker}
+    return marker

@@ -207,6 +207,8 @@ class Halt:
     # --- every site unreachable ----------------------------------------------------------
 
     def _idle(self, spider: Any = None) -> None:
+        """An idle crawl that fetched nothing, with nothing queued, whose
+        sites all wait for a robots.txt that does not come: it ends."""
         if self.reason is not None:
             return
         monitor = self.crawler.get_extension(CrawlMonitor)
@@ -223,16 +225,23 @@ class Halt:
             return
         if not gave_up(monitor.tally.pages, waiting, given_up, queued, held) or not self._halt(CRAWLED_NOTHING):
             return
-        why = ", ".join(
-            f"{site} ({wait.answer}, {wait.tries} tr{'y' if wait.tries == 1 else 'ies'})"
-            for site, wait in sorted(waiting.items())
-        )
-        logger.error(
-            "Crawled nothing: no site answered for its robots.txt: %s. %s queued: run the same command "
-            "again once the site%s answer%s.",
-            why,
-            f"{parked:,} request{'s stay' if parked != 1 else ' stays'}" if parked else "Their requests stay",
-            "s" if len(waiting) > 1 else "",
-            "" if len(waiting) > 1 else "s",
-        )
+        _say_crawled_nothing(waiting, parked)
         self._close()
+
+
+def _say_crawled_nothing(waiting: Mapping[str, RobotsWait], parked: int) -> None:
+    """The one line a crawl that fetched nothing ends with: each site, the
+    answer to its robots.txt and how often it was asked; and that the
+    ``parked`` requests stay queued for the next run."""
+    why = ", ".join(
+        f"{site} ({wait.answer}, {wait.tries} tr{'y' if wait.tries == 1 else 'ies'})"
+        for site, wait in sorted(waiting.items())
+    )
+    logger.error(
+        "Crawled nothing: no site answered for its robots.txt: %s. %s queued: run the same command "
+        "again once the site%s answer%s.",
+        why,
+        f"{parked:,} request{'s stay' if parked != 1 else ' stays'}" if parked else "Their requests stay",
+        "s" if len(waiting) > 1 else "",
+        "" if len(waiting) > 1 else "s",
+    )

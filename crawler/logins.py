@@ -82,25 +82,37 @@ def login_form(html: str, url: str, fields: Iterable[tuple[str, str]]) -> LoginF
         document = lxml.html.document_fromstring(html or "<html></html>", base_url=url)
     except (lxml.etree.ParserError, ValueError):
         return None
-    forms = list(document.forms)
     wanted = {name for name, _ in fields}
-    chosen = next((form for form in forms if wanted <= {control.name for control in form.inputs}), None)
-    if chosen is None:
-        chosen = next(
-            (form for form in forms if form.xpath(".//input[translate(@type, 'PASSWORD', 'password')='password']")),
-            None,
-        )
+    chosen = _login_form_of(list(document.forms), wanted)
     if chosen is None:
         return None
     data = [(name, value) for name, value in chosen.form_values() if name not in wanted]
     data += fields
-    submit = chosen.xpath(
+    data += _submit_button(chosen)
+    return LoginForm(chosen.action or url, (chosen.method or "GET").upper(), tuple(data))
+
+
+def _login_form_of(forms: list[lxml.html.FormElement], wanted: set[str]) -> lxml.html.FormElement | None:
+    """The first form with every field of ``wanted``, else the first with a password input."""
+    for form in forms:
+        if wanted <= {control.name for control in form.inputs}:
+            return form
+    for form in forms:
+        if form.xpath(".//input[translate(@type, 'PASSWORD', 'password')='password']"):
+            return form
+    return None
+
+
+def _submit_button(form: lxml.html.FormElement) -> list[tuple[str, str]]:
+    """The name and value of the form's first submit button, as a browser
+    sends them when it is clicked; none when that button has no name."""
+    submit = form.xpath(
         ".//button[not(@type) or translate(@type, 'SUBMIT', 'submit')='submit']"
         " | .//input[translate(@type, 'SUBMIT', 'submit')='submit']"
     )
     if submit and submit[0].get("name"):
-        data.append((submit[0].get("name"), submit[0].get("value") or ""))
-    return LoginForm(chosen.action or url, (chosen.method or "GET").upper(), tuple(data))
+        return [(submit[0].get("name"), submit[0].get("value") or "")]
+    return []
 
 
 # --- HTTP authentication ------------------------------------------------------------------

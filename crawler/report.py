@@ -288,8 +288,14 @@ _COLUMNS = (  # heading, key, width
 
 def table(data: Mapping[str, Any]) -> str:
     """The report as fixed-width text, for people (one line per site)."""
+    lines = [*_totals(data), "", *_sites(data), "", *_skipped(data), *_examples(data), *_alerts(data)]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def _totals(data: Mapping[str, Any]) -> list[str]:
+    """The node, its time span, and what it sent and got in all."""
     requests, classes = data["requests"], data["status_classes"]
-    lines = [
+    return [
         f"Crawl report of node {data['node']}",
         f"{data['started']} to {data['finished']} ({data['seconds']:,.1f} s, {data['finish_reason']})",
         "",
@@ -302,29 +308,45 @@ def table(data: Mapping[str, Any]) -> str:
         + "   ".join(f"{name.replace('network_error', 'network errors')} {_n(classes[name])}" for name in _CLASSES),
         "Status codes   " + ("  ".join(f"{code}: {_n(n)}" for code, n in data["status_codes"].items()) or "none"),
         f"Items          {_items(data['items'])}",
-        "",
     ]
+
+
+def _sites(data: Mapping[str, Any]) -> list[str]:
+    """The table of sites, a row each, and what its columns count."""
     width = max([4, *(len(site) for site in data["sites"])])
-    lines.append("site".ljust(width) + "".join(heading.rjust(size) for heading, _, size in _COLUMNS))
+    lines = ["site".ljust(width) + "".join(heading.rjust(size) for heading, _, size in _COLUMNS)]
     for site, row in data["sites"].items():
         cells = []
         for _, key, size in _COLUMNS:
             value = row["sitemaps"] + row["probes"] if key is None else row[key]
             cells.append((f"{value:,.2f}" if isinstance(value, float) else _n(value)).rjust(size))
         lines.append(site.ljust(width) + "".join(cells))
-    lines += [
+    return [
+        *lines,
         "(requests = pages + robots + other: sitemaps and soft-404 probes; errors: network errors,",
         " 5xx and 429 answers, pages the spider failed on; refused: forbidden by robots.txt, never sent)",
-        "",
-        f"robots.txt     refused {_n(data['robots']['refused'])} request{'s' * (data['robots']['refused'] != 1)}"
-        + (" (" + _pairs(data["robots"]["refused_by_site"]) + ")" if data["robots"]["refused_by_site"] else "")
-        + f"; answers {_pairs(data['robots']['robots_txt_status'])}",
+    ]
+
+
+def _skipped(data: Mapping[str, Any]) -> list[str]:
+    """What robots.txt refused, and the traps, duplicates, links and limits the crawl left out."""
+    robots = data["robots"]
+    lines = [
+        f"robots.txt     refused {_n(robots['refused'])} request{'s' * (robots['refused'] != 1)}"
+        + (" (" + _pairs(robots["refused_by_site"]) + ")" if robots["refused_by_site"] else "")
+        + f"; answers {_pairs(robots['robots_txt_status'])}",
         f"Traps          {_pairs(data['traps'])}",
         f"Duplicates     {_pairs(data['duplicates'])}",
         f"Links skipped  {_pairs(data['links'])}",
     ]
     if any(data["limits"].values()):
         lines.append(f"Limits         {_pairs(data['limits'])}")
+    return lines
+
+
+def _examples(data: Mapping[str, Any]) -> list[str]:
+    """The errors, then the 4xx answers to pages: a count of each kind and a few of its URLs."""
+    lines = []
     for title, section in (("Errors", data["errors"]), ("4xx on pages", data["client_errors"])):
         if not section:
             lines.append(f"{title:15s}none")
@@ -332,12 +354,17 @@ def table(data: Mapping[str, Any]) -> str:
         lines.append(title)
         for kind, entry in section.items():
             lines.append(f"  {kind:28s} {_n(entry['count']):>7s}  e.g. {', '.join(entry['examples'])}")
+    return lines
+
+
+def _alerts(data: Mapping[str, Any]) -> list[str]:
+    """The alerts the crawl raised, one line each."""
     alerts = data["alerts"]
-    lines.append("Alerts         " + ("none" if not alerts else ""))
+    lines = ["Alerts         " + ("none" if not alerts else "")]
     for kind, messages in alerts.items():
         for message in messages:
             lines.append(f"  {kind}: {message}")
-    return "\n".join(line.rstrip() for line in lines) + "\n"
+    return lines
 
 
 def sites_waiting(waits: Mapping[str, float | None], count: int | None = None, now: float | None = None) -> str:

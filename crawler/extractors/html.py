@@ -111,6 +111,9 @@ _BLOCK = frozenset(
 )
 _HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 _EMPHASIS = frozenset(["b", "strong", "em", "i", "mark", "big"])
+# Elements that may give a field: headings, definitions, emphasis, <font> (and any with a style).
+_FIELD_TAGS = _HEADINGS | _EMPHASIS | {"dt", "font"}
+_LINK_TAGS = frozenset(["a", "area"])
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _LARGE_STYLE = re.compile(
     r"font-size\s*:\s*(?:([\d.]+)\s*(px|pt|r?em|%)|(larger|large|x-large|xx-large|xxx-large))"
@@ -266,7 +269,7 @@ def _extract(data: bytes, url: str, resolve: Resolve) -> Page:
         head.read(element, page)
     base = head.resolve_base(resolve)
     walker = _Walker(page, base, resolve)
-    walker.walk(root, chrome=False, sectioned=False)
+    walker.walk(root)
     walker.flush()
     page.blocks = walker.blocks
     page.text = " ".join(walker.blocks)
@@ -347,14 +350,7 @@ class _Head:
         content = element.get("content") or ""
         name = (element.get("name") or "").strip().lower()
         if name:
-            content = _clean(content)
-            page.meta[name] = f"{page.meta[name]}, {content}" if name in page.meta else content
-            if name == "description":
-                page.description = content
-            elif name == "keywords":
-                page.keywords = content
-            elif name == "robots":
-                page.robots = page.robots | {token.strip().lower() for token in content.split(",") if token.strip()}
+            _named_meta(page, name, _clean(content))
             return
         equiv = (element.get("http-equiv") or "").strip().lower()
         if equiv == "refresh" and self.refresh is None:
@@ -381,6 +377,33 @@ class _Head:
         except ValueError:
             return None
         return canonical if same_site(canonical, self.url) else None
+
+
+def _named_meta(page: Page, name: str, content: str) -> None:
+    """A ``<meta name=... content=...>``: kept by name (a repeated name's
+    contents joined), and the description, keywords and robots directives
+    read from it."""
+    page.meta[name] = f"{page.meta[name]}, {content}" if name in page.meta else content
+    if name == "description":
+        page.description = content
+    elif name == "keywords":
+        page.keywords = content
+    elif name == "robots":
+        page.robots = page.robots | {token.strip().lower() for token in content.split(",") if token.strip()}
+
+
+def _never_shown(element: lxml.etree._Element, tag: object, style: str | None) -> bool:
+    """Whether an element's own words never reach a field: a comment or a
+    processing instruction (its tag is no string), an element dropped
+    whole (a script, a style...), or one hidden by an attribute or its
+    style. The text after it (its tail) is still the page's."""
+    return (
+        not isinstance(tag, str)
+        or tag in _DROPPED
+        or element.get("hidden") is not None
+        or element.get("aria-hidden") == "true"
+        or bool(style and _HIDDEN_STYLE.search(style))
+    )
 
 
 def _larger_font(size: str) -> bool:
@@ -435,54 +458,66 @@ class _Walker:
             if text:
                 self.blocks.append(text)
 
-    def walk(self, element: lxml.etree._Element, chrome: bool, sectioned: bool) -> None:  # noqa: PLR0912 (one branch per kind of element, in the extractor's inner loop)
+    def walk(self, element: lxml.etree._Element, sectioned: bool = False) -> None:
+        """The content under ``element``, in reading order: its text in
+        blocks, its fields and links. Chrome met on the way gives only its
+        links (:meth:`_walk_chrome`); ``sectioned``: inside an article,
+        main or section element, where a header is the section's own."""
         parts = self.parts
-        page = self.page
         for child in element:
             tag = child.tag
-            if not isinstance(tag, str):  # comments, processing instructions
-                if not chrome and child.tail:
-                    parts.append(child.tail)
-                continue
-            get = child.get
-            style = get("style")
-            if (
-                tag in _DROPPED
-                or get("hidden") is not None
-                or get("aria-hidden") == "true"
-                or (style and _HIDDEN_STYLE.search(style))
-            ):
-                if not chrome and child.tail:
-                    parts.append(child.tail)
-                continue
-            inner = chrome or is_chrome(child, tag, sectioned)
-            if not inner:
-                if tag in _HEADINGS:
-                    text = _clean(_text_of(child))
-                    if text:
-                        page.headings.append(text)
-                        self._section(child, tag, text)
-                elif tag == "dt" and get("id"):
-                    self._section(child, tag, _clean(_text_of(child)))
-                elif tag in _EMPHASIS:
-                    text = _clean(_text_of(child))
-                    if text:
-                        page.emphasis.append(text)
-                elif style or tag == "font":
-                    self._styled(child, tag, style)
-            if tag == "a" or tag == "area":
-                self._add_link(child)
-            block = tag in _BLOCK
-            if block:
-                self.flush()
-            if child.text and not inner:
-                parts.append(child.text)
-            if len(child):
-                self.walk(child, inner, sectioned or tag in SECTIONS)
-            if block:
-                self.flush()
-            if child.tail and not chrome:
+            style = child.get("style")
+            if not _never_shown(child, tag, style):
+                if is_chrome(child, tag, sectioned):
+                    self._walk_chrome(child, tag)
+                else:
+                    if tag in _FIELD_TAGS or style:
+                        self._fields(child, tag, style)
+                    if tag in _LINK_TAGS:
+                        self._add_link(child)
+                    block = tag in _BLOCK
+                    if block:
+                        self.flush()
+                    if child.text:
+                        parts.append(child.text)
+                    if len(child):
+                        self.walk(child, sectioned or tag in SECTIONS)
+                    if block:
+                        self.flush()
+            if child.tail:
                 parts.append(child.tail)
+
+    def _walk_chrome(self, element: lxml.etree._Element, tag: str) -> None:
+        """Chrome (navigation, site header and footer...): its links, and a
+        break in the text for each block element; none of its words."""
+        if tag in _LINK_TAGS:
+            self._add_link(element)
+        block = tag in _BLOCK
+        if block:
+            self.flush()
+        for child in element:
+            child_tag = child.tag
+            if not _never_shown(child, child_tag, child.get("style")):
+                self._walk_chrome(child, child_tag)
+        if block:
+            self.flush()
+
+    def _fields(self, element: lxml.etree._Element, tag: str, style: str | None) -> None:
+        """A heading (and the section it opens), a definition a link can
+        point into, or emphasised text: each to its field."""
+        if tag in _HEADINGS:
+            text = _clean(_text_of(element))
+            if text:
+                self.page.headings.append(text)
+                self._section(element, tag, text)
+        elif tag == "dt" and element.get("id"):
+            self._section(element, tag, _clean(_text_of(element)))
+        elif tag in _EMPHASIS:
+            text = _clean(_text_of(element))
+            if text:
+                self.page.emphasis.append(text)
+        elif style or tag == "font":
+            self._styled(element, tag, style)
 
     def _section(self, element: lxml.etree._Element, tag: str, text: str) -> None:
         """Record a heading or definition that a link can point into, by the

@@ -199,3 +199,157 @@ def test_an_unreadable_or_malformed_file_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(CredentialsError) as raised:
         load(bad)
     assert "is not JSON" in str(raised.value) and SECRET not in str(raised.value)
+
+
+# --- every fault of an entry, word for word ------------------------------------------------------
+
+SITE = "https://a.example.org/"
+PAIR = {"user": "u", "password": "p"}
+LOGIN = {"login_url": "https://a.example.org/login", "fields": {"user": "u"}, "logged_in": "css:a.logout"}
+METHODS = "(basic, digest, form, header, cookie)"
+
+
+def _bad(**form: object) -> dict[str, object]:
+    """A file of one form entry, ``form`` changing some of its fields."""
+    return {SITE: {"form": {**LOGIN, **form}}}
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        # the key
+        (
+            {"https://a.example.org:99999/": {"basic": PAIR}},
+            "'https://a.example.org:99999/': a key must be an http(s) URL",
+        ),
+        (
+            {"ftp://a.example.org/": {"basic": PAIR}},
+            "'ftp://a.example.org/': a key must be an http(s) URL (scheme://host[:port][/path])",
+        ),
+        (
+            {"https:///path": {"basic": PAIR}},
+            "'https:///path': a key must be an http(s) URL (scheme://host[:port][/path])",
+        ),
+        (
+            {"https://u:p@a.example.org/": {"basic": PAIR}},
+            f"{SITE!r}: a key holds no credentials (they go in its entry)",
+        ),
+        (
+            {"https://a.example.org/#top": {"basic": PAIR}},
+            "'https://a.example.org/#top': a key has no query or fragment",
+        ),
+        (
+            {SITE: {"basic": PAIR}, "https://a.example.org": {"basic": PAIR}},
+            "'https://a.example.org': another key names the same area",
+        ),
+        # the entry
+        ({SITE: ["basic"]}, f"{SITE!r}: the entry must be an object naming one method {METHODS}"),
+        (
+            {SITE: {"basic": PAIR, "ntlm": {}, "Allow_insecure": True}},
+            f"{SITE!r}: unknown name(s) 'Allow_insecure', 'ntlm'; an entry names one method {METHODS} "
+            "and may say allow_insecure",
+        ),
+        ({SITE: {}}, f"{SITE!r}: the entry must name exactly one method {METHODS}"),
+        ({SITE: {"allow_insecure": True}}, f"{SITE!r}: the entry must name exactly one method {METHODS}"),
+        ({SITE: {"basic": PAIR, "digest": PAIR}}, f"{SITE!r}: the entry must name exactly one method {METHODS}"),
+        ({SITE: {"basic": PAIR, "allow_insecure": 1}}, f"{SITE!r}: allow_insecure must be true or false"),
+        ({SITE: {"digest": {}}}, f"{SITE!r}: digest must be a non-empty object"),
+        ({SITE: {"header": ["Authorization"]}}, f"{SITE!r}: header must be a non-empty object"),
+        (
+            {"http://a.example.org/": {"cookie": {"s": "1"}}},
+            "'http://a.example.org/': plain http to another machine would show the credentials to anyone on the way: "
+            'use https, or say "allow_insecure": true',
+        ),
+        # the names a method takes
+        ({SITE: {"basic": {"user": "u"}}}, f"{SITE!r}: basic takes password, user (missing password)"),
+        (
+            {SITE: {"digest": {**PAIR, "realm": "r", "Nonce": "n"}}},
+            f"{SITE!r}: digest takes password, user (unknown 'Nonce', 'realm')",
+        ),
+        (
+            {SITE: {"form": {"login_url": SITE, "user": "u"}}},
+            f"{SITE!r}: form takes fields, logged_in, login_url (missing fields, logged_in; unknown 'user')",
+        ),
+        # basic and digest
+        ({SITE: {"basic": {**PAIR, "user": 5}}}, f"{SITE!r}: basic user must be a string without control characters"),
+        (
+            {SITE: {"digest": {**PAIR, "password": "p\x00"}}},
+            f"{SITE!r}: digest password must be a string without control characters",
+        ),
+        ({SITE: {"basic": {**PAIR, "user": "u:v"}}}, f"{SITE!r}: a Basic user name cannot hold ':' (RFC 7617)"),
+        # header
+        (
+            {SITE: {"header": {"X Token": "t"}}},
+            f"{SITE!r}: header 'X Token' cannot carry credentials "
+            "(a token name, not one the crawl sets; cookies use the cookie method)",
+        ),
+        (
+            {SITE: {"header": {"X-Token": "t", "cookie": "t"}}},
+            f"{SITE!r}: header 'cookie' cannot carry credentials "
+            "(a token name, not one the crawl sets; cookies use the cookie method)",
+        ),
+        (
+            {SITE: {"header": {"X-Token": ""}}},
+            f"{SITE!r}: header 'X-Token' must be a non-empty string without control characters",
+        ),
+        (
+            {SITE: {"header": {"X-Token": 7}}},
+            f"{SITE!r}: header 'X-Token' must be a non-empty string without control characters",
+        ),
+        (
+            {SITE: {"header": {"X-Token": "a\nb"}}},
+            f"{SITE!r}: header 'X-Token' must be a non-empty string without control characters",
+        ),
+        # cookie
+        ({SITE: {"cookie": {"s": "1", "a=b": "1"}}}, f"{SITE!r}: 'a=b' is not a cookie name"),
+        ({SITE: {"cookie": {"s": "a b"}}}, f"{SITE!r}: cookie 's' must be a string of cookie characters (RFC 6265)"),
+        ({SITE: {"cookie": {"s": 1}}}, f"{SITE!r}: cookie 's' must be a string of cookie characters (RFC 6265)"),
+        # form
+        (_bad(login_url=5), f"{SITE!r}: login_url must be a URL"),
+        (_bad(login_url="/login"), "'/login': login_url must be an http(s) URL (scheme://host[:port][/path])"),
+        (
+            _bad(login_url="https://a.example.org/login?next=1"),
+            "'https://a.example.org/login?next=1': login_url has no query or fragment",
+        ),
+        (
+            _bad(login_url="https://b.example.org/login"),
+            f"{SITE!r}: login_url must be on the site it logs into (https://a.example.org:443), "
+            "so that the credentials go nowhere else",
+        ),
+        (_bad(fields=[]), f"{SITE!r}: fields must be an object of form field names and string values"),
+        (_bad(fields={}), f"{SITE!r}: fields must be an object of form field names and string values"),
+        (_bad(fields={"": "u"}), f"{SITE!r}: fields must be an object of form field names and string values"),
+        (_bad(fields={"user": 1}), f"{SITE!r}: fields must be an object of form field names and string values"),
+        (_bad(fields={"user": "a\rb"}), f"{SITE!r}: fields must be an object of form field names and string values"),
+        (
+            _bad(logged_in=1),
+            f"{SITE!r}: logged_in must be 'css:SELECTOR' or 'text:TEXT' (what only a logged-in page shows)",
+        ),
+        (
+            _bad(logged_in="xpath://a"),
+            f"{SITE!r}: logged_in must be 'css:SELECTOR' or 'text:TEXT' (what only a logged-in page shows)",
+        ),
+        (
+            _bad(logged_in="text:  "),
+            f"{SITE!r}: logged_in must be 'css:SELECTOR' or 'text:TEXT' (what only a logged-in page shows)",
+        ),
+        (_bad(logged_in="css:a[["), f"{SITE!r}: logged_in has a bad CSS selector (SelectorSyntaxError)"),
+        # several faults: the first in the order above is the one said
+        (
+            {"http://a.example.org/": {"basic": {"user": "u"}}},
+            "'http://a.example.org/': plain http to another machine would show the credentials to anyone on the way: "
+            'use https, or say "allow_insecure": true',
+        ),
+        ({SITE: {"basic": {"user": 5}}}, f"{SITE!r}: basic takes password, user (missing password)"),
+        (
+            _bad(login_url="https://b.example.org/login", fields={}, logged_in=""),
+            f"{SITE!r}: login_url must be on the site it logs into (https://a.example.org:443), "
+            "so that the credentials go nowhere else",
+        ),
+        (_bad(fields={}, logged_in=""), f"{SITE!r}: fields must be an object of form field names and string values"),
+    ],
+)
+def test_each_fault_of_an_entry_has_its_own_message(data: dict[str, object], message: str) -> None:
+    with pytest.raises(CredentialsError) as raised:
+        parse(data, "creds.json")
+    assert str(raised.value) == f"creds.json: {message}"
