@@ -37,8 +37,9 @@ from crawler.project import project_settings
 from crawler.revisit import RevisitBounds
 from crawler.robots import page_directives
 from crawler.scope import Scope
+from crawler.sites import site_of
 from crawler.traps import Blacklist, PatternBudget
-from crawler.urls import TrapRules, UrlPolicy, site_of
+from crawler.urls import TrapRules, UrlPolicy
 
 logger = logging.getLogger(__name__)
 

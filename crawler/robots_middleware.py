@@ -55,7 +55,7 @@ from crawler.robots import (
     looks_like_robots,
     outcome,
 )
-from crawler.urls import site_of
+from crawler.sites import site_of
 
 if TYPE_CHECKING:
     import redis

@@ -40,11 +40,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Protocol, cast
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 import idna
 
 from crawler import settings as defaults
+from crawler.sites import DEFAULT_PORTS
 
 __all__ = [
     "UNRESERVED",
@@ -54,7 +55,6 @@ __all__ = [
     "canonicalize",
     "fingerprint",
     "percent_normalizer",
-    "site_of",
     "trap_reason",
     "url_pattern",
 ]
@@ -232,7 +232,6 @@ _normalize_userinfo = percent_normalizer(_USERINFO_CHARS)
 _BAD_ASCII_HOST = re.compile(r"[^a-z0-9\-._~" + _SUB_DELIMS + "]")
 _BAD_UNICODE_HOST = re.compile(r"[^a-z0-9\-._~" + _SUB_DELIMS + r"\x80-\U0010ffff]")
 _IPV_FUTURE = re.compile(r"v[0-9a-f]+\.[a-z0-9\-._~" + _SUB_DELIMS + ":]+")
-_DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 
 def _split_host_port(hostport: str, url: str) -> tuple[str, str]:
@@ -253,8 +252,8 @@ def _canonical_port(port: str, scheme: str, url: str) -> str:
         return ""
     if not (port.isascii() and port.isdigit()) or int(port) > 65535:
         raise ValueError(f"invalid port {port!r} in {_show(url)}")
-    port = str(int(port))  # "0080" is port 80
-    return "" if port == _DEFAULT_PORTS[scheme] else port
+    number = int(port)  # "0080" is port 80
+    return "" if number == DEFAULT_PORTS[scheme] else str(number)
 
 
 def _canonical_host(host: str, url: str) -> str:
@@ -428,7 +427,7 @@ class UrlPolicy:
         if scheme is None:
             raise ValueError(f"not an absolute URL (no scheme): {_show(url)}")
         scheme = scheme.lower()
-        if scheme not in _DEFAULT_PORTS:
+        if scheme not in DEFAULT_PORTS:
             return _unsplit(scheme, authority, path, query)
         if not authority:
             raise ValueError(f"{scheme} URL without a host: {_show(url)}")
@@ -799,18 +798,6 @@ def trap_reason(url: str) -> str | None:
     'too_many_segments'
     """
     return _DEFAULT_TRAPS.reason(canonicalize(url))
-
-
-def site_of(url: str) -> str:
-    """The politeness unit: scheme, host and port (ARCHITECTURE.md, item 13).
-
-    >>> site_of("http://Example.com/a"), site_of("https://example.com:8443/")
-    ('http://example.com:80', 'https://example.com:8443')
-    """
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    port = parts.port or int(_DEFAULT_PORTS.get(scheme, 0))
-    return f"{scheme}://{(parts.hostname or '').lower()}:{port}"
 
 
 _DIGITS = re.compile(r"[0-9]+")

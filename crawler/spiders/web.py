@@ -62,9 +62,10 @@ from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, 
 from crawler.pages import Fetched, PageLogic
 from crawler.revisit import RevisitBounds, conditional_headers, due_pages
 from crawler.scope import Scope
+from crawler.sites import host_name, site_of
 from crawler.start_urls import StartUrls
 from crawler.traps import Blacklist, Chains, PatternBudget
-from crawler.urls import TrapRules, UrlPolicy, site_of
+from crawler.urls import TrapRules, UrlPolicy
 
 logger = logging.getLogger(__name__)
 
@@ -301,7 +302,7 @@ class WebSpider(Spider):
         )
         if self._extract_processes:
             self.extractor = ExtractPool(self._extract_processes, self.policy)
-        self.frontier.add_scope(urlsplit(url).hostname or "" for url in self.seeds)
+        self.frontier.add_scope(host_name(url) for url in self.seeds)
         self.scope.add(self.frontier.scope())
         self._scope_read = time.monotonic()
         self._refresh_purged(force=True)
@@ -370,7 +371,7 @@ class WebSpider(Spider):
                 if self.links.purged.reason(url):
                     self._refuse(url, PURGED)
                     continue
-                hosts.append(urlsplit(url).hostname or "")
+                hosts.append(host_name(url))
                 requests.append(Request(url, meta={"seed": True}, errback=self.failed))
             if not more:
                 break
