@@ -68,7 +68,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from crawler.httpdate import parse_http_date
-from crawler.urls import UNRESERVED, percent_normalizer
+from crawler.urls import UNRESERVED, SettingsLike, percent_normalizer
 
 __all__ = [
     "MAX_ROBOTS_BYTES",
@@ -82,6 +82,7 @@ __all__ = [
     "looks_like_robots",
     "outcome",
     "page_directives",
+    "robots_agent",
 ]
 
 # RFC 9309 2.5: a parsing limit must be at least 500 KiB; what follows is ignored.
@@ -297,6 +298,18 @@ _PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]+")
 # A browser-style header names the crawler after "compatible;" (the RFC's own
 # example: "Mozilla/5.0 (compatible; ExampleBot/0.1; ...)").
 _COMPATIBLE = re.compile(r"\(compatible;\s*([A-Za-z_-]+)", re.IGNORECASE)
+
+
+def robots_agent(settings: SettingsLike) -> str:
+    """The name this crawler reads robots.txt, and robots META tags, for:
+    ``ROBOTSTXT_USER_AGENT`` (Scrapy's setting), else ``CRAWLER_PRODUCT``,
+    the product its ``User-Agent`` header names.  Scrapy's settings or a
+    plain mapping (a rebuild's recorded settings).
+
+    >>> robots_agent({"ROBOTSTXT_USER_AGENT": "", "CRAWLER_PRODUCT": "LanternBot/0.1"})
+    'LanternBot/0.1'
+    """
+    return settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT")
 
 
 def _product_token(user_agent: str) -> str:

@@ -54,6 +54,7 @@ from crawler.robots import (
     expiry_seconds,
     looks_like_robots,
     outcome,
+    robots_agent,
 )
 from crawler.sites import site_of
 
@@ -192,7 +193,7 @@ class RobotsMiddleware:
         middleware = cls(
             crawler,
             SharedRobots(Frontier.for_crawler(crawler)),
-            settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT"),
+            robots_agent(settings),
             policy,
             min(settings.getfloat("ROBOTS_CACHE_SECONDS"), 86400.0),
             settings.getfloat("ROBOTS_RETRY_DELAY"),

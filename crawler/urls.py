@@ -63,7 +63,7 @@ __all__ = [
 class SettingsLike(Protocol):
     """What ``from_settings`` needs: Scrapy's ``Settings`` or a plain dict."""
 
-    def get(self, name: str, default: Any, /) -> Any: ...
+    def get(self, name: str, default: Any = None, /) -> Any: ...
 
 
 # --- Splitting and resolving (RFC 3986 appendix B and section 5.2) ----------

@@ -61,6 +61,7 @@ from crawler.frontier import Frontier
 from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, PURGED, LinkFilter
 from crawler.pages import Fetched, PageLogic
 from crawler.revisit import RevisitBounds, conditional_headers, due_pages
+from crawler.robots import robots_agent
 from crawler.scope import Scope
 from crawler.sites import host_name, site_of
 from crawler.start_urls import StartUrls
@@ -261,7 +262,7 @@ class WebSpider(Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         settings = crawler.settings
         spider.policy = UrlPolicy.from_settings(settings)
-        spider.agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT")
+        spider.agent = robots_agent(settings)
         try:
             spider.links = LinkFilter.from_settings(settings, spider.scope)
         except (OSError, ValueError) as exc:
