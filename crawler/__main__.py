@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import redis
 from scrapy import Request
@@ -29,7 +28,8 @@ from crawler.datadir import graph_dir, index_dir, pages_files
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from crawler.frontier import QUEUED, Frontier, encode_request
 from crawler.monitor import last_finish
-from crawler.urls import canonicalize, fingerprint, site_of
+from crawler.sites import host_name, site_of
+from crawler.urls import canonicalize, fingerprint
 from crawler.version import VERSION
 
 
@@ -67,7 +67,7 @@ def seed(frontier: Frontier, urls: list[str]) -> int:
             raise ValueError(f"only http and https URLs can be seeds: {url}")
         request = Request(canonical, meta={"depth": 0, "seed": True})
         entries.append((fingerprint(canonical), 0, encode_request(request), site_of(canonical)))
-        hosts.append(urlsplit(canonical).hostname or "")
+        hosts.append(host_name(canonical))
     frontier.add_scope(hosts)
     return frontier.push(entries).count(QUEUED)
 

@@ -67,7 +67,7 @@ from crawler.logins import (
     logged_in,
     login_form,
 )
-from crawler.urls import site_of
+from crawler.sites import site_of
 
 if TYPE_CHECKING:
     from scrapy import Spider

@@ -46,6 +46,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 
 from crawler.extractors.page import Page
+from crawler.sites import site_prefix
 
 __all__ = ["BoilerplateDetector", "block_key"]
 
@@ -63,11 +64,6 @@ def block_key(block: str) -> int:
     normalized = " ".join(_DIGITS.sub(" ", block).casefold().split())
     digest = hashlib.blake2b(normalized.encode("utf-8", "surrogatepass"), digest_size=8)
     return int.from_bytes(digest.digest(), "big")
-
-
-def _site(url: str) -> str:
-    """Scheme, host and port of a canonical URL."""
-    return "/".join(url.split("/", 3)[:3])
 
 
 class _Site:
@@ -148,7 +144,7 @@ class BoilerplateDetector:
         if page.kind != "html" or not page.blocks:
             return 0
         keys = [block_key(block) for block in page.blocks]
-        state = self._observe(_site(page.url), set(keys))
+        state = self._observe(site_prefix(page.url), set(keys))
         kept = [block for block, key in zip(page.blocks, keys, strict=False) if not self._repeated(state, key)]
         dropped = len(page.blocks) - len(kept)
         if dropped:

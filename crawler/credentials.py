@@ -48,7 +48,7 @@ from urllib.parse import urlsplit
 from parsel import Selector
 
 from crawler.logins import TOKEN
-from crawler.urls import site_of
+from crawler.sites import site_of
 
 __all__ = [
     "METHODS",
@@ -90,7 +90,7 @@ class Credential:
     """One entry of the file: the area it opens and how.
 
     ``key`` is as written (a URL without secrets); ``site`` is
-    :func:`crawler.urls.site_of` of it and ``prefix`` its path ("/"
+    :func:`crawler.sites.site_of` of it and ``prefix`` its path ("/"
     for the whole site). Secret values are kept out of ``repr``.
     """
 

@@ -55,8 +55,8 @@ from crawler.fingerprints import simhash_blocks
 from crawler.leases import Leases
 from crawler.partitions import CLUSTER_PARTITIONS, Partitions
 from crawler.seen import BloomSeen, ExactSeen, SeenSet, seen_set
+from crawler.sites import site_of
 from crawler.turns import LUA, ScriptKeys, site_key
-from crawler.urls import site_of
 
 if TYPE_CHECKING:
     from scrapy import Spider

@@ -37,7 +37,7 @@ from crawler.codings import ACCEPT_ENCODING, decode
 from crawler.extractors import extractor_for, media
 from crawler.extractors.sniff import media_type_of
 from crawler.frontier import Frontier, encode_request
-from crawler.urls import site_of
+from crawler.sites import site_of
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -6,7 +6,7 @@ import time
 from typing import TYPE_CHECKING
 
 from crawler.httpdate import parse_http_date
-from crawler.urls import site_of
+from crawler.sites import site_of
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider

@@ -43,7 +43,6 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
-from urllib.parse import urlsplit
 
 import redis
 from scrapy import signals
@@ -58,7 +57,7 @@ from crawler.frontier import Frontier
 from crawler.report import Tally, is_error, progress_line, report, sites_waiting, table
 from crawler.robots import Outcome, outcome
 from crawler.robots_middleware import ForbiddenByRobots, RobotsMiddleware
-from crawler.urls import site_of
+from crawler.sites import host_name, site_of
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -299,10 +298,10 @@ class CrawlMonitor:
         data_dir = str(Path(settings.get("DATA_DIR")).resolve())
         seeds = list(getattr(spider, "seeds", []))
         try:
-            hosts = frontier.scope() | {urlsplit(url).hostname or "" for url in seeds}
+            hosts = frontier.scope() | {host_name(url) for url in seeds}
             redis_words = self._redis_words(frontier, data_dir)
         except (*REDIS_DOWN, redis.RedisError):
-            hosts, redis_words = {urlsplit(url).hostname or "" for url in seeds}, "unreachable"
+            hosts, redis_words = {host_name(url) for url in seeds}, "unreachable"
         pipeline = self.crawler.get_item_pipeline(ItemQueuePipeline)
         if pipeline is not None and pipeline.indexer is not None:
             indexer = (

@@ -35,10 +35,11 @@ from crawler.fingerprints import content_fingerprint, fingerprints, hamming, sim
 from crawler.linkfilter import LinkFilter
 from crawler.project import project_settings
 from crawler.revisit import RevisitBounds
-from crawler.robots import page_directives
+from crawler.robots import page_directives, robots_agent
 from crawler.scope import Scope
+from crawler.sites import site_of
 from crawler.traps import Blacklist, PatternBudget
-from crawler.urls import TrapRules, UrlPolicy, site_of
+from crawler.urls import TrapRules, UrlPolicy
 
 logger = logging.getLogger(__name__)
 
@@ -320,7 +321,7 @@ class PageLogic:
             Blacklist(settings["TRAPS_BLACKLIST_HOSTS"], settings["TRAPS_BLACKLIST_URLS"]),
             PatternBudget(0),
         )
-        agent = settings["ROBOTSTXT_USER_AGENT"] or settings["CRAWLER_PRODUCT"]
+        agent = robots_agent(settings)
         revisit = RevisitBounds(
             float(settings["RECRAWL_INTERVAL"]),
             float(settings["RECRAWL_MIN_INTERVAL"]),

@@ -37,7 +37,7 @@ from scrapy.utils.asyncio import call_later
 from crawler._async import REDIS_DOWN, sleep
 from crawler.frontier import Frontier
 from crawler.middlewares import retry_after_seconds
-from crawler.urls import site_of
+from crawler.sites import site_of
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from crawler.urls import site_of
+from crawler.sites import site_of
 
 __all__ = ["RevisitBounds", "next_interval", "conditional_headers", "due_pages"]
 

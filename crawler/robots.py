@@ -68,7 +68,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from crawler.httpdate import parse_http_date
-from crawler.urls import UNRESERVED, percent_normalizer
+from crawler.urls import UNRESERVED, SettingsLike, percent_normalizer
 
 __all__ = [
     "MAX_ROBOTS_BYTES",
@@ -82,6 +82,7 @@ __all__ = [
     "looks_like_robots",
     "outcome",
     "page_directives",
+    "robots_agent",
 ]
 
 # RFC 9309 2.5: a parsing limit must be at least 500 KiB; what follows is ignored.
@@ -299,6 +300,18 @@ _PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]+")
 _COMPATIBLE = re.compile(r"\(compatible;\s*([A-Za-z_-]+)", re.IGNORECASE)
 
 
+def robots_agent(settings: SettingsLike) -> str:
+    """The name this crawler reads robots.txt, and robots META tags, for:
+    ``ROBOTSTXT_USER_AGENT`` (Scrapy's setting), else ``CRAWLER_PRODUCT``,
+    the product its ``User-Agent`` header names.  Scrapy's settings or a
+    plain mapping (a rebuild's recorded settings).
+
+    >>> robots_agent({"ROBOTSTXT_USER_AGENT": "", "CRAWLER_PRODUCT": "LanternBot/0.1"})
+    'LanternBot/0.1'
+    """
+    return settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT")
+
+
 def _product_token(user_agent: str) -> str:
     """The crawler's name as groups are matched against it, lower-cased.
 
@@ -457,6 +470,45 @@ class _Group:
     closed: bool = False
 
 
+def _read_groups(text: str) -> tuple[list[_Group], list[str]]:
+    """The groups of a robots.txt, in file order, and its sitemaps."""
+    groups: list[_Group] = []
+    agents: set[str] = set()  # named since the current group's last other line
+    sitemaps: list[str] = []
+    for directive, value in _directives(text):
+        if directive == "user-agent":
+            if not groups or groups[-1].closed:
+                groups.append(_Group())
+                agents = set()
+            name = _group_name(value)
+            if name:
+                groups[-1].agents.add(name)
+                agents.add(name)
+        elif directive == "sitemap":
+            # leniency: several URLs on one line
+            sitemaps.extend(url for url in value.split() if _ABSOLUTE_URL.match(url))
+        elif not groups:
+            continue  # RFC 9309 2.2.2: a rule in no group is ignored
+        elif directive == "crawl-delay":
+            delay = _crawl_delay(value)
+            if delay is not None:
+                groups[-1].delays.append((frozenset(agents or groups[-1].agents), delay))
+            agents = set()
+        else:
+            groups[-1].closed = True
+            groups[-1].rules.append((directive == "allow", value))
+            agents = set()
+    return groups, sitemaps
+
+
+def _groups_for(user_agent: str, groups: list[_Group]) -> tuple[str, list[_Group]]:
+    """The name the crawler answers to in this file (its product token when a
+    group names it, else ``*``) and the groups of that name."""
+    token = _product_token(user_agent)
+    name = token if any(token in group.agents for group in groups) else "*"
+    return name, [group for group in groups if name in group.agents]
+
+
 # Wildcard rules per compiled alternation.  The re module slows down on long
 # alternations (20,000 rules: 0.3 ms a check in chunks of 32, 2.8 ms in chunks
 # of 512), and a chunk is skipped when its best rule cannot win.
@@ -565,35 +617,8 @@ class RobotsRules:
         text = _decode(robots_txt)
         if _is_markup(text):
             return cls()
-        groups: list[_Group] = []
-        agents: set[str] = set()  # named since the current group's last other line
-        sitemaps: list[str] = []
-        for directive, value in _directives(text):
-            if directive == "user-agent":
-                if not groups or groups[-1].closed:
-                    groups.append(_Group())
-                    agents = set()
-                name = _group_name(value)
-                if name:
-                    groups[-1].agents.add(name)
-                    agents.add(name)
-            elif directive == "sitemap":
-                # leniency: several URLs on one line
-                sitemaps.extend(url for url in value.split() if _ABSOLUTE_URL.match(url))
-            elif not groups:
-                continue  # RFC 9309 2.2.2: a rule in no group is ignored
-            elif directive == "crawl-delay":
-                delay = _crawl_delay(value)
-                if delay is not None:
-                    groups[-1].delays.append((frozenset(agents or groups[-1].agents), delay))
-                agents = set()
-            else:
-                groups[-1].closed = True
-                groups[-1].rules.append((directive == "allow", value))
-                agents = set()
-        token = _product_token(user_agent)
-        name = token if any(token in group.agents for group in groups) else "*"
-        chosen = [group for group in groups if name in group.agents]
+        groups, sitemaps = _read_groups(text)
+        name, chosen = _groups_for(user_agent, groups)
         rules = [
             # leniency: "Disallow: /a /b" is two rules (a path has no spaces)
             Rule(allow, path)

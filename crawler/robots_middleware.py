@@ -54,8 +54,9 @@ from crawler.robots import (
     expiry_seconds,
     looks_like_robots,
     outcome,
+    robots_agent,
 )
-from crawler.urls import site_of
+from crawler.sites import site_of
 
 if TYPE_CHECKING:
     import redis
@@ -192,7 +193,7 @@ class RobotsMiddleware:
         middleware = cls(
             crawler,
             SharedRobots(Frontier.for_crawler(crawler)),
-            settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT"),
+            robots_agent(settings),
             policy,
             min(settings.getfloat("ROBOTS_CACHE_SECONDS"), 86400.0),
             settings.getfloat("ROBOTS_RETRY_DELAY"),
@@ -310,8 +311,29 @@ class RobotsMiddleware:
             politeness.set_crawl_delay(site, rules.crawl_delay)
         return _Known(rules, until)
 
-    async def _fetch(self, site: str) -> _Known:  # noqa: PLR0915 (a fetch, its redirects and their outcomes, in order)
+    async def _fetch(self, site: str) -> _Known:
         """Fetch ``site``'s robots.txt (following up to five redirects) and share the outcome."""
+        status, response = await self._download(site)
+        self.stats.inc_value(f"robots/status/{status if status is not None else 'error'}")
+        result, body = outcome(status, self.policy_4xx), ""
+        closed = result is Outcome.DISALLOW_ALL  # by 401 or 403 (an unreadable body warns apart)
+        if result is Outcome.PARSE and response is not None:
+            result, body = self._read_body(site, response)
+        self.stats.inc_value(f"robots/outcome/{result.name.lower()}")
+        if result is Outcome.RETRY:
+            return self._share_retry(site, status, response)
+        state, ttl = self._usable_state(result, status, response, body)
+        self.shared.put(site, state, ttl)
+        if closed:
+            logger.info("robots.txt of %s answered %s: the site is off limits", site, status)
+        known = self._from_state(site, state)
+        self._on_usable(site, known.rules)
+        return known
+
+    async def _download(self, site: str) -> tuple[int | None, Response | None]:
+        """The status and response that end ``site``'s robots.txt fetch, after
+        up to five redirects; (404, None) for a host name that does not
+        resolve, (None, None) for a network error."""
         url = f"{site}/robots.txt"
         status: int | None = None
         response: Response | None = None
@@ -339,58 +361,62 @@ class RobotsMiddleware:
             except DNSLookupError as exc:
                 # No such host: nothing to wait for, and nothing to fetch there.
                 logger.error("robots.txt of %s: the host name does not resolve (%s)", site, exc)
-                response, status = None, 404
-                break
+                return 404, None
             except Exception as exc:  # network errors, timeouts, too large
                 logger.info("robots.txt of %s could not be fetched: %s", site, exc)
-                response, status = None, None
-                break
+                return None, None
             status = response.status
             location = response.headers.get(b"Location")
-            if 300 <= status < 400 and location:
-                url = urljoin(url, location.decode("latin-1"))
-                continue
-            break
-        self.stats.inc_value(f"robots/status/{status if status is not None else 'error'}")
-        result = outcome(status, self.policy_4xx)
-        body, undecodable = "", False
-        if result is Outcome.PARSE and response is not None:
-            content_type = (response.headers.get(b"Content-Type") or b"").decode("latin-1") or None
-            cut = any(flag in response.flags for flag in _CUT_OFF)
-            text = decode_robots(response.body, content_type, cut)
-            if text is None:
-                # A UTF-16 file that is not UTF-16: its rules cannot be read,
-                # and reading none would allow everything it forbids.
-                self.stats.inc_value("robots/undecodable")
-                logger.warning(
-                    "robots.txt of %s cannot be read in the encoding it names (%s): the site is off "
-                    "limits until robots.txt is fetched again (robots/undecodable)",
-                    site,
-                    content_type or "its byte order mark",
-                )
-                result, undecodable = Outcome.DISALLOW_ALL, True
-            elif not looks_like_robots(text.encode("utf-8", "surrogatepass"), content_type):
-                self.stats.inc_value("robots/not_robots_txt")
-                result = Outcome.ALLOW_ALL
-            else:
-                body = text
-        self.stats.inc_value(f"robots/outcome/{result.name.lower()}")
-        now = time.time()
-        if result is Outcome.RETRY:
-            previous = self.shared.get(site) or {}
-            attempts = int(previous.get("attempts", 0)) + 1
-            delay = self._backoff(attempts, response)
-            state = {"outcome": "retry", "attempts": attempts, "retry_at": now + delay, "status": status}
-            self.shared.put(site, state, delay + 3600)
+            if not (300 <= status < 400 and location):
+                break
+            url = urljoin(url, location.decode("latin-1"))
+        return status, response
+
+    def _read_body(self, site: str, response: Response) -> tuple[Outcome, str]:
+        """What a 2xx answer holds: (PARSE, its text); (DISALLOW_ALL, "") when
+        it cannot be read in the encoding it names; (ALLOW_ALL, "") when it
+        is no robots.txt (an HTML page, binary junk)."""
+        content_type = (response.headers.get(b"Content-Type") or b"").decode("latin-1") or None
+        cut = any(flag in response.flags for flag in _CUT_OFF)
+        text = decode_robots(response.body, content_type, cut)
+        if text is None:
+            # A UTF-16 file that is not UTF-16: its rules cannot be read,
+            # and reading none would allow everything it forbids.
+            self.stats.inc_value("robots/undecodable")
             logger.warning(
-                "robots.txt of %s unavailable (%s): its requests wait; attempt %d of %d, next in %.0f s",
+                "robots.txt of %s cannot be read in the encoding it names (%s): the site is off "
+                "limits until robots.txt is fetched again (robots/undecodable)",
                 site,
-                status or "network error",
-                attempts,
-                self.retry_times,
-                delay,
+                content_type or "its byte order mark",
             )
-            return self._from_state(site, state)
+            return Outcome.DISALLOW_ALL, ""
+        if not looks_like_robots(text.encode("utf-8", "surrogatepass"), content_type):
+            self.stats.inc_value("robots/not_robots_txt")
+            return Outcome.ALLOW_ALL, ""
+        return Outcome.PARSE, text
+
+    def _share_retry(self, site: str, status: int | None, response: Response | None) -> _Known:
+        """robots.txt is unavailable: the site waits, and it is fetched again with backoff."""
+        previous = self.shared.get(site) or {}
+        attempts = int(previous.get("attempts", 0)) + 1
+        delay = self._backoff(attempts, response)
+        state = {"outcome": "retry", "attempts": attempts, "retry_at": time.time() + delay, "status": status}
+        self.shared.put(site, state, delay + 3600)
+        logger.warning(
+            "robots.txt of %s unavailable (%s): its requests wait; attempt %d of %d, next in %.0f s",
+            site,
+            status or "network error",
+            attempts,
+            self.retry_times,
+            delay,
+        )
+        return self._from_state(site, state)
+
+    def _usable_state(
+        self, result: Outcome, status: int | None, response: Response | None, body: str
+    ) -> tuple[dict[str, Any], float]:
+        """The state shared for a usable answer, and for how many seconds it may be used."""
+        now = time.time()
         headers = (
             {}
             if response is None
@@ -400,13 +426,7 @@ class RobotsMiddleware:
         )
         ttl = expiry_seconds(headers, now, default=self.max_age, maximum=self.max_age)
         kind = {Outcome.PARSE: "parse", Outcome.DISALLOW_ALL: "disallow"}.get(result, "allow")
-        state = {"outcome": kind, "expires": now + ttl, "status": status, "body": body if kind == "parse" else ""}
-        self.shared.put(site, state, ttl)
-        if kind == "disallow" and not undecodable:
-            logger.info("robots.txt of %s answered %s: the site is off limits", site, status)
-        known = self._from_state(site, state)
-        self._on_usable(site, known.rules)
-        return known
+        return {"outcome": kind, "expires": now + ttl, "status": status, "body": body if kind == "parse" else ""}, ttl
 
     def _backoff(self, attempts: int, response: Response | None) -> float:
         delay = self.retry_delay * 2 ** (attempts - 1)

@@ -51,7 +51,8 @@ from scrapy.utils.asyncio import call_later
 from crawler import settings as defaults
 from crawler._async import REDIS_DOWN
 from crawler.frontier import OVER_BUDGET, QUEUED, SEEN, Frontier, decode_request, encode_request
-from crawler.urls import UrlPolicy, site_of
+from crawler.sites import site_of
+from crawler.urls import UrlPolicy
 
 if TYPE_CHECKING:
     from scrapy import Spider

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
-from urllib.parse import urlsplit
 
 import tldextract
+
+from crawler.sites import host_name
 
 __all__ = ["Scope", "SCOPES", "registrable_domain"]
 
@@ -67,7 +68,7 @@ class Scope:
         return self.mode == "any" or self.key(host) in self._keys
 
     def __contains__(self, url: str) -> bool:
-        return self.mode == "any" or self.allows_host(urlsplit(url).hostname or "")
+        return self.mode == "any" or self.allows_host(host_name(url))
 
     def __len__(self) -> int:
         return len(self._keys)

@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 from pathlib import Path
-from urllib.parse import urlsplit
 
+from crawler.sites import host_name
 from crawler.urls import url_pattern
 
 __all__ = ["Blacklist", "Chains", "PatternBudget"]
@@ -170,7 +170,7 @@ class Blacklist:
     def reason(self, url: str) -> str | None:
         """``"host"`` or ``"pattern"`` when ``url`` is blacklisted, else None."""
         if self.hosts:
-            host = (urlsplit(url).hostname or "").rstrip(".")
+            host = host_name(url).rstrip(".")
             while host:
                 if host in self.hosts:
                     return "host"

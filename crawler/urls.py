@@ -40,11 +40,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Protocol, cast
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 import idna
 
 from crawler import settings as defaults
+from crawler.sites import DEFAULT_PORTS
 
 __all__ = [
     "UNRESERVED",
@@ -54,7 +55,6 @@ __all__ = [
     "canonicalize",
     "fingerprint",
     "percent_normalizer",
-    "site_of",
     "trap_reason",
     "url_pattern",
 ]
@@ -63,7 +63,7 @@ __all__ = [
 class SettingsLike(Protocol):
     """What ``from_settings`` needs: Scrapy's ``Settings`` or a plain dict."""
 
-    def get(self, name: str, default: Any, /) -> Any: ...
+    def get(self, name: str, default: Any = None, /) -> Any: ...
 
 
 # --- Splitting and resolving (RFC 3986 appendix B and section 5.2) ----------
@@ -232,7 +232,6 @@ _normalize_userinfo = percent_normalizer(_USERINFO_CHARS)
 _BAD_ASCII_HOST = re.compile(r"[^a-z0-9\-._~" + _SUB_DELIMS + "]")
 _BAD_UNICODE_HOST = re.compile(r"[^a-z0-9\-._~" + _SUB_DELIMS + r"\x80-\U0010ffff]")
 _IPV_FUTURE = re.compile(r"v[0-9a-f]+\.[a-z0-9\-._~" + _SUB_DELIMS + ":]+")
-_DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 
 def _split_host_port(hostport: str, url: str) -> tuple[str, str]:
@@ -249,23 +248,21 @@ def _split_host_port(hostport: str, url: str) -> tuple[str, str]:
 
 
 def _canonical_port(port: str, scheme: str, url: str) -> str:
+    """``:port`` as a canonical URL ends its authority with, or "" for no
+    port or the scheme's default one."""
     if not port:
         return ""
     if not (port.isascii() and port.isdigit()) or int(port) > 65535:
         raise ValueError(f"invalid port {port!r} in {_show(url)}")
-    port = str(int(port))  # "0080" is port 80
-    return "" if port == _DEFAULT_PORTS[scheme] else port
+    number = int(port)  # "0080" is port 80
+    return "" if number == DEFAULT_PORTS[scheme] else ":" + str(number)
 
 
-def _canonical_host(host: str, url: str) -> str:
+def _canonical_host(host: str, url: str, drop_www: bool) -> str:
+    """The host as a canonical URL writes it; without ``www.`` when the
+    policy drops it (:class:`UrlPolicy`) and a name is left after it."""
     if host.startswith("["):
-        literal = host[1:-1].lower()
-        if not _IPV_FUTURE.fullmatch(literal):
-            try:
-                ipaddress.IPv6Address(literal)
-            except ValueError:
-                raise ValueError(f"invalid IPv6 literal {host!r} in {_show(url)}") from None
-        return "[" + literal + "]"
+        return _canonical_ip_literal(host, url)
     if "%" in host:
         host = unquote(host)  # "%41.com" is "A.com"; bad UTF-8 becomes U+FFFD
     host = host.rstrip(".")  # "a.com." is "a.com": the root label is implied
@@ -273,11 +270,24 @@ def _canonical_host(host: str, url: str) -> str:
         host = host.lower()
         if not host or _BAD_ASCII_HOST.search(host):
             raise ValueError(f"no valid host in {_show(url)}")
-        return host
-    encoded = _idna_host(host)
-    if encoded is None:
-        raise ValueError(f"no valid host in {_show(url)}")
-    return encoded
+    else:
+        encoded = _idna_host(host)
+        if encoded is None:
+            raise ValueError(f"no valid host in {_show(url)}")
+        host = encoded
+    if drop_www and host.startswith("www.") and "." in host[4:]:
+        return host[4:]
+    return host
+
+
+def _canonical_ip_literal(host: str, url: str) -> str:
+    literal = host[1:-1].lower()
+    if not _IPV_FUTURE.fullmatch(literal):
+        try:
+            ipaddress.IPv6Address(literal)
+        except ValueError:
+            raise ValueError(f"invalid IPv6 literal {host!r} in {_show(url)}") from None
+    return "[" + literal + "]"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -419,7 +429,7 @@ class UrlPolicy:
         """
         return hashlib.md5(self.canonicalize(url).encode("utf-8"), usedforsecurity=False).digest()
 
-    def _canonicalize(self, url: str, base: str | None = None) -> str:  # noqa: PLR0912 (one branch per part of the URL, in RFC 3986's order; every link's hot path)
+    def _canonicalize(self, url: str, base: str | None = None) -> str:
         """The uncached implementation behind :meth:`canonicalize`."""
         parts = _split(url)
         if base and parts[0] is None:
@@ -428,18 +438,14 @@ class UrlPolicy:
         if scheme is None:
             raise ValueError(f"not an absolute URL (no scheme): {_show(url)}")
         scheme = scheme.lower()
-        if scheme not in _DEFAULT_PORTS:
+        if scheme not in DEFAULT_PORTS:
             return _unsplit(scheme, authority, path, query)
         if not authority:
             raise ValueError(f"{scheme} URL without a host: {_show(url)}")
 
         userinfo, _, hostport = authority.rpartition("@")
         host, port = _split_host_port(hostport, url)
-        host = _canonical_host(host, url)
-        if self.drop_www and host.startswith("www.") and "." in host[4:]:
-            host = host[4:]
-        port = _canonical_port(port, scheme, url)
-        netloc = host + ":" + port if port else host
+        netloc = _canonical_host(host, url, self.drop_www) + _canonical_port(port, scheme, url)
         if userinfo:  # kept, case and all; an empty "@" says nothing
             netloc = _normalize_userinfo(userinfo) + "@" + netloc
 
@@ -567,42 +573,66 @@ def calendar_years(path: str, query: str = "") -> list[int]:
     >>> calendar_years("/item/12345/06", "y=5&m=3")
     []
     """
-    params = [param.partition("=") for param in query.split("&") if param] if query else []
-    return _calendar_years(path, query, params)
+    return _calendar_years(path, query, _query_params(query))
 
 
-def _calendar_years(path: str, query: str, params: list[tuple[str, str, str]]) -> list[int]:  # noqa: PLR0912 (one branch per way a year stands in a URL)
+def _query_params(query: str | None) -> list[tuple[str, str, str]]:
+    """A query's parameters, each partitioned at its first ``=``; empty ones left out."""
+    return [param.partition("=") for param in query.split("&") if param] if query else []
+
+
+def _calendar_years(path: str, query: str, params: list[tuple[str, str, str]]) -> list[int]:
     years: list[int] = []
     for text in (path, query) if query else (path,):
         for match in _YEAR_TOKEN.finditer(text):
-            start, end = match.span()
-            alone = start == 0 or not text[start - 1].isalnum() or text.startswith("%20", start - 3)
-            if (alone and _AFTER_YEAR.match(text, end)) or (
-                not text[end : end + 1].isdigit() and _BEFORE_YEAR.search(text, max(0, start - 13), start)
-            ):
+            if _shaped_as_date(text, *match.span()):
                 years.append(int(match.group()))
     if "/" in path[1:]:
-        segments = path.split("/")
-        for i in range(2, len(segments)):
-            segment = segments[i]
-            if (
-                segment[:1] in ("1", "2")
-                and (compact := _COMPACT_DATE.match(segment))
-                and any(_CALENDAR_SEGMENT.fullmatch(before) for before in segments[1:i])
-            ):
-                years.append(int(compact.group(1)))
+        years += _compact_years_in_path(path)
     if params:
-        names: set[str] | None = None
-        for name, _, value in params:
-            name = name.lower()
-            if value[:1] in ("1", "2"):
-                if _DATE_PARAM.search(name) and (compact := _COMPACT_DATE.match(value)):
-                    years.append(int(compact.group(1)))
-                elif name in _YEAR_PARAMS and _YEAR_VALUE.fullmatch(value):
-                    if names is None:
-                        names = {other.lower() for other, _, _ in params}
-                    if names & _PERIOD_PARAMS:
-                        years.append(int(value))
+        years += _years_in_params(params)
+    return years
+
+
+def _shaped_as_date(text: str, start: int, end: int) -> bool:
+    """Whether what surrounds the year at ``text[start:end]`` makes it a
+    date's: "/2026/11/", "2026-W07", "2026.5.7", "/2026/nov/", "november-2026"."""
+    alone = start == 0 or not text[start - 1].isalnum() or text.startswith("%20", start - 3)
+    return bool(alone and _AFTER_YEAR.match(text, end)) or (
+        not text[end : end + 1].isdigit() and _BEFORE_YEAR.search(text, max(0, start - 13), start) is not None
+    )
+
+
+def _compact_years_in_path(path: str) -> list[int]:
+    """Years of "YYYYMMDD" segments after a segment that speaks of dates ("/events/20260412")."""
+    years: list[int] = []
+    segments = path.split("/")
+    for i in range(2, len(segments)):
+        segment = segments[i]
+        if (
+            segment[:1] in ("1", "2")
+            and (compact := _COMPACT_DATE.match(segment))
+            and any(_CALENDAR_SEGMENT.fullmatch(before) for before in segments[1:i])
+        ):
+            years.append(int(compact.group(1)))
+    return years
+
+
+def _years_in_params(params: list[tuple[str, str, str]]) -> list[int]:
+    """Years of date parameters ("?day=20260412"), and of a year parameter
+    beside a month, week or day parameter ("?year=2300&month=1")."""
+    years: list[int] = []
+    names: set[str] | None = None
+    for name, _, value in params:
+        name = name.lower()
+        if value[:1] in ("1", "2"):
+            if _DATE_PARAM.search(name) and (compact := _COMPACT_DATE.match(value)):
+                years.append(int(compact.group(1)))
+            elif name in _YEAR_PARAMS and _YEAR_VALUE.fullmatch(value):
+                if names is None:
+                    names = {other.lower() for other, _, _ in params}
+                if names & _PERIOD_PARAMS:
+                    years.append(int(value))
     return years
 
 
@@ -702,7 +732,7 @@ class TrapRules:
         segments = [segment for segment in path.split("/") if segment]
         if len(segments) > self.max_segments:
             return "too_many_segments"
-        params = [param.partition("=") for param in query.split("&") if param] if query else []
+        params = _query_params(query)
         if params and max(Counter(name for name, _, _ in params).values()) > self.max_param_repeats:
             return "repeated_param"
         if self._has_far_date(path, query or "", params, now or datetime.date.today()):
@@ -799,18 +829,6 @@ def trap_reason(url: str) -> str | None:
     'too_many_segments'
     """
     return _DEFAULT_TRAPS.reason(canonicalize(url))
-
-
-def site_of(url: str) -> str:
-    """The politeness unit: scheme, host and port (ARCHITECTURE.md, item 13).
-
-    >>> site_of("http://Example.com/a"), site_of("https://example.com:8443/")
-    ('http://example.com:80', 'https://example.com:8443')
-    """
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    port = parts.port or int(_DEFAULT_PORTS.get(scheme, 0))
-    return f"{scheme}://{(parts.hostname or '').lower()}:{port}"
 
 
 _DIGITS = re.compile(r"[0-9]+")

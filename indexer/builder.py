@@ -40,6 +40,7 @@ from crawler import settings as defaults
 from crawler.datadir import graph_dir, pages_path, purged_path
 from crawler.extractors.doctype import document_type
 from crawler.revisit import next_interval
+from crawler.sites import host_of
 from crawler.traps import Blacklist
 from indexer import schema as fields
 from indexer.graph import PERSONALIZATION, LinkGraph, personalization_weights, stored_personalization
@@ -49,7 +50,7 @@ from indexer.store import PageStore
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["IndexBuilder", "IndexBusy", "FinalizeReport", "host_of", "anchor_text"]
+__all__ = ["IndexBuilder", "IndexBusy", "FinalizeReport", "anchor_text"]
 
 # An anchor text repeated by many pages says more than one said once, but
 # with diminishing returns (and a stable document, as counts grow).
@@ -71,22 +72,6 @@ class FinalizeReport:
     reindexed: int
     links: int
     seconds: float
-
-
-def host_of(url: str) -> str:
-    """The host as users name a site: with the port when it is not the default.
-
-    >>> host_of("http://Docs.Example.org/x"), host_of("http://127.0.0.1:8001/")
-    ('docs.example.org', '127.0.0.1:8001')
-    """
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    default = {"http": 80, "https": 443}.get(parts.scheme)
-    return f"{host}:{port}" if port and port != default else host
 
 
 def anchor_text(texts: Iterable[str]) -> str:

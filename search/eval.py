@@ -48,7 +48,7 @@ import math
 import re
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,8 @@ __all__ = [
     "success_at",
     "percentile",
     "load_judgements",
+    "parse_judgements",
+    "WrittenJudgement",
     "load_sites",
     "evaluate",
     "main",
@@ -192,52 +194,100 @@ def load_judgements(path: str | Path, sites: Mapping[str, str] | None = None) ->
     """Every judgement in a JSON Lines file; :class:`JudgementError` names the bad line."""
     sites = sites or {}
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise JudgementError(f"{path}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise JudgementError(f"{path}: not UTF-8 text") from None
-    judgements = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise JudgementError(f"{where}: not JSON ({exc.msg})") from None
-        judgements.append(_judgement(record, sites, where, number))
+    judgements = [_judgement(written, sites) for written in parse_judgements(text, path)]
     if not judgements:
         raise JudgementError(f"{path}: no queries")
     return judgements
 
 
-def _judgement(record: Any, sites: Mapping[str, str], where: str, number: int) -> Judgement:
+@dataclass(frozen=True)
+class WrittenJudgement:
+    """One line of a judgement file as it is written: the query with its
+    white space collapsed, the URLs with their placeholders, the fragment
+    without its ``#``."""
+
+    query: str
+    urls: tuple[str, ...]
+    fragment: str
+    note: str
+    where: str  # "FILE:LINE", for messages
+    line: int
+
+
+def parse_judgements(text: str, source: str | Path, *, fragments: bool = False) -> Iterator[WrittenJudgement]:
+    """The judgements of a JSON Lines text, one a line, blank lines skipped,
+    in file order; :class:`JudgementError` names the first bad line of
+    ``source``.  The one reader of the format, which the search-quality bench
+    (:mod:`bench.queries`) reads too: it judges sections as well as pages,
+    so it asks for ``fragments`` (the key is then checked, like ``note``).
+
+    >>> [j.urls for j in parse_judgements('{"query": "a", "urls": ["{d}/a", "{d}/b"]}\\n\\n', "q.jsonl")]
+    [('{d}/a', '{d}/b')]
+    >>> next(parse_judgements('{"query": "a", "url": "{d}/", "fragment": 5}', "q.jsonl", fragments=True))
+    Traceback (most recent call last):
+    ...
+    search.eval.JudgementError: q.jsonl:1: "fragment" and "note" must be strings
+    """
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{source}:{number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise JudgementError(f"{where}: not JSON ({exc.msg})") from None
+        yield _written(record, where, number, fragments)
+
+
+def _written(record: Any, where: str, number: int, fragments: bool) -> WrittenJudgement:
     if not isinstance(record, dict):
         raise JudgementError(f"{where}: expected an object with query and url")
     query = record.get("query")
     if not isinstance(query, str) or not query.strip():
         raise JudgementError(f'{where}: "query" must be a non-empty string')
+    urls = _written_urls(record, where)
+    optional = _optional_strings(record, ("fragment", "note") if fragments else ("note",), where)
+    fragment = optional.get("fragment", "").lstrip("#")
+    return WrittenJudgement(" ".join(query.split()), urls, fragment, optional["note"], where, number)
+
+
+def _written_urls(record: dict[str, Any], where: str) -> tuple[str, ...]:
     if ("url" in record) == ("urls" in record):
         raise JudgementError(f'{where}: give either "url" or "urls"')
-    written = [record["url"]] if "url" in record else record["urls"]
-    if not isinstance(written, list) or not written or not all(isinstance(u, str) and u for u in written):
+    urls = [record["url"]] if "url" in record else record["urls"]
+    if not isinstance(urls, list) or not urls or not all(isinstance(url, str) and url for url in urls):
         raise JudgementError(f'{where}: "url" must be a URL, "urls" a non-empty list of URLs')
-    note = record.get("note", "")
-    if not isinstance(note, str):
-        raise JudgementError(f'{where}: "note" must be a string')
+    return tuple(urls)
+
+
+def _optional_strings(record: dict[str, Any], names: tuple[str, ...], where: str) -> dict[str, str]:
+    """The values of the optional keys ``names``, "" for one that is absent."""
+    values = {name: record.get(name, "") for name in names}
+    if not all(isinstance(value, str) for value in values.values()):
+        written = " and ".join(f'"{name}"' for name in names)
+        raise JudgementError(f"{where}: {written} must be {'strings' if len(names) > 1 else 'a string'}")
+    return values
+
+
+def _judgement(written: WrittenJudgement, sites: Mapping[str, str]) -> Judgement:
+    """A written judgement with its placeholders expanded and its URLs canonical."""
     urls = []
-    for url in written:
+    for url in written.urls:
         try:
             full = expand(url, sites)
         except KeyError as exc:
             hint = "pass --sites" if not sites else f"--sites names {', '.join(sorted(sites))}"
-            raise JudgementError(f"{where}: no base URL for {{{exc.args[0]}}} ({hint})") from None
+            raise JudgementError(f"{written.where}: no base URL for {{{exc.args[0]}}} ({hint})") from None
         try:
             urls.append(canonicalize(full))
         except ValueError as exc:
-            raise JudgementError(f"{where}: bad URL {full!r}: {exc}") from None
-    return Judgement(" ".join(query.split()), tuple(urls), tuple(written), note, number)
+            raise JudgementError(f"{written.where}: bad URL {full!r}: {exc}") from None
+    return Judgement(written.query, tuple(urls), written.urls, written.note, written.line)
 
 
 # --- evaluation --------------------------------------------------------------

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from search.eval import JudgementError, parse_judgements
+
 __all__ = ["HERE", "Query", "QueryFileError", "load", "dump", "sets"]
 
 HERE = Path(__file__).resolve().parent
@@ -65,39 +67,20 @@ class Query:
         return json.dumps(record, ensure_ascii=False)
 
 
-def _query(record: Any, where: str) -> Query:
-    if not isinstance(record, dict):
-        raise QueryFileError(f"{where}: expected an object with query and url")
-    query = record.get("query")
-    if not isinstance(query, str) or not query.strip():
-        raise QueryFileError(f'{where}: "query" must be a non-empty string')
-    if ("url" in record) == ("urls" in record):
-        raise QueryFileError(f'{where}: give either "url" or "urls"')
-    urls = [record["url"]] if "url" in record else record["urls"]
-    if not isinstance(urls, list) or not urls or not all(isinstance(url, str) and url for url in urls):
-        raise QueryFileError(f'{where}: "url" must be a URL, "urls" a non-empty list of URLs')
-    fragment, note = record.get("fragment") or "", record.get("note") or ""
-    if not isinstance(fragment, str) or not isinstance(note, str):
-        raise QueryFileError(f'{where}: "fragment" and "note" must be strings')
-    return Query(" ".join(query.split()), tuple(urls), fragment.lstrip("#"), note)
-
-
 def load(path: Path) -> list[Query]:
-    """Every query of a JSON Lines file (blank lines skipped), in file order."""
+    """Every query of a JSON Lines file (blank lines skipped), in file order,
+    read by :func:`search.eval.parse_judgements` with the sections."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise QueryFileError(f"{path}: cannot read: {exc}") from None
-    queries = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise QueryFileError(f"{path}:{number}: not JSON ({exc.msg})") from None
-        queries.append(_query(record, f"{path}:{number}"))
-    return queries
+    try:
+        return [
+            Query(written.query, written.urls, written.fragment, written.note)
+            for written in parse_judgements(text, path, fragments=True)
+        ]
+    except JudgementError as exc:
+        raise QueryFileError(str(exc)) from None
 
 
 def dump(queries: Iterable[Query], path: Path) -> None:

@@ -38,10 +38,10 @@ from crawler.extractors.location import (
     Resolve,
     link_header_canonical,
     refresh_target,
-    same_site,
 )
 from crawler.extractors.page import Link, Page
 from crawler.extractors.sniff import GENERIC, magic, media_type_of, sniff
+from crawler.sites import same_site
 from crawler.urls import canonicalize
 
 __all__ = ["Extraction", "Extractor", "Link", "Page", "SKIP_REASONS", "extract", "extractor_for"]

@@ -32,9 +32,10 @@ import lxml.etree
 from crawler.charset import decode
 from crawler.extractors.chrome import SECTIONS, is_chrome
 from crawler.extractors.lang import guess_lang
-from crawler.extractors.location import Resolve, refresh_target, same_site
+from crawler.extractors.location import Resolve, refresh_target
 from crawler.extractors.page import Link, Page
 from crawler.extractors.sniff import binary_text
+from crawler.sites import same_site
 from crawler.urls import canonicalize
 
 __all__ = ["MEDIA_TYPES", "extract", "extract_html"]

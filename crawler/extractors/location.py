@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["parse_refresh", "refresh_target", "link_header_canonical", "same_site"]
+__all__ = ["parse_refresh", "refresh_target", "link_header_canonical"]
 
 Resolve = Callable[[str, str], str]
 
@@ -75,14 +75,3 @@ def link_header_canonical(value: str) -> str | None:
             if "canonical" in (rel.group(1) or rel.group(2) or "").lower().split():
                 return match.group(1).strip()
     return None
-
-
-def same_site(url: str, other: str) -> bool:
-    """Same scheme, host and port, for two canonical URLs.
-
-    >>> same_site("http://a.test/x", "http://a.test/y?z")
-    True
-    >>> same_site("http://a.test/", "https://a.test/"), same_site("http://a.test/", "http://a.test:8080/")
-    (False, False)
-    """
-    return url.split("/", 3)[:3] == other.split("/", 3)[:3]

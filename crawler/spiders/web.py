@@ -25,6 +25,7 @@ next (:mod:`crawler.revisit`).
 
 from __future__ import annotations
 
+import itertools
 import logging
 import sqlite3
 import time
@@ -42,15 +43,14 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import CloseSpider, UsageError
 from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
-from scrapy.utils._compression import _DecompressionMaxSizeExceeded
 from scrapy.utils.asyncio import call_later
-from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
 from crawler import settings as defaults
 from crawler._async import REDIS_DOWN
 from crawler.boilerplate import BoilerplateDetector
+from crawler.codings import inflate
 from crawler.connection import redis_params
 from crawler.cores import cores
 from crawler.credentials import load as load_credentials
@@ -61,10 +61,12 @@ from crawler.frontier import Frontier
 from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, PURGED, LinkFilter
 from crawler.pages import Fetched, PageLogic
 from crawler.revisit import RevisitBounds, conditional_headers, due_pages
+from crawler.robots import robots_agent
 from crawler.scope import Scope
+from crawler.sites import host_name, site_of
 from crawler.start_urls import StartUrls
 from crawler.traps import Blacklist, Chains, PatternBudget
-from crawler.urls import TrapRules, UrlPolicy, site_of
+from crawler.urls import TrapRules, UrlPolicy
 
 logger = logging.getLogger(__name__)
 
@@ -146,6 +148,37 @@ def _looks_like_xml(body: bytes) -> bool:
     if not head.startswith(b"<"):
         return False
     return not head.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
+
+
+def read_sitemap(body: bytes) -> Sitemap | str:
+    """The sitemap or sitemap index in a sitemap's body, gzipped or not; else
+    the stat that says why there is none: ``sitemap/invalid`` (not gzip, or
+    more than ``_MAX_SITEMAP_BYTES`` once inflated, or XML that does not
+    parse) or ``sitemaps/not_xml`` (an HTML page or no XML at all).
+
+    >>> read_sitemap(b"<!DOCTYPE html><html><title>Not found</title>")
+    'sitemaps/not_xml'
+    >>> read_sitemap(b"\\x1f\\x8b not gzip")
+    'sitemap/invalid'
+    """
+    if body[:2] == b"\x1f\x8b":
+        try:
+            body, cut = inflate(body, "gzip", _MAX_SITEMAP_BYTES)
+        except ValueError:
+            return "sitemap/invalid"
+        if cut:
+            return "sitemap/invalid"  # a decompression bomb, or a sitemap past the protocol's size
+    if not _looks_like_xml(body):
+        return "sitemaps/not_xml"  # a site that answers everything with its HTML "not found" page
+    try:
+        sitemap = Sitemap(body)
+    except StopIteration:  # not one element: HTML that lxml's XML parser reads as nothing
+        return "sitemaps/not_xml"
+    except (ValueError, SyntaxError, lxml.etree.LxmlError):
+        return "sitemap/invalid"
+    if sitemap.type not in ("urlset", "sitemapindex"):
+        return "sitemaps/not_xml"  # a page, not a sitemap
+    return sitemap
 
 
 def extract_processes(settings: Any) -> int:
@@ -260,7 +293,7 @@ class WebSpider(Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         settings = crawler.settings
         spider.policy = UrlPolicy.from_settings(settings)
-        spider.agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("CRAWLER_PRODUCT")
+        spider.agent = robots_agent(settings)
         try:
             spider.links = LinkFilter.from_settings(settings, spider.scope)
         except (OSError, ValueError) as exc:
@@ -301,7 +334,7 @@ class WebSpider(Spider):
         )
         if self._extract_processes:
             self.extractor = ExtractPool(self._extract_processes, self.policy)
-        self.frontier.add_scope(urlsplit(url).hostname or "" for url in self.seeds)
+        self.frontier.add_scope(host_name(url) for url in self.seeds)
         self.scope.add(self.frontier.scope())
         self._scope_read = time.monotonic()
         self._refresh_purged(force=True)
@@ -370,7 +403,7 @@ class WebSpider(Spider):
                 if self.links.purged.reason(url):
                     self._refuse(url, PURGED)
                     continue
-                hosts.append(urlsplit(url).hostname or "")
+                hosts.append(host_name(url))
                 requests.append(Request(url, meta={"seed": True}, errback=self.failed))
             if not more:
                 break
@@ -455,38 +488,18 @@ class WebSpider(Spider):
             requests.append(Request(url, callback=self.parse_sitemap, meta=_SITEMAP_META))
         return requests
 
-    def parse_sitemap(self, response: Response) -> Iterator[Request]:  # noqa: PLR0912 (one branch per kind of sitemap answer)
+    def parse_sitemap(self, response: Response) -> Iterator[Request]:
         """Queue the in-scope URLs of a sitemap, or the sitemaps of a sitemap index."""
         stats = self.crawler.stats
         if response.status >= 400:
             stats.inc_value("sitemap/missing")  # most sites have none
             return
-        body = response.body
-        if body[:2] == b"\x1f\x8b":
-            try:
-                body = gunzip(body, max_size=_MAX_SITEMAP_BYTES)
-            except (OSError, ValueError, _DecompressionMaxSizeExceeded):
-                stats.inc_value("sitemap/invalid")
-                return
-        if not _looks_like_xml(body):
-            # A site that answers everything with its HTML "not found" page.
-            stats.inc_value("sitemaps/not_xml")
-            return
-        try:
-            sitemap = Sitemap(body)
-        except StopIteration:  # not one element: HTML that lxml's XML parser reads as nothing
-            stats.inc_value("sitemaps/not_xml")
-            return
-        except (ValueError, SyntaxError, lxml.etree.LxmlError):
-            stats.inc_value("sitemap/invalid")
-            return
-        if sitemap.type not in ("urlset", "sitemapindex"):
-            stats.inc_value("sitemaps/not_xml")  # a page, not a sitemap
+        sitemap = read_sitemap(response.body)
+        if isinstance(sitemap, str):
+            stats.inc_value(sitemap)
             return
         site = site_of(response.url)
-        for count, entry in enumerate(sitemap):
-            if count >= _MAX_SITEMAP_URLS:
-                break
+        for entry in itertools.islice(sitemap, _MAX_SITEMAP_URLS):
             try:
                 url = self.policy.canonicalize(entry.get("loc", "").strip())
             except ValueError:

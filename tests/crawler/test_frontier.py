@@ -12,7 +12,8 @@ from crawler.frontier import OVER_BUDGET, QUEUED, SEEN, Frontier, decode_request
 from crawler.leases import Leases
 from crawler.scheduler import Scheduler
 from crawler.seen import BloomSeen
-from crawler.urls import fingerprint, site_of
+from crawler.sites import site_of
+from crawler.urls import fingerprint
 
 
 class _Spider(Spider):

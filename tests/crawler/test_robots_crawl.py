@@ -12,7 +12,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+import zlib
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -232,6 +233,50 @@ def test_a_sitemap_that_is_an_html_page_is_counted_and_the_crawl_goes_on(crawled
     assert {"/", "/a.html"} <= set(sites["soft404"].paths())
     assert "'sitemaps/not_xml': 1" in log
     assert "StopIteration" not in log and "Spider error" not in log
+
+
+def _gzipped_sitemap(base: str, paths: list[str], padding: int = 0) -> bytes:
+    """A gzipped urlset of ``paths`` with ``padding`` spaces between its first
+    entry and the others: a decompression bomb, a few dozen KiB on the wire,
+    when the padding runs to megabytes."""
+    entries = [f"<url><loc>{base}{path}</loc></url>".encode() for path in paths]
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    parts = [packer.compress(b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">')]
+    parts.append(packer.compress(entries[0]))
+    spaces = b" " * (1 << 20)
+    for start in range(0, padding, len(spaces)):
+        parts.append(packer.compress(spaces[: padding - start]))
+    parts += [packer.compress(entry) for entry in entries[1:]]
+    parts += [packer.compress(b"</urlset>"), packer.flush()]
+    return b"".join(parts)
+
+
+def test_a_sitemap_over_its_inflated_limit_is_counted_and_skipped(tmp_path: Path) -> None:
+    """A gzip bomb (51 MiB of XML from about 50 KiB) is refused whole; a
+    gzipped sitemap within the limit beside it still feeds the crawl."""
+    base = ""
+    routes: dict[str, Reply | Callable[[str], Reply]] = {
+        "/robots.txt": lambda path: text(f"User-agent: *\nSitemap: {base}/bomb.xml.gz\nSitemap: {base}/fine.xml.gz\n"),
+        "/bomb.xml.gz": lambda path: Reply(
+            _gzipped_sitemap(base, ["/before.html", "/after.html"], 51 << 20), 200, {"Content-Type": "application/gzip"}
+        ),
+        "/fine.xml.gz": lambda path: Reply(
+            _gzipped_sitemap(base, ["/listed.html"], 1 << 20), 200, {"Content-Type": "application/gzip"}
+        ),
+        "/": page("<title>Bombed home</title><p>Nothing links anywhere.</p>"),
+    }
+    for path in ("/before.html", "/after.html", "/listed.html"):
+        routes[path] = page(f"<title>{path}</title><p>Only a sitemap knows {path}.</p>")
+    with serve_site(routes) as site:
+        base = site.base
+        done = _crawl({"bomb": site}, tmp_path, "DOWNLOAD_DELAY=0.05")
+    assert done.returncode == 0, done.stderr[-3000:]
+    paths = site.paths()
+    assert {"/bomb.xml.gz", "/fine.xml.gz", "/listed.html"} <= set(paths)
+    assert not {"/before.html", "/after.html"} & set(paths)
+    assert next(r.size for r in site.requests if r.path == "/bomb.xml.gz") < 100 * 1024
+    assert "'sitemap/invalid': 1" in done.stderr and "'sitemap/urls': 1" in done.stderr
+    assert "Spider error" not in done.stderr
 
 
 def test_identifying_headers_on_every_request_robots_txt_included(crawled) -> None:

@@ -17,7 +17,8 @@ from crawler.frontier import Frontier, encode_request
 from crawler.leases import Leases
 from crawler.robots_middleware import SharedRobots
 from crawler.scheduler import Scheduler
-from crawler.urls import fingerprint, site_of
+from crawler.sites import site_of
+from crawler.urls import fingerprint
 
 
 class _Spider(Spider):
