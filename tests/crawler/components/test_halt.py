@@ -20,7 +20,7 @@ from scrapy.http import HtmlResponse
 from crawler.halt import CRAWLED_NOTHING, Halt
 from crawler.monitor import CrawlMonitor, RobotsWait
 from crawler.robots_middleware import RobotsMiddleware
-from crawler.urls import site_of
+from crawler.sites import site_of
 from tests.crawler.components.crawlers import crawler_with, open_engine, stays_open, until
 from tests.webserver import page, serve_site
 

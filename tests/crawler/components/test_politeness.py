@@ -17,8 +17,8 @@ from scrapy.utils.misc import build_from_crawler
 
 from crawler.frontier import Frontier
 from crawler.politeness import PolitenessMiddleware
+from crawler.sites import site_of
 from crawler.turns import site_key
-from crawler.urls import site_of
 from tests.crawler.components.crawlers import crawler_with, open_engine
 from tests.webserver import page, serve_site
 

@@ -20,8 +20,8 @@ from scrapy.utils.misc import build_from_crawler
 from crawler.frontier import Frontier, decode_request
 from crawler.politeness import PolitenessMiddleware
 from crawler.robots_middleware import ForbiddenByRobots, RobotsMiddleware
+from crawler.sites import site_of
 from crawler.spiders.web import WebSpider
-from crawler.urls import site_of
 from tests.crawler.components.crawlers import crawler_with, open_engine, stays_open, until
 from tests.webserver import Reply, Site, page, serve_site, text
 
