@@ -276,20 +276,27 @@ def decode_robots(body: bytes, content_type: str | None = None, cut: bool = Fals
 _SNIFF_CHARS = 8192
 _HTML_TAG = re.compile(r"<(?:!doctype|html|head|body)[\s>/]", re.IGNORECASE)
 _COMMENT = re.compile(r"#[^\r\n]*")
+# A line that is a rule: what follows its colon is a path or a name, where
+# ``<html`` is a URL's text, not markup.
+_RULE_LINE = re.compile(r"(?im)^[ \t]*(?:user-agent|allow|disallow|crawl-delay|sitemap|host)[ \t]*:[^\r\n]*")
 
 
 def _is_markup(text: str) -> bool:
     """Is this the start of an HTML page (a soft 404, a CMS page) rather than
     robots.txt?  It starts with ``<``, which no robots.txt line does, or it
     has ``<!doctype``, ``<html``, ``<head`` or ``<body`` outside ``#``
-    comments.  Such a page blocks nothing, even if a ``<pre>`` in it holds
-    lines that look like rules (a leniency the seed asks for).
+    comments and rule lines.  Such a page blocks nothing, even if a ``<pre>``
+    in it holds lines that look like rules (a leniency the seed asks for).
 
     >>> _is_markup("\\n  <!DOCTYPE html>"), _is_markup("User-agent: * # see <html> docs")
     (True, False)
+    >>> _is_markup("User-agent: *\\nDisallow: /<html>\\n")
+    False
     """
     head = text[:_SNIFF_CHARS]
-    return head.lstrip().startswith("<") or _HTML_TAG.search(_COMMENT.sub("", head)) is not None
+    if head.lstrip().startswith("<"):
+        return True
+    return _HTML_TAG.search(_RULE_LINE.sub("", _COMMENT.sub("", head))) is not None
 
 
 # --- User agents (RFC 9309 2.2.1) -----------------------------------------------------

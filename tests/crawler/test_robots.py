@@ -8,7 +8,7 @@ from email.utils import formatdate
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from protego import Protego
 
@@ -1284,6 +1284,8 @@ def _spelled_as_rule(path: str) -> str:
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=20).map(lambda p: "/" + p.replace("#", "").lstrip("/")))
+@example("/<HTML>")  # a path that holds a tag's name is a rule, not an HTML page
+@example("/a/<body/x")
 def test_a_rule_spelled_like_the_url_matches_it(path: str) -> None:
     """Both sides are normalized alike, whatever the escapes, case or script."""
     rules = RobotsRules.parse(f"User-agent: *\nDisallow: {_spelled_as_rule(path)}\n", "x")
