@@ -3,24 +3,8 @@
 A person watching a crawl should not have to read every line to notice
 trouble. :class:`AlertRules` is fed what the crawl does and answers with
 :class:`Alert` s, each raised at most once per crawl for its subject (a site,
-a URL pattern), so a log with an alert in it stays readable:
-
-- ``error_rate``: more than ``error_rate`` of a site's last ``window``
-  answers were errors (network errors, 5xx, 429), judged once the site has
-  given at least ``min_samples`` answers;
-- ``site_dominant``: one site took more than ``site_share`` of each of the
-  node's last ``SUSTAINED`` windows of ``window`` page fetches while other
-  sites, reached before those windows began, had requests waiting (a trap
-  on that site filling the queue, or the others slowed to a crawl);
-- ``sites_starved``: fewer than ``served_share`` of the sites that had
-  requests queued during a progress interval were served in it (by any
-  node): a frontier or a setting (``CONCURRENT_REQUESTS`` too small for
-  the sites' delays) that keeps polite sites waiting;
-- ``trap_pattern``: a URL pattern (:func:`crawler.urls.url_pattern`) has used
-  half its budget of ``TRAPS_MAX_PAGES_PER_PATTERN`` requests, a likely trap
-  that no URL-shape rule caught;
-- ``robots_unreachable``: a site's robots.txt could not be fetched (a network
-  error, 429 or 5xx): its requests wait until it can.
+a URL pattern), so a log with an alert in it stays readable; its docstring
+gives each kind's rule, and :func:`starved` is the one a progress line asks.
 """
 
 from __future__ import annotations
@@ -70,7 +54,24 @@ class _Window:
 
 
 class AlertRules:
-    """Alert rules with their thresholds, and what has been alerted already.
+    """Alert rules with their thresholds, and what has been alerted already:
+
+    - ``error_rate``: more than ``error_rate`` of a site's last ``window``
+      answers were errors (network errors, 5xx, 429), judged once the site has
+      given at least ``min_samples`` answers;
+    - ``site_dominant``: one site took more than ``site_share`` of each of the
+      node's last ``SUSTAINED`` windows of ``window`` page fetches while other
+      sites, reached before those windows began, had requests waiting (a trap
+      on that site filling the queue, or the others slowed to a crawl);
+    - ``sites_starved``: fewer than ``served_share`` of the sites that had
+      requests queued during a progress interval were served in it (by any
+      node): a frontier or a setting (``CONCURRENT_REQUESTS`` too small for
+      the sites' delays) that keeps polite sites waiting;
+    - ``trap_pattern``: a URL pattern (:func:`crawler.urls.url_pattern`) has used
+      half its budget of ``TRAPS_MAX_PAGES_PER_PATTERN`` requests, a likely trap
+      that no URL-shape rule caught;
+    - ``robots_unreachable``: a site's robots.txt could not be fetched (a network
+      error, 429 or 5xx): its requests wait until it can.
 
     >>> rules = AlertRules(window=10, error_rate=0.2)
     >>> alerts = [rules.answered("http://a.test:80", error=n % 2 == 1, example="HTTP 500 http://a.test/x")

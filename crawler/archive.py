@@ -4,32 +4,9 @@ What came off the wire, request line, headers and body, is written in the
 web-archive standard (WARC/1.1, through warcio), one gzip member a record,
 in ``DATA_DIR/archive`` (ARCHITECTURE.md, item 31, the Google paper's repository):
 any WARC tool reads it, and ``python -m indexer rebuild`` rebuilds the
-index from it without the network.
-
-Each fetch is three records, sharing ``WARC-Target-URI`` and ``WARC-Date``
-and tied to the response by ``WARC-Concurrent-To``, written in this order:
-
-- ``request``: the request line and headers as sent;
-- ``metadata`` (``application/warc-fields``): what the crawl knew of the
-  request, Heritrix-style: ``via`` (the URL that redirected here), and the
-  crawl's own ``lantern-role`` (page, robots, sitemap, probe),
-  ``lantern-depth``, one ``lantern-redirect`` per URL of the redirect
-  chain that led here, and ``lantern-members-only: true`` for a page
-  fetched with a site owner's credentials (their headers, ``Authorization``
-  and ``Cookie`` of the request and ``Set-Cookie`` of the response, are
-  replaced by :data:`REDACTED`: ARCHITECTURE.md, item 12);
-- ``response``: the status line, the headers and the body as received
-  (still compressed when the site compressed it). A body cut off by
-  ``DOWNLOAD_MAXSIZE`` or stopped after its headers carries
-  ``WARC-Truncated: length``.
-
-The response comes last, so a crawl killed while writing leaves at worst an
-incomplete last fetch, which a reader skips and counts.
-
-Files are named ``lantern-<process start, UTC>-<host>-<pid>-<serial>.warc.gz``
-and created exclusively, so several crawl processes may share one
-directory; a file is closed and the next one opened once it holds
-``max_bytes``. Reading merges every writer's files by ``WARC-Date``.
+index from it without the network.  :class:`ArchiveWriter` writes each
+:class:`Fetch` as three records (its docstring gives their layout and the
+files'); :class:`ArchiveReader` reads every writer's fetches back, in order.
 """
 
 from __future__ import annotations
@@ -159,7 +136,33 @@ class _Writer(WARCWriter):
 
 class ArchiveWriter:
     """Appends fetches to gzip-compressed WARC files in ``directory``,
-    starting a new file once one holds ``max_bytes``."""
+    starting a new file once one holds ``max_bytes``.
+
+    Each fetch is three records, sharing ``WARC-Target-URI`` and ``WARC-Date``
+    and tied to the response by ``WARC-Concurrent-To``, written in this order:
+
+    - ``request``: the request line and headers as sent;
+    - ``metadata`` (``application/warc-fields``): what the crawl knew of the
+      request, Heritrix-style: ``via`` (the URL that redirected here), and the
+      crawl's own ``lantern-role`` (page, robots, sitemap, probe),
+      ``lantern-depth``, one ``lantern-redirect`` per URL of the redirect
+      chain that led here, and ``lantern-members-only: true`` for a page
+      fetched with a site owner's credentials (their headers, ``Authorization``
+      and ``Cookie`` of the request and ``Set-Cookie`` of the response, are
+      replaced by :data:`REDACTED`: ARCHITECTURE.md, item 12);
+    - ``response``: the status line, the headers and the body as received
+      (still compressed when the site compressed it). A body cut off by
+      ``DOWNLOAD_MAXSIZE`` or stopped after its headers carries
+      ``WARC-Truncated: length``.
+
+    The response comes last, so a crawl killed while writing leaves at worst an
+    incomplete last fetch, which a reader skips and counts.
+
+    Files are named ``lantern-<process start, UTC>-<host>-<pid>-<serial>.warc.gz``
+    and created exclusively, so several crawl processes may share one
+    directory. Reading merges every writer's files by ``WARC-Date``
+    (:class:`ArchiveReader`).
+    """
 
     def __init__(
         self,

@@ -1,45 +1,15 @@
 """Members-only areas: a site owner's credentials on requests, at fetch time only.
 
-ARCHITECTURE.md, item 12. The entries of ``CRAWLER_CREDENTIALS_FILE``
+:class:`AuthMiddleware` applies the entries of ``CRAWLER_CREDENTIALS_FILE``
 (:mod:`crawler.credentials`), and what logging in sends
-(:mod:`crawler.logins`), are applied here, to each request as it leaves
-and to nothing else: requests come out of the frontier bare (Redis keeps a
-request's URL, referer, a few meta keys and its validators, never these
-headers), so credentials live only in this process, in this middleware.
+(:mod:`crawler.logins`), to each request as it leaves and to nothing else:
+every request loses the headers any entry sets, then gets those of the
+entry whose area holds its URL. It answers Digest challenges, logs in to a
+form once per node and entry and again when a page comes back logged out,
+gives up an entry whose password is wrong, and marks each page fetched with
+credentials ``members_only``.
 
-- Every request loses the headers any entry sets (``Authorization``,
-  ``Cookie``, an entry's own), then gets those of the entry whose area
-  holds its URL, if any: same scheme, host and port, path under the
-  prefix. A redirect to another site, another port, or out of the area
-  therefore carries none, whatever Scrapy's redirect kept.
-- Basic and fixed headers or cookies go with every request of the area.
-  Digest answers the site's challenge: the first request gets a 401 with
-  it, and is queued again; later ones answer it at once (``nc`` counting up,
-  a new challenge when the site says its nonce is ``stale``).
-- A form login is done once per node and entry, before the first request
-  of its area (not for robots.txt, which comes first): the login page,
-  then its form, posted to the same site (never a form that would put the
-  password in a URL), redirects followed only within the site, its
-  cookies kept in a jar of the entry's own. A page of the area that comes
-  back as a 401, a redirect to the login page, or a page without
-  ``logged_in`` means the session ended: the crawl logs in again and the
-  request is queued again (``_AGAIN`` times at most); more than
-  ``_LOGINS_UNCONFIRMED`` logins in a row with no logged-in page after them
-  give the entry up. The login page and log-out links get no session.
-- A login that fails (the page after it lacks ``logged_in``: a wrong
-  password) is warned about once; the area's requests are then dropped
-  and counted as ``auth/failed``, and the rest of the crawl goes on. So is
-  a 401 to Basic, Digest or a header (each counted).
-- A page fetched with credentials is marked ``members_only`` in its
-  request's meta (the spider hands it to the index; the archive redacts
-  its credentials and keeps the mark for a rebuild). A request leaving a
-  members-only page for another site carries no ``Referer``.
-
-Its place (850): after the frontier and Scrapy's redirects on the way out;
-above the archive (800) on the way in, so that the responses it answers
-itself (a challenge, a page logged out) are not archived as pages, and below
-the monitor (950), which counts every exchange. Login exchanges are not
-archived: they are no page, and hold the session.
+Design: ARCHITECTURE.md, "Members-only areas" (item 12).
 """
 
 from __future__ import annotations

@@ -5,37 +5,11 @@ crawler/extractors/html.py), but many sites build menus, footers and
 "subscribe" boxes from plain ``div``s. What gives those away is repetition:
 a block of text that appears on a large share of a site's pages says nothing
 about any one of them, and left in the body it makes every page of the site
-match its words (ARCHITECTURE.md, item 21).
-
-A block (one paragraph-level piece of a page's body, ``Page.blocks``) is
-keyed by a hash of its normalized text (case folded, digits removed, so
-"Page 3 of 12" and "© 2001-2024" match their siblings). It is boilerplate
-for a site once it was seen on at least ``min_pages`` distinct pages of that
-site and on at least ``share`` of the site's pages seen so far (defaults 5
-and 30%: a footer is on every page; a quotation repeated on two pages, or a
-section's sidebar on a few, is not boilerplate).
-
-Trade-offs, written down:
-
-- The first pages of a site are not filtered: nothing is boilerplate before
-  ``min_pages`` pages were seen. Breadth-first crawling makes them the site's
-  most linked pages (home, section pages), which keep a few menu words.
-  The keys are stable (BLAKE2b, not Python's salted ``hash``), so a later
-  pass could re-filter them: :meth:`BoilerplateDetector.is_boilerplate`
-  answers for any site and block at any time (the indexer would need the
-  pages' blocks for that).
-- Short labels repeated on most pages ("Parameters", "See also") go too;
-  they remain in the headings field when they are headings, and such words
-  tell the site's pages apart poorly anyway.
-- Memory is bounded: at most ``max_blocks`` counters per site (when full,
-  the least repeated half is forgotten, which never holds boilerplate: its
-  counts are the highest) and ``max_sites`` sites (least recently seen
-  forgotten first; a forgotten site learns again from its next pages).
-  About 100 bytes a counter: 1024 x 512 is about 50 MB at worst.
-- State is per process: each crawl node learns on its own pages.
-
-Use, in the spider: ``detector = BoilerplateDetector()`` once, then
+match its words (ARCHITECTURE.md, item 21).  :class:`BoilerplateDetector`
+counts each site's blocks by :func:`block_key` and drops the repeated ones.
+In the spider: ``detector = BoilerplateDetector()`` once, then
 ``dropped = detector.strip(page)`` for every HTML page.
+Design: ARCHITECTURE.md, "Design notes by module", ``crawler/boilerplate.py``.
 """
 
 from __future__ import annotations
@@ -54,7 +28,9 @@ _DIGITS = re.compile(r"\d+")
 
 
 def block_key(block: str) -> int:
-    """A stable 64-bit key for a block's normalized text.
+    """A stable 64-bit key for a block's normalized text: case folded, digits
+    removed, so "Page 3 of 12" and "© 2001-2024" match their siblings; BLAKE2b,
+    not Python's salted ``hash``, so a key means the same in every process.
 
     >>> block_key("Page 3 of 12") == block_key("page 4  of 13")
     True
@@ -76,6 +52,13 @@ class _Site:
 
 class BoilerplateDetector:
     """Counts blocks per site and says which are repeated boilerplate.
+
+    A block (one paragraph-level piece of a page's body, ``Page.blocks``) is
+    boilerplate for a site once it was seen on at least ``min_pages`` distinct
+    pages of that site and on at least ``share`` of the site's pages seen so
+    far (defaults 5 and 30%: a footer is on every page; a quotation repeated
+    on two pages, or a section's sidebar on a few, is not boilerplate). At
+    most ``max_blocks`` counters are kept per site, and ``max_sites`` sites.
 
     >>> detector = BoilerplateDetector(min_pages=2, share=0.5)
     >>> for story in ("Tea", "Coffee", "Cocoa"):

@@ -1,48 +1,12 @@
 """From a body's bytes to text: which character set, and why (pure).
 
-The order is the WHATWG one (HTML Standard, "determining the character
-encoding"), with corrections below, because a crawler meets every
-misconfigured server that browser users never notice:
-
-1. a byte order mark (UTF-8, UTF-16, UTF-32) wins over any declaration;
-2. the HTTP header's ``charset``, then ``<meta charset>`` or
-   ``<meta http-equiv="Content-Type" content="...; charset=...">`` (or an XML
-   declaration) in the first 4 KB;
-3. detection, when nothing is declared or a declaration is a lie;
-4. windows-1252 with replacement characters, so decoding never raises.
-
-Labels map to codecs as the WHATWG Encoding Standard says (``gb2312`` and
-``gbk`` decode as GB18030, ``big5`` as Big5-HKSCS, ``shift_jis`` as
-windows-31J, ``iso-8859-1`` and ``ascii`` as windows-1252, ...); an unknown
-label counts as no label, never as an error.
-
-Corrections (servers lie):
-
-- a header charset of the Latin-1 family is the default of many servers
-  (Apache's ``AddDefaultCharset``), not a decision, so a ``<meta>`` charset
-  overrides it;
-- a body that is valid UTF-8 with non-ASCII characters is UTF-8 whatever the
-  declaration (legacy CJK or Latin text is almost never valid UTF-8 by chance:
-  we require two multi-byte characters against a CJK declaration, one
-  against a Latin-1-family one);
-- a declared charset that leaves many undecodable bytes (more than 2 and more
-  than 2% of the non-ASCII bytes) gives way to detection;
-- a UTF-16/32 declaration on a body without NUL bytes is ignored (the bytes
-  are ASCII-compatible, so it cannot be true).
-
-Detection: ISO-2022-JP by its escape sequences (its bytes are 7-bit);
-strict UTF-8 (most undeclared pages are); windows-1252 when the non-ASCII bytes look like
-Western European text (:func:`_looks_western`); else ``charset-normalizer``
-(a maintained detector, already pinned as a requests dependency) limited to
-the WHATWG legacy encodings, its CJK near-ties settled by script
-(:func:`_normalizer_guess`). Measured on ten samples (GBK, Big5, Shift_JIS,
-EUC-JP, EUC-KR, English, French and German windows-1252, windows-1251,
-windows-1250) inside a page with 30 ASCII links, undeclared: with 4, 12, 30
-and 1000 characters of text, charset-normalizer alone decodes 4, 7, 9 and 9
-of 10 correctly (it calls Western text windows-1250 and short EUC-JP
-EUC-KR); this module 4, 9, 10 and 10, in at most 0.8 ms a page. A few
-characters are ambiguous by nature (two GBK characters are also two valid
-Big5 ones); from a sentence on, detection is reliable.
+:func:`decode` gives a body's text and the codec that decoded it, and never
+raises: a byte order mark, else the declared charset (the HTTP header, then
+``<meta>``), else detection, in the WHATWG order with the corrections that
+misconfigured servers call for (its docstring lists them).
+:func:`codec_for_label` maps a charset label to its codec as the WHATWG
+Encoding Standard does; :func:`declared_charset` reads a Content-Type's.
+Design: ARCHITECTURE.md, "Design notes by module", ``crawler/charset.py``.
 """
 
 from __future__ import annotations
@@ -413,6 +377,25 @@ def _codec_of(name: str) -> str:
 
 def decode(body: bytes, content_type: str | None = None) -> tuple[str, str]:
     """The body as text, and the codec that decoded it. Never raises.
+
+    The order is the WHATWG one (HTML Standard, "determining the character
+    encoding"), with corrections, because servers lie:
+
+    1. a byte order mark (UTF-8, UTF-16, UTF-32) wins over any declaration;
+    2. the HTTP header's ``charset``, then ``<meta charset>`` or
+       ``<meta http-equiv="Content-Type" content="...; charset=...">`` (or an
+       XML declaration) in the first 4 KB; an unknown label counts as no
+       label, never as an error;
+    3. detection, when nothing is declared or a declaration is a lie;
+    4. windows-1252 with replacement characters, so decoding never raises.
+
+    Corrections: a header charset of the Latin-1 family gives way to a
+    ``<meta>`` one; a body that is valid UTF-8 with non-ASCII characters is
+    UTF-8 whatever the declaration (two multi-byte characters against a CJK
+    declaration, one against a Latin-1-family one); a declared charset that
+    leaves many undecodable bytes (more than 2 and more than 2% of the
+    non-ASCII bytes) gives way to detection; a UTF-16/32 declaration on a
+    body without NUL bytes is ignored.
 
     >>> decode(b"caf\\xc3\\xa9", "text/html; charset=utf-8")
     ('café', 'utf-8')

@@ -1,35 +1,14 @@
 """Credentials a site owner gave the crawler for members-only pages (pure).
 
-ARCHITECTURE.md, item 12: a site owner may let the crawler into a
-members-only area so that its pages can be searched; a searcher still needs
-their own access to open them. The credentials come from one JSON file
-(``-s CRAWLER_CREDENTIALS_FILE=FILE``), never from the command line or
-Redis, and go only to the area they are for:
+:func:`load` reads the JSON file of ``-s CRAWLER_CREDENTIALS_FILE=FILE`` (its
+format: docs/members-only.md) into :class:`Credentials`, whose
+:meth:`~Credentials.for_url` names the entry, a :class:`Credential`, whose
+area holds a URL: same scheme, host and port, the longest path prefix.
+:class:`CredentialsError` says in one line why a file cannot be used, never
+showing a value of it.  :mod:`crawler.logins` computes what logging in
+sends; :mod:`crawler.auth_middleware` applies both to requests.
 
-    {"http://127.0.0.1:8080/members/": {"basic": {"user": "u", "password": "p"}},
-     "https://reports.example.org/members/": {"form": {
-         "login_url": "https://reports.example.org/login",
-         "fields": {"user": "u", "pass": "p"}, "logged_in": "css:a.logout"}}}
-
-A key is a site (``scheme://host[:port]``: every page of it) or a site and a
-path prefix (the pages whose path starts with it); the longest matching key
-wins. Its value names one method: ``basic`` or ``digest`` (``user``,
-``password``), ``form`` (``login_url`` on the same site, the form's
-``fields``, and ``logged_in``: ``css:SELECTOR`` or ``text:TEXT`` that only a
-logged-in page has), ``header`` (names and values, such as
-``Authorization: Bearer ...``) or ``cookie`` (names and values). Plain
-``http`` to a host other than this machine is refused unless the entry says
-``"allow_insecure": true``: whoever is on the path would read them.
-
-Credentials are matched by scheme, host and port, as Scrapy's
-``http_auth_domain`` rules and RFC 6265's cookie rules leave open (cookies
-ignore the port): another port, scheme or host gets none. A key may not hold
-credentials itself (``http://user:pass@host/``); messages never show a value
-of the file, only its keys and field names.
-
-:mod:`crawler.logins` computes what logging in sends;
-:mod:`crawler.auth_middleware` applies both to requests. No Scrapy, Twisted
-or Redis here.
+Design: ARCHITECTURE.md, "Members-only areas" (item 12).
 """
 
 from __future__ import annotations
@@ -245,7 +224,7 @@ def readable_by_others(path: str | os.PathLike[str]) -> bool:
 
 
 def parse(data: Any, source: str = "credentials") -> Credentials:
-    """Credentials from the file's JSON value (see the module docstring).
+    """Credentials from the file's JSON value (its format: docs/members-only.md).
 
     >>> parse({"http://127.0.0.1:8080": {"basic": {"user": "u", "password": "p"}}}).entries
     ... # doctest: +NORMALIZE_WHITESPACE

@@ -1,27 +1,13 @@
 """When a crawl ends before its work is done: at once, in one line, with an exit status.
 
-Two reasons, besides having nothing to crawl (the spider's own check):
-
-- :data:`DISK_FULL`: the disk is full. Redis answers ``MISCONF`` (it cannot
-  write its append-only file) to every write, the archive and the crawl
-  report get ``No space left on device``; each component fails in turn,
-  with a traceback each, and the crawl sits idle. Instead, the first such
-  error, wherever it is logged, ends the crawl: one line says why, the
-  indexer beside the crawl is stopped at once (it writes nothing more: the
-  index is as at its last commit; what it had taken stays queued), the
-  spider closes, and the errors that follow from the full disk are counted
-  (``halt/suppressed``), not logged. Found by a filter on the log handlers
-  (the errors come from Scrapy, Redis scripts, the archive's thread and the
-  event loop, and every one of them is logged), and by the exit status of
-  the indexer beside the crawl, which stops on a full disk without a word
-  (:data:`crawler.disk.FULL_DISK_STATUS`): the crawl says it.
-- :data:`CRAWLED_NOTHING`: no page was fetched, nothing else is queued, and
-  every site the crawl has waits for a robots.txt that could not be fetched
-  (refused connections, 5xx, 429). After one retry round (each such site
-  asked twice in this run), the crawl ends instead of retrying for minutes
-  (``ROBOTS_RETRY_TIMES``); the requests stay queued for the next run.
-
-The crawl command turns each reason into its exit status (crawler/commands/crawl.py).
+:class:`Halt`, an extension, ends a crawl for two reasons besides having
+nothing to crawl (the spider's own check): :data:`DISK_FULL`, the first error
+that says the disk is full, wherever it is logged (:func:`said_disk_full`),
+or the indexer beside the crawl stopping for it; :data:`CRAWLED_NOTHING`,
+every site of a crawl that fetched nothing waiting for a robots.txt that
+could not be fetched, after one retry round (:func:`gave_up`).  The crawl
+command turns each reason into its exit status (crawler/commands/crawl.py).
+Design: ARCHITECTURE.md, "Design notes by module", ``crawler/halt.py``.
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
 """What is worth downloading: media stopped after the headers, long bodies cut off,
 a stalled download tried again once, later.
 
-Two download limits as a Scrapy extension (signals ``headers_received`` and
-``bytes_received``, which may stop a download and keep what arrived), a
-third as a downloader middleware, :class:`Decompression`, for compressed
-bodies, and the time a stalled page may cost, :class:`TimeoutRetry` (see
-their docstrings):
-
-- a response whose type only the media extractor reads (images, audio,
-  video, archives, programs) is stopped once its headers are in: it becomes a
-  document known by its anchors, and its bytes would add nothing
-  (``limits/media_stopped``);
-- a body longer than ``DOWNLOAD_MAXSIZE`` (or a request's ``body_limit``
-  meta) is cut off there and the part received is extracted
-  (``limits/truncated``), where Scrapy would drop the whole response.
-  Scrapy's own limit is turned off per request for this (``download_maxsize``
-  0). A robots.txt is cut off after the first 500 KiB its ``body_limit``
-  asks for (``robots/truncated``), which RFC 9309 2.5 says to parse, where
-  Scrapy's limit would have cancelled it and the site waited for a
-  robots.txt it would never get;
+Two download limits as a Scrapy extension, :class:`DownloadLimits`; a third
+as a downloader middleware, :class:`Decompression`, for compressed bodies;
+and the time a stalled page may cost, :class:`TimeoutRetry`.  Each says in
+its docstring what it stops, and why.
 """
 
 from __future__ import annotations
@@ -64,6 +50,23 @@ def is_media(content_type: str | None) -> bool:
 
 
 class DownloadLimits:
+    """Stops a download once the rest of it would add nothing, keeping what
+    arrived (Scrapy's signals ``headers_received`` and ``bytes_received``):
+
+    - a response whose type only the media extractor reads (images, audio,
+      video, archives, programs) is stopped once its headers are in: it becomes a
+      document known by its anchors, and its bytes would add nothing
+      (``limits/media_stopped``);
+    - a body longer than ``DOWNLOAD_MAXSIZE`` (or a request's ``body_limit``
+      meta) is cut off there and the part received is extracted
+      (``limits/truncated``), where Scrapy would drop the whole response.
+      Scrapy's own limit is turned off per request for this (``download_maxsize``
+      0). A robots.txt is cut off after the first 500 KiB its ``body_limit``
+      asks for (``robots/truncated``), which RFC 9309 2.5 says to parse, where
+      Scrapy's limit would have cancelled it and the site waited for a
+      robots.txt it would never get.
+    """
+
     def __init__(self, crawler: Crawler, maxsize: int) -> None:
         self.stats = crawler.stats
         self.maxsize = maxsize

@@ -3,33 +3,13 @@
 One :class:`CrawlMonitor` per crawl process, registered twice: as an
 extension (its timer and Scrapy's signals) and as the downloader middleware
 closest to the network (priority 950), where it sees every HTTP exchange
-exactly once: each retry, each redirect hop, each robots.txt fetch, before
-the other middlewares turn answers into new requests. So its counts are those
-of the sites' own access logs.
-
-- Every ``MONITOR_INTERVAL`` seconds one plain line (no carriage returns, no
-  colours: it goes to log files too), replacing Scrapy's LogStats line::
-
-      Crawled 1,204 pages (38.5/s), 3,410 queued, 28 of 30 sites with work served in 10 s,
-      34 sites fetched, 2 errors, indexer 120 behind
-
-  pages, sites fetched and errors are this node's; the queue, the sites
-  served (by any node) among those that had requests queued in the
-  interval, and the items waiting for the indexer are read from Redis, in
-  three commands.
-- Alerts (:mod:`crawler.alerts`) are logged at WARNING, each once per site or
-  pattern, and counted as ``alerts/<kind>``.
-- Sites whose robots.txt could not be fetched in this run (their requests
-  wait for it, apart from the queue) are named on the progress line with
-  when each is tried again, and kept in :attr:`CrawlMonitor.robots_waiting`
-  (:mod:`crawler.halt` ends a crawl that has nothing else).
-- When the engine starts, one block says what the crawl will do
-  (:func:`crawler.console.start_block`).
-- When the spider closes, the node's report (:mod:`crawler.report`) is
-  written to ``DATA_DIR/reports/crawl-<UTC time>-<node>.json`` and ``.txt``,
-  the time and reason are kept in Redis for ``python -m crawler status``
-  (:data:`FINISHED_KEY`), and a crawl that fetched nothing because every URL
-  it was given had been seen says so (:func:`crawler.console.nothing_new`).
+exactly once.  It logs the progress line every ``MONITOR_INTERVAL`` seconds,
+raises the alerts of :mod:`crawler.alerts`, keeps the sites waiting for their
+robots.txt (:attr:`CrawlMonitor.robots_waiting`), and when the spider closes
+writes the node's report (:mod:`crawler.report`) and keeps when and why the
+crawl ended in Redis (:data:`FINISHED_KEY`).  What a person sees:
+docs/watching.md.  Design: ARCHITECTURE.md, "Design notes by module",
+``crawler/monitor.py``.
 """
 
 from __future__ import annotations

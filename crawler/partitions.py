@@ -1,17 +1,13 @@
 """The frontier's partitions: which part of Redis holds a site (pure).
 
-On one Redis server the frontier is one partition and its keys are named
-as they always were. On a Redis Cluster a Lua script may touch the keys of
-one hash slot only, and one slot lives on one shard; so the frontier is
-split in ``FRONTIER_PARTITIONS`` partitions, each a complete frontier (its
-sites' queues and turn states, its ready/waiting/heads index, its share of
-the seen set, its counters, leases and items) whose keys share one hash tag
-(``web:requests:{p3}:...``). A site belongs to one partition, by a stable
-hash of its name, so every script still touches one slot, and politeness
-stays exact: a site's turns are decided in one place. Each partition's tag
-is chosen so that the partitions' slots are evenly spread over the 16,384
-(``redis-cli --cluster create`` gives each master an equal run of them), so
-no shard carries every request.
+On one Redis server the frontier is one partition, its keys named as they
+always were; on a Redis Cluster it is ``FRONTIER_PARTITIONS`` partitions,
+each a complete frontier whose keys share one hash tag
+(``web:requests:{p3}:...``), so that every script touches one slot.
+:class:`Partitions` says which partition holds a site (a stable hash of its
+name) and names its keys; :func:`slot` and :func:`key_slot` are Redis
+Cluster's hash slots.  Design: ARCHITECTURE.md, "The crawl", On a Redis
+Cluster.
 
 >>> parts = Partitions(4, tagged=True)
 >>> parts.key("web:requests", parts.of("http://a.test:80"))

@@ -1,29 +1,14 @@
 """How often one site is asked: its delay, shared with the frontier's turns.
 
-The frontier gives each site (scheme, host, port) a turn once per delay, for
-every node of the crawl (:mod:`crawler.leases`): that is where politeness is
-decided, and where the jitter is drawn (each gap between the delay and
-``1 + POLITENESS_JITTER`` times it). This middleware keeps each site's delay:
-the largest of
+The frontier gives each site a turn once per delay, for every node of the
+crawl (:mod:`crawler.leases`); :class:`PolitenessMiddleware` keeps each site's
+delay, the largest of ``DOWNLOAD_DELAY``, the site's robots.txt
+``Crawl-delay`` and a slow site's backoff (:func:`site_delay`), tells the
+frontier when it differs from ``DOWNLOAD_DELAY``, and pauses a site for the
+``Retry-After`` of a 429 or 503 answer.  Counted: ``politeness/retry_after``,
+``politeness/slowdown``, ``politeness/shared_wait_ms``.
 
-- ``DOWNLOAD_DELAY``, as a floor;
-- the site's robots.txt ``Crawl-delay``, capped by ``ROBOTS_CRAWL_DELAY_MAX``;
-- ``POLITENESS_SLOWDOWN`` times the site's recent response time, once it
-  takes a second or more (:func:`site_delay`): a site that slows down is
-  asked less often (backoff), and more often again as it recovers;
-
-and tells the frontier when it differs from ``DOWNLOAD_DELAY``; it pauses the
-site for the ``Retry-After`` of a 429 or 503 answer (capped by
-``POLITENESS_RETRY_AFTER_MAX``), in the frontier and in this node. The same
-delay, without jitter, is also set on the site's own Scrapy download slot
-(:class:`~crawler.middlewares.SiteSlotMiddleware`): a floor for the requests
-that take no turn (robots.txt) and for two requests of one turn's node
-that left at uneven moments. Several nodes (``REDIS_URL``) also check, as a
-request leaves, that the site's last request from any node is the delay
-old: a node held up between its turn and the network (its reactor busy,
-robots.txt rules being read) must not send two requests closer than that.
-Counted: ``politeness/retry_after``, ``politeness/slowdown``,
-``politeness/shared_wait_ms``.
+Design: ARCHITECTURE.md, "The crawl", Politeness.
 """
 
 from __future__ import annotations

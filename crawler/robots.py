@@ -1,54 +1,14 @@
-"""robots.txt rules for one crawler (RFC 9309), and what a fetch of it means.
+"""robots.txt rules for one crawler (RFC 9309), and what a fetch of it means (pure).
 
 :class:`RobotsRules` is built once per site from the robots.txt body and asked
-:meth:`~RobotsRules.allowed` for every URL of that site, so parsing does the
-work (group selection, normalization, indexes of the rules) and a check is a
-few dict lookups and a regex match or two: about 2 us on a 50-rule file, a
-third of Protego's time.  :func:`outcome`, :func:`decode_robots`,
+:meth:`~RobotsRules.allowed` for every URL of that site; :func:`allowed` does
+both for one URL.  :func:`outcome`, :func:`decode_robots`,
 :func:`looks_like_robots` and :func:`expiry_seconds` decide what a fetch of
 robots.txt means (parse it, allow all, disallow all, retry), what its text
-is, and how long it is good for; the middleware that fetches and caches is
-glue around them.
-
-Built on what Protego knows, not on its matcher.  Measured on Protego 0.7.0
-(each gap is a case in ``tests/crawler/test_robots.py``), it gets these wrong:
-
-- agents: a ``FooBot`` group applies to ``FooBot-News``, a ``foo`` group to
-  ``Foo_Bar`` (a substring at a word boundary, not the product token);
-- a UTF-8 BOM hides the first line (usually the first ``User-agent``);
-- an unknown line or a ``Crawl-delay`` between ``User-agent`` lines ends the
-  group, so the agents above it get no rules;
-- escapes of reserved characters are decoded (``/a%3Fb`` equals ``/a?b``,
-  ``%3D`` equals ``=``), yet RFC 9309's own example
-  ``/foo/bar?baz=https://foo.bar`` does not match its escaped form;
-- a rule's length is counted with ``?`` escaped, so ``/*?`` (3 octets)
-  outranks ``/*$`` (3 octets) as if it had 5;
-- ``Disallow: /a$`` also disallows ``/a$b`` (``$`` read as anchor and literal);
-- ``Allow: /d/index.html`` also allows ``/d/`` (Google's extension, not RFC);
-- ``Disallow: /a /b`` is one path with a space; ``Disallow: private/``
-  matches nothing; ``Crawl-delay: 1e3`` and ``1_0`` pass; relative sitemaps
-  are kept; bytes are refused; no size limit.
-
-The corrections would touch every stage it has (lines, groups, agents,
-quoting, matching) and leave none of it in use, so the parser and matcher are
-ours: shorter than the corrections, and faster.  From Protego we keep its
-field-name misspellings, its reading of lines without a colon, and its
-answers wherever RFC 9309 agrees (a property test compares the two).
-
-Two readings to know about.  RFC 9309 lets only Allow and Disallow end a list
-of ``User-agent`` lines, so ``User-agent: * / Crawl-delay: 10 / (blank line) /
-User-agent: badbot / Disallow: /`` is one group and disallows everything for
-``*`` too (Google's parser agrees, google/robotstxt#51); delays, though, go to
-the agents named just above them.  In a query ``:``, ``/``, ``?`` and ``@``
-equal their escapes (the RFC's example needs it); in a path ``%2F`` never
-equals ``/``.
-
-Leniencies, each written where it happens: field names in any case, with
-Protego's misspellings or without a colon; leading spaces; several paths on
-one line; a missing leading slash; an absolute URL as a rule; a version or
-``*`` after an agent name (``FooBot/1.0``); an HTML page blocks nothing.
-
-The module is pure: no Scrapy, Twisted or Redis, no I/O.
+is, and how long it is good for; :func:`page_directives` reads robots META
+and ``X-Robots-Tag``.  The middleware that fetches and caches is glue around
+them.  Each leniency is written where it happens.
+Design: ARCHITECTURE.md, "robots.txt".
 
 >>> rules = RobotsRules.parse("User-agent: *\\nDisallow: /a/\\nAllow: /a/ok", "Bot/1.0")
 >>> rules.allowed("http://a.com/a/x"), rules.allowed("/a/ok.html")

@@ -1,27 +1,17 @@
 """robots.txt before anything else on a site, for every node of a crawl.
 
-Scrapy's robots.txt middleware reads a 401/403/5xx answer as "allow all",
-lets requests through while a site's robots.txt is still downloading, shares
-one robots.txt between http and https and never lets it expire. This one
-keeps the rules per site (scheme, host and port) and follows
-:mod:`crawler.robots` for what each answer means:
-
-- a request for a site whose rules are unknown waits for them; only one
-  robots.txt fetch per site is under way in the whole crawl (a lock in Redis),
-  and its outcome is shared through Redis for as long as it may be cached, so
-  each site's robots.txt is fetched once per expiry, not once per node;
-- while a site's robots.txt cannot be fetched (429, 5xx, network errors), its
-  requests are parked in Redis (``web:robots:waiting:<site>``) instead of
-  holding download slots, and robots.txt is retried with exponential backoff;
-  a usable answer puts them back in the queue;
-- a site's ``Sitemap:`` URLs (or ``/sitemap.xml``) are queued once, when its
-  robots.txt is first read.
+:class:`RobotsMiddleware` keeps the rules per site (scheme, host and port) and
+follows :mod:`crawler.robots` for what each answer means: a request for a site
+whose rules are unknown waits for them, one fetch per site serves every node
+(:class:`SharedRobots`: the outcome, a fetch lock and the requests parked
+while robots.txt cannot be fetched, in Redis), and a site's sitemaps are
+queued when its robots.txt is first read.
 
 Counted: ``robots/denied``, ``robots/status/<code>``, ``robots/outcome/<x>``,
 ``robots/deferred``, ``robots/wait``, ``robots/truncated`` (a robots.txt longer
 than 500 KiB, whose first 500 KiB are parsed), ``robots/undecodable`` (one that
 cannot be read in the encoding it names: the site is off limits); the first
-refusal on each site is logged.
+refusal on each site is logged.  Design: ARCHITECTURE.md, "robots.txt".
 """
 
 from __future__ import annotations

@@ -1,25 +1,11 @@
 """The visited-URL set, in two encodings with their memory bounds (pure).
 
-A crawl must remember every URL it has queued (ARCHITECTURE.md, items 3-4). Both
-encodings turn a URL fingerprint (16-byte MD5) into a key suffix and an
-argument for a Lua test-and-set that the frontier runs in Redis, so that
-deciding "new" is one atomic step shared by all nodes:
-
-- :class:`ExactSeen` (``FRONTIER_DEDUP = "exact"``, the default): 80 bits of
-  the fingerprint, the first 16 choosing one of 65,536 small Redis sets and
-  the next 64 the member, a 64-bit integer. Small sets of
-  integers are stored by Redis as packed arrays ("intsets", 8 bytes a
-  member), so the cost is about 9 bytes a URL at 10 million URLs instead
-  of the 72-93 of a set of digests. A set grows past Redis'
-  ``set-max-intset-entries`` (the embedded server is configured for 4,096)
-  only beyond 65,536 x that many URLs. Two URLs are confused with
-  probability about n^2 / 2^80: never, in practice.
-- :class:`BloomSeen` (``FRONTIER_DEDUP = "bloom"``): a Bloom filter in Redis
-  bitmaps sized up front for ``capacity`` URLs at ``error_rate`` false
-  positives (a new URL taken for seen, so never crawled): about 1.8 bytes a
-  URL at 0.1%, whatever the crawl's size up to the capacity, for crawls of
-  hundreds of millions of URLs. Bits are set by ``SETBIT`` on bitmaps
-  allocated in full at first use, since growing one bit by bit costs more.
+A crawl must remember every URL it has queued (ARCHITECTURE.md, items 3-4).
+Both encodings, :class:`ExactSeen` and :class:`BloomSeen`, turn a URL
+fingerprint (16-byte MD5) into a key suffix and an argument for a Lua
+test-and-set that the frontier runs in Redis, so that deciding "new" is one
+atomic step shared by all nodes; each says what it costs.  :func:`seen_set`
+gives the one ``FRONTIER_DEDUP`` names.
 """
 
 from __future__ import annotations
@@ -42,7 +28,17 @@ _BLOOM_SHARD_BITS = 8 * (65536 - 64)
 
 @dataclass(frozen=True)
 class ExactSeen:
-    """Exact membership: 64-bit fingerprints in 65,536 small integer sets.
+    """Exact membership: 64-bit fingerprints in 65,536 small integer sets
+    (``FRONTIER_DEDUP = "exact"``, the default).
+
+    80 bits of the fingerprint, the first 16 choosing one of 65,536 small
+    Redis sets and the next 64 the member, a 64-bit integer. Small sets of
+    integers are stored by Redis as packed arrays ("intsets", 8 bytes a
+    member), so the cost is about 9 bytes a URL at 10 million URLs instead
+    of the 72-93 of a set of digests. A set grows past Redis'
+    ``set-max-intset-entries`` (the embedded server is configured for 4,096)
+    only beyond 65,536 x that many URLs. Two URLs are confused with
+    probability about n^2 / 2^80: never, in practice.
 
     >>> ExactSeen().args(bytes(range(16)))
     ('0001', '144964032628459529')
@@ -64,7 +60,14 @@ class ExactSeen:
 
 @dataclass(frozen=True)
 class BloomSeen:
-    """A Bloom filter of ``capacity`` URLs at ``error_rate``, sharded in bitmaps.
+    """A Bloom filter of ``capacity`` URLs at ``error_rate``, sharded in bitmaps
+    (``FRONTIER_DEDUP = "bloom"``).
+
+    Sized up front for ``capacity`` URLs at ``error_rate`` false positives (a
+    new URL taken for seen, so never crawled): about 1.8 bytes a URL at 0.1%,
+    whatever the crawl's size up to the capacity, for crawls of hundreds of
+    millions of URLs. Bits are set by ``SETBIT`` on bitmaps allocated in full
+    at first use, since growing one bit by bit costs more.
 
     >>> bloom = BloomSeen(capacity=1_000_000, error_rate=0.001)
     >>> bloom.hashes, bloom.shards, round(bloom.bits / 8 / 1_000_000, 2)  # k, bytes per URL

@@ -7,18 +7,9 @@ the port only when it is not the scheme's default (:func:`host_of`); the
 crawl's scope and blacklists by the host name alone (:func:`host_name`).  A
 canonical URL already spells its site, so :func:`site_prefix` and
 :func:`same_site` read it from the text without parsing it again, for what
-runs on every page.
-
-Where they agree: the host is read as ``urlsplit`` reads it, lower-cased,
-without userinfo, an IPv6 literal without its brackets, and not mapped with
-IDNA (canonical URLs are ASCII already).  Where they differ, on purpose:
-
-- :func:`site_of` always writes the port (the default one too) and raises
-  ValueError for an invalid one; :func:`host_of` writes only a port that is
-  not the default, and leaves an invalid one out;
-- :func:`site_prefix` is the canonical URL's own text: it keeps userinfo, so
-  ``http://user@a.com/`` is not on the site of ``http://a.com/`` there, while
-  :func:`site_of` puts both on ``http://a.com:80``.
+runs on every page.  The three that parse read the host as ``urlsplit`` does:
+lower-cased, without userinfo, an IPv6 literal without its brackets, and not
+mapped with IDNA (canonical URLs are ASCII already).
 
 >>> site_of("http://Example.com/a"), host_of("http://Example.com:8080/a"), host_name("http://Example.com:8080/")
 ('http://example.com:80', 'example.com:8080', 'example.com')
@@ -83,6 +74,9 @@ def site_prefix(url: str) -> str:
     """A canonical URL's scheme and authority, as its text spells them:
     ``scheme://[userinfo@]host[:port]``.  A canonical URL writes a site one
     way only, so comparing these texts compares sites at the cost of a split.
+    It keeps userinfo, so ``http://user@a.com/`` is not on the site of
+    ``http://a.com/`` here, while :func:`site_of` puts both on
+    ``http://a.com:80``.
 
     >>> site_prefix("http://a.test:8080/x/y?z"), site_prefix("http://user@a.test/")
     ('http://a.test:8080', 'http://user@a.test')

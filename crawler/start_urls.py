@@ -4,30 +4,11 @@
     redis-cli lpush web:start_urls '{"url": "https://docs.example.org/", "meta": {"job": 7}}'
     redis-cli sadd web:start_urls https://docs.example.org/     (REDIS_START_URLS_AS_SET = True)
 
-The key, its type and the data are scrapy-redis 0.9's (``RedisMixin``):
-``REDIS_START_URLS_KEY`` (``%(name)s:start_urls``, so ``web:start_urls``), a
-list read from the left, a set (``REDIS_START_URLS_AS_SET``) or a sorted set
-highest score first (``REDIS_START_URLS_AS_ZSET``); each entry a URL, or a
-JSON object with ``url`` and optionally ``meta``, ``method`` and form fields
-(which a GET request carries in its query, as scrapy-redis' ``FormRequest``
-does), in UTF-8. Read ``REDIS_START_URLS_BATCH_SIZE`` at a time (scrapy-redis
-0.9 reads ``CONCURRENT_REQUESTS``: the default here too) with one command each
-(``LPOP``, ``SPOP``, ``ZPOPMAX`` with a count): every entry goes to exactly
-one node. scrapy-redis' own list read, ``LRANGE`` then ``LTRIM``, is atomic
-only inside ``MULTI``, which a Redis Cluster client does not send: two nodes
-reading at once there would drop a batch unread. The key is one key: on a
-cluster it lives on one slot and is read with plain commands; the URLs read
-then go to their sites' partitions as any link does.
+:class:`StartUrls` takes a batch off the key with one command, so that every
+entry goes to exactly one node; :func:`start_url` reads an entry's URL and
+``meta``.  The spider (:mod:`crawler.spiders.web`) makes each URL a seed.
 
-What differs, on purpose: a start URL is a seed (:mod:`crawler.spiders.web`
-decides the rest): canonicalized, its host added to the crawl's scope,
-deduplicated against every URL the crawl has queued (scrapy-redis sends it
-with ``dont_filter``), refused when purged, fetched only as robots.txt allows.
-``meta`` is read and left unused: in scrapy-redis it carries a user's data to
-his own callbacks, which this spider does not have, and Scrapy's own keys in
-it (``dont_obey_robotstxt``, ``dont_filter``, ``proxy``) would let whoever
-can write to Redis switch off robots.txt or dedup. The frontier queues GET
-requests only (JSON, never pickles): another ``method`` is refused.
+Design: ARCHITECTURE.md, "The crawl", Start URLs.
 """
 
 from __future__ import annotations

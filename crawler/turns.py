@@ -3,26 +3,13 @@
 The frontier keeps one queue per site (scheme, host and port), as Mercator's
 back queues and Heritrix's per-host queues do, so that a node takes requests
 only from sites whose turn has come, and one big or slow site can never fill
-the crawl's request slots. Every node shares them; the turns are decided in
-Redis, by the script that leases (:mod:`crawler.leases`).
-
-Under ``Q``, the queue key of one partition of the frontier
-(:mod:`crawler.partitions`: ``web:requests`` on one server, and on a Redis
-Cluster ``web:requests:{p3}``, whose hash tag then names the slot of every
-key here), each site has a list per depth, the set of its depths and its
-turn state (``Q:{<site>}:<depth>``, :func:`list_key` and its neighbours);
-the partition has its index of sites with work, their next turns, the
-sites whose turn has come, when each was last served, the count, and the
-inbox of requests queued by depth alone. Each key, with what it holds:
-ARCHITECTURE.md, "Redis keys". Scripts are given every key they touch (the
-seen set's buckets aside, named by :mod:`crawler.seen`, in the same slot),
-which is why a lease is taken in two steps: which sites are ready, then the
-lease of those sites' requests, which checks again that each turn is still
-there.
-
-A site's state moves between ``waiting`` (queued work, turn to come),
-``ready`` (turn come) and neither (no work, or as many requests in flight
-as ``CONCURRENT_REQUESTS_PER_DOMAIN``: ``blocked`` until one is done).
+the crawl's request slots.  Under ``Q``, the queue key of one partition
+(:mod:`crawler.partitions`), a site has a list per depth (:func:`list_key`),
+the set of its depths (:func:`depths_key`) and its turn state
+(:func:`site_key`); :class:`ScriptKeys` gives a script every key it touches,
+:data:`LUA` holds the functions every frontier script starts with, and
+:func:`parse_lease` reads a lease.  Each key: ARCHITECTURE.md, "Redis keys";
+the turns and the leases: "The crawl", Frontier in Redis.
 """
 
 from __future__ import annotations
@@ -82,6 +69,11 @@ class ScriptKeys:
     """The KEYS of a script call: crawl-wide keys first, then each site's keys
     once, with the 1-based places the script finds them at.
 
+    A script is given every key it touches (the seen set's buckets aside,
+    named by :mod:`crawler.seen`, in the same slot), which is why a lease is
+    taken in two steps: which sites are ready, then the lease of those
+    sites' requests, which checks again that each turn is still there.
+
     >>> keys = ScriptKeys("Q", ["Q:count"])
     >>> keys.site("s1", 0), keys.site("s1", 1), keys.site("s1", 0)
     ((2, 3), (5, 3), (2, 3))
@@ -112,7 +104,10 @@ class ScriptKeys:
 
 
 # Functions every script of the frontier starts with. ``g`` holds the
-# crawl-wide keys the script was given: waiting, ready, heads.
+# crawl-wide keys the script was given: waiting, ready, heads. A site's state
+# moves between ``waiting`` (queued work, turn to come), ``ready`` (turn come)
+# and neither (no work, or as many requests in flight as
+# CONCURRENT_REQUESTS_PER_DOMAIN: ``blocked`` until one is done).
 LUA = """
 local DEPTH_WEIGHT = 4398046511104
 local function now_ms()

@@ -1,25 +1,13 @@
-"""One canonical form per URL, its fingerprint, and the shapes of URL traps.
+"""One canonical form per URL, its fingerprint, and the shapes of URL traps (pure).
 
 Every link the crawler meets goes through :func:`canonicalize` before it is
 deduplicated, queued, put in the link graph or indexed, so "the same page" has
 one spelling everywhere, and :func:`fingerprint` (MD5 of that spelling) is the
-frontier's dedup key.  The canonical form is RFC 3986 syntax- and scheme-based
-normalization plus a few policy rules (session ids, tracking parameters, query
-order); it merges only what is equivalent by the RFC or by the policy, never
-path case, query values, schemes, ports or a trailing slash, because a wrong
-merge loses a page for good while a missed one costs one duplicate fetch that
-content fingerprints still catch.
-
-We do not use ``w3lib.url.canonicalize_url``: it keeps default ports, maps
-hosts with IDNA 2003 (``faß.de`` -> ``fass.de``), sorts the values of repeated
-names, rewrites the query as form data (``+`` -> ``%20``) and decodes reserved
-characters in paths.  Splitting with the RFC's own grammar is simpler, and
-about as fast, as correcting all of that.
-
-:func:`trap_reason` recognises the URL shapes that crawler traps produce
-(endless repetition, calendars, runaway length) from the URL alone.
-
-The module is pure: no Scrapy, Twisted or Redis, no I/O.
+frontier's dedup key; :class:`UrlPolicy` holds the merges a crawl may switch.
+:func:`trap_reason` (:class:`TrapRules`) recognises the URL shapes that
+crawler traps produce (endless repetition, calendars, runaway length) from the
+URL alone, and :func:`url_pattern` gives the shape a pattern's budget counts.
+Design: ARCHITECTURE.md, "Design notes by module", ``crawler/urls.py``.
 
 >>> canonicalize("HTTP://Example.COM:80/a/./b/../c%7e?b=2&a=1#top")
 'http://example.com/a/c~?a=1&b=2'

@@ -6,19 +6,9 @@
         progress.advance(len(batch))
     progress.close()
 
-When ``stream`` is a terminal in the foreground, one line is redrawn in
-place (``\\r``) at most every ``redraw`` seconds::
-
-    [########............] 4,210/10,000 items  42%  310/s  ETA 0:19
-
-Otherwise (a file, a pipe, a process in the background or in a session of
-its own, like the indexer a crawl starts) a plain line is written every
-``every`` seconds, through ``logger`` when one is given, so that it carries
-the log's timestamps::
-
-    4,210/10,000 items (42%), 310/s, ETA 0:19
-
-:func:`bar` and :func:`line` are the pure renderings.
+:class:`Progress` redraws one line in place on a terminal in the foreground,
+and writes a plain line now and then anywhere else; :func:`bar` and
+:func:`line` are the pure renderings.
 """
 
 from __future__ import annotations
@@ -90,7 +80,19 @@ def _foreground_terminal(stream: TextIO) -> bool:
 
 
 class Progress:
-    """Progress of ``total`` units of work; see the module docstring.
+    """Progress of ``total`` units of work.
+
+    When ``stream`` is a terminal in the foreground, one line is redrawn in
+    place (``\\r``) at most every ``redraw`` seconds::
+
+        [########............] 4,210/10,000 items  42%  310/s  ETA 0:19
+
+    Otherwise (a file, a pipe, a process in the background or in a session of
+    its own, like the indexer a crawl starts) a plain line is written every
+    ``every`` seconds, through ``logger`` when one is given, so that it carries
+    the log's timestamps::
+
+        4,210/10,000 items (42%), 310/s, ETA 0:19
 
     ``label`` starts the plain lines (``"Indexing: 4,210/10,000 items..."``);
     ``tty`` forces (True) or forbids (False) the redrawn bar; ``clock`` is

@@ -8,36 +8,10 @@ right answers a person wrote down, before it is adopted. Each line of
 page they mean::
 
     {"query": "json encoder", "url": "{docs}/library/json.html", "note": "a word on many pages"}
-    {"query": "path join", "urls": ["{docs}/library/path/join.html", "{docs}/library/path.html"]}
 
-``url`` is the one right answer; ``urls`` lists several acceptable ones (the
-first found counts); ``note`` says what the query tests and is only shown.
-Blank lines are skipped. Expected URLs are canonicalized as the crawler does
-(``crawler.urls.canonicalize``), so ``/jieri/端午节.html`` matches the indexed
-``/jieri/%E7%AB%AF...``.
-
-**Placeholders.** The demo web (``tests.demoweb``) runs on ports that change
-from run to run, so a query set for it writes ``{docs}``, ``{news}``, ``{zh}``
-or ``{wiki}`` instead of a site's base URL. ``--sites`` expands them: a JSON
-object of name -> base URL, inline or in a file. For ``data/demo``, crawled by
-``make demo`` on its usual ports::
-
-    python -m search.eval --data data/demo tests/search/queries/demo_en.jsonl \\
-        --sites '{"docs": "http://127.0.0.1:8301", "news": "http://127.0.0.1:8302",
-                  "zh": "http://127.0.0.1:8303", "wiki": "http://127.0.0.1:8304"}'
-
-A placeholder with no ``--sites`` entry is an error, not a silent miss.
-
-**Metrics**, over the top ``--n`` results of page one (what the user sees,
-host grouping included): MRR@n (the mean of 1/rank of the first right answer,
-0 when it is not in the top n), Success@1 and Success@n (the share of queries
-answered at rank 1, or anywhere in the top n), and query latency p50/p95 of
-in-process :meth:`SearchEngine.search` calls, timed after one untimed warm-up
-query (the first search opens readers and loads jieba). A table of the misses
-(queries not answered at rank 1) follows: the query, the rank found or ``-``,
-the expected URL and the top result, so a person sees what went wrong.
-``--json`` prints the same as one JSON object. Exit status 2, with a one-line
-message, for a missing index or a bad query file (with its line number).
+It prints MRR@n, Success@1 and Success@n, query latency, and a table of the
+misses.  The query file, the placeholders of ``--sites`` and the metrics:
+ARCHITECTURE.md, "Design notes by module", ``search/eval.py``.
 """
 
 from __future__ import annotations

@@ -4,18 +4,8 @@ One module per type, each with ``MEDIA_TYPES`` (exact types, or prefixes
 ending in ``*``) and ``extract(body, url, content_type, resolve)`` returning
 a :class:`Page` or a skip reason; :func:`extract` picks the module, so the
 spider has one call for every type (ARCHITECTURE.md, item 20). Adding a type means
-adding a module and naming it in ``_MODULES``.
-
-The media type is the declared one unless it is missing, malformed or
-generic (then sniffed), or a binary signature contradicts a declared text
-type (see :mod:`crawler.extractors.sniff`). HTTP headers add what markup
-would say: ``Refresh`` (it wins over a meta refresh, as the header comes
-first), a ``Link: <...>; rel="canonical"`` (used when markup names no
-canonical) and ``Content-Language`` (used when markup declares no language;
-a guess from the text comes last, :mod:`crawler.extractors.lang`).
-
-Every outcome is data, never an exception: a page, or one of
-``SKIP_REASONS`` for the caller to count.
+adding a module and naming it in ``_MODULES``.  Every outcome is data, never
+an exception: a page, or one of ``SKIP_REASONS`` for the caller to count.
 
 >>> result = extract(b"<title>Hi</title><p>there</p>", "http://a.test/", "text/html")
 >>> result.page.title, result.page.text, result.page.kind, result.skip
@@ -108,6 +98,9 @@ def extractor_for(media_type: str) -> Extractor | None:
 
 
 def _media_type(body: bytes, content_type: str | None) -> str:
+    """The declared media type, unless it is missing, malformed or generic
+    (then sniffed), or a binary signature contradicts a declared text type
+    (see :mod:`crawler.extractors.sniff`)."""
     declared = media_type_of(content_type)
     if declared is None or declared in GENERIC:
         return sniff(body)
@@ -148,6 +141,11 @@ def extract(
 
 
 def _apply_headers(page: Page, headers: Mapping[str, str], resolve: Resolve) -> None:
+    """What HTTP headers add to what markup says: ``Refresh`` (it wins over a
+    meta refresh, as the header comes first), a ``Link: <...>;
+    rel="canonical"`` (used when markup names no canonical) and
+    ``Content-Language`` (used when markup declares no language; a guess
+    from the text comes last, :mod:`crawler.extractors.lang`)."""
     if not page.lang:  # markup declares none: the header, else a guess
         declared = (headers.get("content-language") or "").split(",")[0].strip().lower()
         page.lang = declared or guess_lang(page.title + " " + page.text[:2000])

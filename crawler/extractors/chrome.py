@@ -3,24 +3,9 @@ sidebars (pure).
 
 Chrome text stays out of a page's body, headings and emphasis so that a
 menu does not make every page of a site match its words (ARCHITECTURE.md, item 21);
-its links are still followed. Chrome is what HTML says is chrome:
-
-- ``nav`` and ``aside``;
-- ``header`` and ``footer`` outside ``article``, ``main`` and ``section``
-  (inside them they are that section's own heading and byline, as the HTML
-  spec gives them the banner and contentinfo roles only outside);
-- the ARIA landmark roles for the same things (sites older than HTML5);
-- class or id names that only ever mean chrome (``_CHROME_NAMES``; ``_`` is
-  read as ``-`` and case is ignored).
-
-The name list is conservative on purpose: text wrongly taken for chrome is
-lost, while chrome wrongly kept is caught by the per-site boilerplate
-detector (crawler/boilerplate.py) once a site has a few pages. So bare
-``menu`` is left out (a restaurant's menu is its content), as are ``toc``
-(a page's own headings, harmless to keep), bare ``related``, ``banner``
-(hero banners carry content), ``comments``, and ``header`` / ``footer`` as
-classes (card and entry headers); ``id="header"`` and ``id="footer"`` are
-the site's on pre-HTML5 sites, and count like the elements.
+its links are still followed.  Chrome is what HTML says is chrome
+(:func:`is_chrome`); what escapes it, the per-site boilerplate detector
+(crawler/boilerplate.py) catches once a site has a few pages.
 """
 
 from __future__ import annotations
@@ -38,6 +23,15 @@ _CHROME_TAGS = frozenset(["nav", "aside"])
 _SECTION_CHROME = frozenset(["header", "footer"])  # chrome unless inside a section
 # ARIA landmarks that mark the same chrome on sites that predate HTML5.
 _CHROME_ROLES = frozenset(["navigation", "banner", "contentinfo", "complementary", "search"])
+# Class or id names that only ever mean chrome ("_" is read as "-" and case
+# is ignored). The list is conservative on purpose: text wrongly taken for
+# chrome is lost, while chrome wrongly kept is caught by the per-site
+# boilerplate detector (crawler/boilerplate.py) once a site has a few pages.
+# So bare "menu" is left out (a restaurant's menu is its content), as are
+# "toc" (a page's own headings, harmless to keep), bare "related", "banner"
+# (hero banners carry content), "comments", and "header" / "footer" as
+# classes (card and entry headers); id="header" and id="footer" are the
+# site's on pre-HTML5 sites, and count like the elements.
 _CHROME_NAMES = frozenset(
     # navigation
     [
@@ -122,7 +116,15 @@ _CHROME_NAMES = frozenset(
 
 
 def is_chrome(element: lxml.etree._Element, tag: str, sectioned: bool) -> bool:
-    """Whether ``element`` (tag ``tag``, inside a section or not) is chrome.
+    """Whether ``element`` (tag ``tag``, inside a section or not) is chrome,
+    as HTML says it is:
+
+    - ``nav`` and ``aside``;
+    - ``header`` and ``footer`` outside ``article``, ``main`` and ``section``
+      (inside them they are that section's own heading and byline, as the HTML
+      spec gives them the banner and contentinfo roles only outside);
+    - the ARIA landmark roles for the same things (sites older than HTML5);
+    - class or id names that only ever mean chrome (``_CHROME_NAMES``).
 
     >>> from lxml.html import fragment_fromstring as html
     >>> is_chrome(html('<div class="Site_Header">x</div>'), "div", False)

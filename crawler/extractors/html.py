@@ -1,25 +1,15 @@
 """HTML and XHTML: fields, body blocks, links and hints (pure).
 
 What goes where follows the Google paper's "fancy hits" (ARCHITECTURE.md, item 26):
-the title, headings and emphasised text (``b``, ``strong``, ``em``, ``i``,
-``mark``, and larger type: ``big``, ``<font size=4>`` or ``+1``, an inline
-``font-size`` of at least CSS ``large``, 18px = 1.125em, or bold
-``font-weight``) get fields of their own so ranking can weigh them; the body
-holds the visible text *outside* the site's chrome, so that a menu does not
-make every page match its words (item 21). Scripts, styles, comments and
-hidden elements never reach any field.
-
-Chrome (navigation, site header and footer, sidebars: see
-:mod:`crawler.extractors.chrome`) stays out of the body, headings and
-emphasis; its links are still collected.
-
-Lenient on purpose: broken markup, an empty document or stray bytes give a
-page with fewer fields, never an exception. libxml2 stops nesting at depth
-255, which keeps the recursive walk far from Python's recursion limit; but
-it stops *reading* there too, and drops the rest of the document. A page
-nested deeper (100,000 ``div`` elements) is read again with the elements
-past depth 200 taken out (their text and links kept, block elements as line
-breaks), and noted as ``deep_nesting`` (counted ``extract/deep_nesting``).
+the title, headings and emphasised text (bold, italic, marked or larger type:
+``_EMPHASIS``) get fields of their own so ranking can weigh them; the body
+holds the visible text *outside* the site's chrome (navigation, site header
+and footer, sidebars: :mod:`crawler.extractors.chrome`), so that a menu does
+not make every page match its words (item 21); the chrome's links are still
+collected.  Scripts, styles, comments and hidden elements never reach any
+field.  Lenient on purpose: broken markup, an empty document or stray bytes
+give a page with fewer fields, never an exception (a page nested too deep
+for libxml2: ``_MAX_DEPTH``).
 """
 
 from __future__ import annotations
@@ -111,6 +101,10 @@ _BLOCK = frozenset(
     ]
 )
 _HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
+# Emphasis, a field of its own: these elements, and larger or bold type set
+# otherwise: ``<font size=4>`` or ``+1`` (_larger_font), an inline
+# ``font-size`` of at least CSS ``large``, 18px = 1.125em, or a bold
+# ``font-weight`` (_emphatic_style).
 _EMPHASIS = frozenset(["b", "strong", "em", "i", "mark", "big"])
 # Elements that may give a field: headings, definitions, emphasis, <font> (and any with a style).
 _FIELD_TAGS = _HEADINGS | _EMPHASIS | {"dt", "font"}
@@ -209,8 +203,13 @@ def _parse(data: bytes) -> tuple[lxml.etree._Element | None, bool]:
     return root, too_deep
 
 
-# Elements nested deeper than this are taken out when a document is too deep
-# for libxml2 (256): some headroom for the elements the parser adds itself.
+# libxml2 stops nesting at depth 255, which keeps the recursive walk far from
+# Python's recursion limit; but it stops *reading* there too, and drops the
+# rest of the document. A page nested deeper (100,000 ``div`` elements) is
+# read again with the elements past this depth taken out (their text and
+# links kept, block elements as line breaks: _flatten), and noted as
+# ``deep_nesting`` (counted ``extract/deep_nesting``). Some headroom below
+# libxml2's 256 for the elements the parser adds itself.
 _MAX_DEPTH = 200
 # Tags, and what a depth count must step over whole: comments, and elements
 # whose content is not markup.

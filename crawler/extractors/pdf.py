@@ -2,23 +2,9 @@
 
 pypdf is pure Python and maintained; it reads text from the pages' content
 streams (no OCR: a scanned PDF has no text, and becomes a page known by its
-title and the anchors pointing at it, like media).
-
-The title is the document information's ``/Title`` when it has a word in
-it, else the first short line of text, else the file name.
-
-Limits, because extraction runs in the crawler's event loop: the first
-``MAX_PAGES`` pages (20; about 2 ms a page on simple documents, tens of ms on
-dense ones) and at most ``MAX_CHARS`` characters (200,000, far more than a
-ranking needs from one document) are read. A PDF that pypdf cannot open is
-skipped as "pdf_unreadable", one with a user password as "pdf_encrypted"; a
-page that fails alone is left out and the others are kept.
-
-Leniency: pypdf raises many exception types on hostile or truncated files
-(its own errors, but also ValueError, KeyError, TypeError, zlib and struct
-errors...), so the calls into it catch ``Exception``: the outcome is a skip
-reason the caller counts, never a crash. pypdf logs its own warnings about
-damaged files on the ``pypdf`` logger.
+title and the anchors pointing at it, like media).  :func:`extract` reads
+the first ``MAX_PAGES`` pages and ``MAX_CHARS`` characters at most, and
+answers a skip reason, never an exception, for a PDF it cannot read.
 """
 
 from __future__ import annotations
@@ -37,6 +23,10 @@ from crawler.extractors.text import first_line
 __all__ = ["MEDIA_TYPES", "MAX_PAGES", "MAX_CHARS", "extract"]
 
 MEDIA_TYPES = ("application/pdf", "application/x-pdf", "application/acrobat")
+# Limits, because extraction runs in the crawler's event loop: the first
+# MAX_PAGES pages (about 2 ms a page on simple documents, tens of ms on dense
+# ones) and at most MAX_CHARS characters (far more than a ranking needs from
+# one document) are read.
 MAX_PAGES = 20
 MAX_CHARS = 200_000
 
@@ -44,7 +34,20 @@ _WORD = re.compile(r"\w")
 
 
 def extract(body: bytes, url: str, content_type: str | None, resolve: Resolve) -> Page | str:
-    """A page from PDF bytes, or why there is none."""
+    """A page from PDF bytes, or why there is none.
+
+    The title is the document information's ``/Title`` when it has a word in
+    it, else the first short line of text, else the file name. A PDF that
+    pypdf cannot open is skipped as "pdf_unreadable", one with a user
+    password as "pdf_encrypted"; a page that fails alone is left out and the
+    others are kept.
+
+    Leniency: pypdf raises many exception types on hostile or truncated files
+    (its own errors, but also ValueError, KeyError, TypeError, zlib and struct
+    errors...), so the calls into it catch ``Exception``: the outcome is a skip
+    reason the caller counts, never a crash. pypdf logs its own warnings about
+    damaged files on the ``pypdf`` logger.
+    """
     try:
         reader = pypdf.PdfReader(io.BytesIO(body), strict=False)
         if reader.is_encrypted and not reader.decrypt(""):

@@ -8,19 +8,10 @@ The spider is thin: extraction, canonicalization, trap rules and scope are
 pure functions elsewhere in this package; what a page yields for the index
 is decided by :class:`crawler.pages.PageLogic` (which a rebuild from the
 archive runs too); the frontier (queue, dedup) is the scheduler's. What the
-spider adds is the crawl: a request for each new in-scope link.
-
-Seeds also come through Redis, pushed by anyone while the crawl runs, as
-scrapy-redis' spiders read them (``redis-cli lpush web:start_urls URL``:
-:mod:`crawler.start_urls`): each node looks every ``FRONTIER_HEARTBEAT``
-seconds and whenever it is out of work, and treats what it reads as seeds.
-
-With ``-a recrawl=1`` it also revisits the known pages that are due (``all``:
-every known page), read from the index's page store in ``DATA_DIR``: each
-request sends back the validators of the last fetch (``If-None-Match``,
-``If-Modified-Since``), and a ``304 Not Modified`` becomes an ``unchanged``
-item. The indexer, which keeps each URL's history, decides when it is due
-next (:mod:`crawler.revisit`).
+spider adds is the crawl: a request for each new in-scope link, the seeds
+pushed into Redis while it runs (:mod:`crawler.start_urls`), and with
+``-a recrawl`` the known pages that are due.  Design: ARCHITECTURE.md,
+"The crawl", Start URLs and Revisits.
 """
 
 from __future__ import annotations

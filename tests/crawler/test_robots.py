@@ -1203,8 +1203,9 @@ PROTEGO_GAPS = [
 
 @pytest.mark.parametrize("robots_txt, user_agent, url, protego_says, rfc_says", PROTEGO_GAPS)
 def test_protego_gaps_are_fixed(robots_txt: str, user_agent: str, url: str, protego_says: bool, rfc_says: bool) -> None:
-    """Each gap the module docstring lists, as measured on the pinned Protego.
-    If Protego's answer changes after an upgrade, its gap list needs a look."""
+    """Each gap ARCHITECTURE.md lists ("Known pitfalls", Protego), as measured
+    on the pinned Protego. If Protego's answer changes after an upgrade, its
+    gap list needs a look."""
     assert Protego.parse(robots_txt).can_fetch(url, user_agent) is protego_says
     assert allowed(robots_txt, user_agent, url) is rfc_says
 
