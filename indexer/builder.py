@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 from crawler import settings as defaults
 from crawler.datadir import graph_dir, pages_path, purged_path
 from crawler.extractors.doctype import document_type
+from crawler.items import Item, PageItem, UnchangedItem
 from crawler.revisit import next_interval
 from crawler.traps import Blacklist
 from indexer import schema as fields
@@ -195,35 +196,31 @@ class IndexBuilder:
     def _delete_page(self, url: str) -> None:
         self.parts.delete(url)
 
-    def add(self, items: Iterable[dict[str, Any]]) -> Counter[str]:
+    def add(self, items: Iterable[Item]) -> Counter[str]:
         """Index crawler items (uncommitted until :meth:`commit`); counts by type."""
         counts: Counter[str] = Counter()
         purged = self._purged()
         for item in items:
-            kind = item.get("type", "page")
             if purged and purged.reason(item["url"]):
                 counts["purged"] += 1  # fetched before its purge reached the crawl
                 continue
-            counts[kind] += 1
-            if kind == "unchanged":
+            counts[item["type"]] += 1
+            if item["type"] == "unchanged":
                 self._revisited(item, changed=False)
-                continue
-            if kind == "page":
+            elif item["type"] == "page":
                 if purged:
                     item["links"] = [link for link in item.get("links") or () if not purged.reason(link[0])]
                 self._add_page(item)
-            elif kind == "duplicate":
+            elif item["type"] == "duplicate":
                 self._add_alias(item["url"], item["of"], "duplicate")
                 for alias in item.get("aliases") or ():
                     self._add_alias(alias, item["of"], "redirect")
-            elif kind == "gone":
+            elif item["type"] == "gone":
                 self.store.mark_gone(item["url"], item.get("status"))
                 self._dirty.update(self.graph.targets_of(item["url"]))
                 self.graph.remove([item["url"]])
                 self._delete_page(item["url"])
                 self._dirty.add(item["url"])
-            else:
-                logger.warning("Skipping an item of unknown type %r: %s", kind, item["url"])
         return counts
 
     def _purged(self) -> Blacklist | None:
@@ -238,7 +235,7 @@ class IndexBuilder:
             self._purged_rules, self._purged_stamp = Blacklist.from_file(path), stamp
         return self._purged_rules
 
-    def _revisited(self, item: dict[str, Any], changed: bool) -> None:
+    def _revisited(self, item: PageItem | UnchangedItem, changed: bool) -> None:
         """Record a fetch of ``item["url"]`` and set when to fetch it next.
 
         A page seen for the first time starts at the crawl's first interval;
@@ -247,19 +244,20 @@ class IndexBuilder:
         the crawl put into the item (:mod:`crawler.revisit`).
         """
         url = item["url"]
+        unchanged = item["type"] == "unchanged"
         before = self.store.revisit(url)
-        if before is None and item.get("type") == "unchanged":
+        if before is None and unchanged:
             return  # no longer a page of this index (gone, moved, purged meanwhile)
         first, low, high = item.get("revisit") or _DEFAULT_REVISIT
         fetched = item.get("fetched") or time.time()
         etag, last_modified = item.get("etag"), item.get("last_modified")
-        digest = item.get("digest")
+        digest = item.get("digest") if item["type"] == "page" else None
         if before is None:
             interval = min(max(first, low), high)
         else:
             changed = changed and (digest is None or digest != before["digest"])
             interval = next_interval(before["interval"], changed, low, high)
-            if item.get("type") == "unchanged":
+            if unchanged:
                 etag = etag or before["etag"]
                 last_modified = last_modified or before["last_modified"]
                 digest = before["digest"]
@@ -311,7 +309,7 @@ class IndexBuilder:
         self._delete_page(alias)
         self._dirty.update((alias, url))
 
-    def _add_page(self, item: dict[str, Any]) -> None:
+    def _add_page(self, item: PageItem) -> None:
         url = item["url"]
         item.setdefault("fetched", time.time())
         if not item.get("kind"):  # an item from before kinds were sent: its URL says what it is
@@ -329,7 +327,7 @@ class IndexBuilder:
         self._revisited(item, changed=True)
 
     @staticmethod
-    def _page_document(page: dict[str, Any]) -> dict[str, Any]:
+    def _page_document(page: PageItem) -> dict[str, Any]:
         url = page["url"]
         return {
             fields.URL: url,
@@ -538,7 +536,7 @@ _ANCHORS_COMPLETE = "anchors_complete"
 _ANCHORS_FORMAT = "2"
 
 
-def _words(page: dict[str, Any]) -> set[str]:
+def _words(page: PageItem) -> set[str]:
     """The distinct plain words of a page, for the spelling vocabulary."""
     text = " ".join([page.get("title") or "", *(page.get("headings") or ()), (page.get("text") or "")[:20000]])
     return set(_WORD.findall(text.lower()))

@@ -25,13 +25,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from whoosh.filedb.filestore import FileStorage
 
 from crawler.archive import ArchiveReader
 from crawler.cores import free_cores
 from crawler.datadir import INDEXER_PARTS, archive_dir, index_dir, rebuild_dir, rebuild_old_dir
+from crawler.items import Item
 from crawler.pages import LocalPageMemory, PageLogic, recorded_page_settings, replay
 from indexer.builder import FinalizeReport, IndexBuilder
 from indexer.layout import IndexBusy, Layout
@@ -96,7 +96,7 @@ def rebuild(  # noqa: PLR0915 (a rebuild's stages, in order)
     bar = Progress(max(1, reader.total_bytes() // 1024), "kB of archive", label="Rebuilding", logger=logger)
     try:
         with IndexBuilder(work, shards=shards, processes=processes) as builder:
-            batch: list[dict[str, Any]] = []
+            batch: list[Item] = []
             last_report = started
             for writer, fetch in reader:
                 bar.advance(reader.bytes_read // 1024 - bar.done)

@@ -12,7 +12,7 @@ from indexer.graph import LinkGraph, pagerank
 from indexer.layout import stored_documents
 from indexer.store import PageStore
 from search.engine import SearchEngine
-from tests.items import page
+from tests.items import duplicate, gone, page
 
 
 def docs(data: Path) -> dict[str, dict]:
@@ -79,8 +79,8 @@ def test_aliases_lend_their_anchors_and_are_not_documents(tmp_path: Path) -> Non
                     ],
                 ),
                 page("http://a.test/x.html", "Article", "Body", aliases=["http://a.test/old"]),
-                {"type": "duplicate", "url": "http://a.test/print/x.html", "of": "http://a.test/x.html"},
-                {"type": "gone", "url": "http://a.test/missing", "status": 404},
+                duplicate("http://a.test/print/x.html", "http://a.test/x.html"),
+                gone("http://a.test/missing"),
             ]
         )
         builder.finalize()
