@@ -37,7 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from crawler import settings as defaults
-from crawler.datadir import graph_dir, pages_path, purged_path
+from crawler.datadir import claim_format, graph_dir, pages_path, purged_path
 from crawler.extractors.doctype import document_type
 from crawler.items import Item, PageItem, UnchangedItem
 from crawler.revisit import next_interval
@@ -129,10 +129,12 @@ class IndexBuilder:
         """Open (or create, with ``shards`` page shards, by default one per
         writer process, and Chinese text analysed by ``cjk``) the index of
         ``data_dir``; its pages written by ``processes`` processes (at most
-        one per shard: an index keeps the shards it was created with)."""
+        one per shard: an index keeps the shards it was created with). A data
+        directory of another format is refused (:class:`indexer.layout.OldLayout`);
+        a new one is given this version's (:func:`crawler.datadir.claim_format`)."""
         self.data_dir = Path(data_dir)
         self.layout = Layout(self.data_dir)
-        self.layout.check()
+        claim_format(self.data_dir)
         self._lock = self.layout.lock()
         pages, anchors = self.layout.create(fields.schema(cjk), shards or processes)
         self.shards = len(pages)

@@ -15,6 +15,9 @@ its own, all of one schema (:func:`indexer.schema.schema`):
   its documents are short and cheap to rewrite, so a page is analysed and
   written once, when fetched.
 
+A data directory of another format (:func:`crawler.datadir.check_format`)
+is refused before any part is opened.
+
 Earlier versions kept every anchor document in one index, ``anchors``: it
 is read as long as it is there, and the indexer's writer moves its
 documents into the anchor shards (by writing them all again) when it opens
@@ -42,7 +45,7 @@ from typing import Any
 from whoosh import index as whoosh_index
 from whoosh.index import EmptyIndexError
 
-from crawler.datadir import index_dir
+from crawler.datadir import OtherFormat, check_format, index_dir
 
 __all__ = [
     "Layout",
@@ -78,8 +81,9 @@ class IndexBeingBuilt(IndexMissing):
     """The index directory is there, its first commit not yet."""
 
 
-class OldLayout(RuntimeError):
-    """The data directory holds an index in an earlier layout."""
+#: A data directory of another format than this version's, by the name
+#: search and the indexer's commands know it.
+OldLayout = OtherFormat
 
 
 class IndexDamaged(RuntimeError):
@@ -203,12 +207,8 @@ class Layout:
         return handle
 
     def check(self) -> None:
-        """Refuse an index written in the single-index layout of earlier versions."""
-        if self.root.is_dir() and any(self.root.glob("_MAIN_*.toc")):
-            raise OldLayout(
-                f"{self.root} was written by an earlier version of the indexer; rebuild it "
-                f"from the crawl's archive: python -m indexer rebuild --data {self.data_dir}"
-            )
+        """Refuse a data directory of another format (:class:`OldLayout`)."""
+        check_format(self.data_dir)
 
     def create(self, schema: Any, shards: int) -> tuple[list[Any], list[Any]]:
         """Open the page shards and the anchor shards (as many), creating what is missing.

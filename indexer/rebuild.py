@@ -11,7 +11,9 @@ soft 404s, robots META, boilerplate), and feeds them through the same
 
 The new index is built beside the old one (``DIR/.rebuild``: :mod:`crawler.datadir`) and replaces
 it only when complete: a failed or interrupted rebuild leaves the old index
-as it was.
+as it was. The old one may be of any format (a data directory of another
+version's format is what a rebuild is for); the new one is of this
+version's, and the directory says so once it is in place.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from whoosh.filedb.filestore import FileStorage
 
 from crawler.archive import ArchiveReader
 from crawler.cores import free_cores
-from crawler.datadir import INDEXER_PARTS, archive_dir, index_dir, rebuild_dir, rebuild_old_dir
+from crawler.datadir import INDEXER_PARTS, archive_dir, index_dir, rebuild_dir, rebuild_old_dir, stamp_format
 from crawler.items import Item
 from crawler.pages import LocalPageMemory, PageLogic, recorded_page_settings, replay
 from indexer.builder import FinalizeReport, IndexBuilder
@@ -136,6 +138,7 @@ def rebuild(  # noqa: PLR0915 (a rebuild's stages, in order)
             )
             final = builder.finalize()
         _swap(data_dir, work)
+        stamp_format(data_dir)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return RebuildReport(
