@@ -21,10 +21,9 @@ partition, so the script that dedups and queues a batch touches one slot
 per partition. Counts are summed over the partitions when read. The content
 fingerprints stay together (one slot), since a copy is found across sites.
 
-A frontier written before per-site queues kept one list per depth: those
-lists are now the inbox, and a node that finds requests there moves them to
-their sites' queues (at start, and every ``FRONTIER_HEARTBEAT`` seconds:
-requests that robots.txt held back come back that way).
+Requests that robots.txt held back come back through an inbox, one list
+per depth: a node that finds requests there moves them to their sites'
+queues (at start, and every ``FRONTIER_HEARTBEAT`` seconds).
 
 The first program to open a frontier records its format (``web:format``,
 :data:`FRONTIER_FORMAT`); a frontier of another format, or one older than
@@ -510,15 +509,11 @@ class Frontier:
 
     def _agree_on_partitions(self, wanted: int | None) -> Partitions:
         """Every node of a crawl must split the frontier alike: the first
-        records the count (``FRONTIER_PARTITIONS``; a frontier of old, one);
-        later ones use the recorded count, and say so when theirs differs."""
+        records the count (``FRONTIER_PARTITIONS``); later ones use the
+        recorded count, and say so when theirs differs."""
         key = f"{self.name}:partitions"
         count = wanted or (CLUSTER_PARTITIONS if self.cluster else 1)
-        if not self.client.exists(key):
-            older = not self.cluster and (
-                self.client.exists(f"{self.queue_key}:count") or self.client.exists(f"{self.seen_key}:count")
-            )
-            self.client.set(key, 1 if older else count, nx=True)
+        self.client.set(key, count, nx=True)
         recorded = int(self.client.get(key))
         if wanted and recorded != wanted:
             logger.warning(
@@ -684,9 +679,8 @@ class Frontier:
         return sum(int(count or 0) for count in found[::2]) + inbox
 
     def drain_inbox(self, batch: int = 500) -> int:
-        """Move the requests queued by depth alone (a frontier written before
-        per-site queues; requests robots.txt held back) to their sites'
-        queues, lowest depth first. Atomic per batch: another node moving
+        """Move the requests queued by depth alone (those robots.txt held
+        back) to their sites' queues, lowest depth first. Atomic per batch: another node moving
         them at the same time, or this one dying, loses and doubles nothing.
         (A partition's inbox holds only its own sites' requests.)"""
         pipe = self.client.pipeline(transaction=False)

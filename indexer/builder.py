@@ -162,25 +162,12 @@ class IndexBuilder:
         # opened the index: then every change since is in _dirty, and
         # finalize rewrites only those. Cleared on disk until this writer
         # finalizes (a writer that dies leaves the next finalize a full pass).
-        self._anchors_complete = self.store.meta(_ANCHORS_COMPLETE) == _ANCHORS_FORMAT or len(self.store) == 0
+        self._anchors_complete = self.store.meta(_ANCHORS_COMPLETE) == _COMPLETE or len(self.store) == 0
         self.store.set_meta(_ANCHORS_COMPLETE, "0")
         self.store.commit()
         self._vocabulary: Counter[str] = Counter()
         self._purged_rules: Blacklist | None = None
         self._purged_stamp: int | None = None
-        if self.layout.old_anchors.exists():
-            self._move_old_anchors()
-
-    def _move_old_anchors(self) -> None:
-        """Write every anchor document into the anchor shards, then take the
-        one anchor index of earlier versions away (search reads it until then)."""
-        self.store.forget_indexed(self.store.indexed_hashes())
-        self._write_anchors(self._anchor_state())
-        self._dirty.clear()
-        self.commit()
-        self._anchors_complete = True
-        self.layout.retire_old_anchors()
-        logger.info("The anchor documents of %s were moved into %d anchor shard(s)", self.layout.root, self.shards)
 
     def close(self) -> None:
         self.cancel()
@@ -314,8 +301,6 @@ class IndexBuilder:
     def _add_page(self, item: PageItem) -> None:
         url = item["url"]
         item.setdefault("fetched", time.time())
-        if not item.get("kind"):  # an item from before kinds were sent: its URL says what it is
-            item["kind"] = document_type(None, url)
         self._dirty.update(self.graph.targets_of(url))  # links it no longer has
         self.store.put(item, host_of(url))
         for alias in item.get("aliases") or ():
@@ -458,8 +443,7 @@ class IndexBuilder:
             crawled = url in state.crawled
             linking = len(state.sources[url])
             lang, kind, members_only = marks.get(url, ("", "", False))
-            # A page stored before kinds were has no type (nor has its page document).
-            doctype = document_type(kind, url) if kind or not crawled else ""
+            doctype = document_type(kind, url)
             digest = _digest(f"{anchors}\n{linking}\n{crawled}\n{lang}\n{doctype}\n{members_only}")
             if indexed.get(url) == digest:
                 continue
@@ -506,7 +490,7 @@ class IndexBuilder:
         except BaseException:
             self.cancel()
             raise
-        self.store.set_meta(_ANCHORS_COMPLETE, _ANCHORS_FORMAT)  # once the anchor documents are committed
+        self.store.set_meta(_ANCHORS_COMPLETE, _COMPLETE)  # once the anchor documents are committed
         self.store.commit()
         self._anchors_complete = True
         anchor_only = sum(1 for url in self.store.indexed_hashes() if url not in state.crawled)
@@ -530,12 +514,11 @@ class _AnchorState:
 
 
 _WORD = re.compile(r"[a-z]{3,24}")
-# Page store key: set when the anchor documents on disk are complete.
+# Page store key: whether the anchor documents on disk are complete (this
+# value when they are; "0" from when a writer opens the index until it
+# finalizes).
 _ANCHORS_COMPLETE = "anchors_complete"
-# What it holds when they are: the version of what an anchor document
-# carries. "1" was written before anchor documents repeated their page's
-# type and members-only mark: the next finalize rewrites them all.
-_ANCHORS_FORMAT = "2"
+_COMPLETE = "2"
 
 
 def _words(page: PageItem) -> set[str]:

@@ -28,8 +28,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from whoosh.filedb.filestore import FileStorage
-
 from crawler.archive import ArchiveReader
 from crawler.cores import free_cores
 from crawler.datadir import INDEXER_PARTS, archive_dir, index_dir, rebuild_dir, rebuild_old_dir, stamp_format
@@ -146,10 +144,10 @@ def rebuild(  # noqa: PLR0915 (a rebuild's stages, in order)
     )
 
 
-def _swap(data_dir: Path, work: Path) -> None:  # noqa: PLR0912 (the swap's steps, each undone when a later one fails)
+def _swap(data_dir: Path, work: Path) -> None:
     """Put the rebuilt parts in place of the old ones, under the old index's lock."""
     root = index_dir(data_dir)
-    lock = old_lock = None
+    lock = None
     if root.is_dir():
         try:
             lock = Layout(data_dir).lock()
@@ -157,13 +155,6 @@ def _swap(data_dir: Path, work: Path) -> None:  # noqa: PLR0912 (the swap's step
             raise IndexBusy(
                 f"{root} is being written by another process (a crawl or an indexer): stop it, then rebuild"
             ) from None
-        # An index of the earlier single-index layout has Whoosh's own lock.
-        old_lock = FileStorage(str(root)).lock("MAIN_WRITELOCK")
-        if not old_lock.acquire(blocking=False):
-            lock.close()
-            raise IndexBusy(
-                f"{root} is being written by another process (a crawl or an indexer): stop it, then rebuild"
-            )
     old = rebuild_old_dir(data_dir, os.getpid())
     moved: list[Path] = []
     try:
@@ -184,8 +175,6 @@ def _swap(data_dir: Path, work: Path) -> None:  # noqa: PLR0912 (the swap's step
             (old / path.name).rename(path)
         raise
     finally:
-        if old_lock is not None:
-            old_lock.release()
         if lock is not None:
             lock.close()
     shutil.rmtree(old, ignore_errors=True)
