@@ -178,32 +178,45 @@ def main(argv: list[str] | None = None) -> int:
     reset_parser.add_argument("--all", action="store_true", help="also remove the index")
     args = parser.parse_args(argv)
     try:
-        if not args.redis:
-            claim_format(args.data)  # the embedded Redis lives in it
-        elif args.command == "reset" and args.all:
-            check_format(args.data)
+        _check_data_dir(args)
         with open_redis(args.data, args.redis) as (client, server, running):
-            if args.command == "reset":
-                if running:
-                    print(f"crawler: a crawl is running on {args.data}; stop it first", file=sys.stderr)
-                    return 2
-                print(reset(client, args.data, args.all))
-                return 0
-            frontier = Frontier(client, url=args.redis or "", embedded=server)
-            if args.command == "seed":
-                added = seed(frontier, args.urls)
-                where = "the running crawl" if running else "the frontier"
-                print(f"Added {added} new seed(s) to {where} ({len(args.urls) - added} already seen).")
-                if not running and not args.redis:
-                    print(f"Start the crawl with: scrapy crawl web -s DATA_DIR={args.data}")
-            elif args.command == "status":
-                print(status(frontier))
+            return _command(args, client, server, running)
     except (DataDirBusy, OtherFormat, OtherFrontier) as exc:
         print(f"crawler: {exc}", file=sys.stderr)
         return 2
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, ValueError, RuntimeError) as exc:
         print(f"crawler: {exc}", file=sys.stderr)
         return 2
+
+
+def _check_data_dir(args: argparse.Namespace) -> None:
+    """Refuse a data directory of another format where the command uses one:
+    the embedded Redis lives in it (a new one is made, of this format), and
+    ``reset --all`` empties it."""
+    if not args.redis:
+        claim_format(args.data)
+    elif args.command == "reset" and args.all:
+        check_format(args.data)
+
+
+def _command(args: argparse.Namespace, client: Any, server: EmbeddedRedis | None, running: bool) -> int:
+    """Run ``args.command`` on the crawl's Redis; its exit status. ``reset``
+    forgets a frontier of any format; the others refuse one of another."""
+    if args.command == "reset":
+        if running:
+            print(f"crawler: a crawl is running on {args.data}; stop it first", file=sys.stderr)
+            return 2
+        print(reset(client, args.data, args.all))
+        return 0
+    frontier = Frontier(client, url=args.redis or "", embedded=server)
+    if args.command == "seed":
+        added = seed(frontier, args.urls)
+        where = "the running crawl" if running else "the frontier"
+        print(f"Added {added} new seed(s) to {where} ({len(args.urls) - added} already seen).")
+        if not running and not args.redis:
+            print(f"Start the crawl with: scrapy crawl web -s DATA_DIR={args.data}")
+    elif args.command == "status":
+        print(status(frontier))
     return 0
 
 

@@ -404,6 +404,46 @@ class OtherFrontier(RuntimeError):
     """The crawl's state in Redis is of another format than this version's."""
 
 
+def _agree_on_format(client: Any, name: str, older_keys: Sequence[str], reset: str) -> None:
+    """Record :data:`FRONTIER_FORMAT` in the new frontier of the crawl ``name``;
+    refuse one of another format, or one older than formats (any of
+    ``older_keys``, which every earlier version wrote when it opened a
+    frontier, and no format), naming ``reset``, the command that empties it."""
+    # The older keys are looked for before the format: a program that opens
+    # a new frontier records the format before it writes them.
+    older = any(client.exists(key) for key in older_keys)
+    key = f"{name}:format"
+    if not older:
+        client.set(key, FRONTIER_FORMAT, nx=True)
+    recorded = client.get(key)
+    found = recorded.decode() if isinstance(recorded, bytes) else recorded
+    if found == str(FRONTIER_FORMAT):
+        return
+    if found is None:
+        said = "an older version of Lantern (no frontier format recorded"
+    elif found.isdigit() and int(found) < FRONTIER_FORMAT:
+        said = f"an older version of Lantern (frontier format {found}"
+    else:
+        said = f"a newer version of Lantern (frontier format {found}"
+    raise OtherFrontier(
+        f"the crawl's state in Redis was written by {said}; this version reads format {FRONTIER_FORMAT}): "
+        f"run `{reset}` to forget it and crawl afresh (the index is kept)"
+    )
+
+
+def _reset_command(embedded: EmbeddedRedis | None, url: str) -> str:
+    """The command that empties the frontier of ``embedded``, or at ``url``.
+
+    >>> _reset_command(None, "redis://shared.test:6379/0")
+    'python -m crawler reset --redis redis://shared.test:6379/0'
+    """
+    if embedded is not None:
+        return f"python -m crawler reset --data {embedded.directory.parent}"
+    if url:
+        return f"python -m crawler reset --redis {url}"
+    return "python -m crawler reset"
+
+
 #: Each crawler's frontier (:meth:`Frontier.for_crawler`), for as long as the crawler lives.
 _FRONTIERS: weakref.WeakKeyDictionary[Crawler, Frontier] = weakref.WeakKeyDictionary()
 
@@ -438,7 +478,18 @@ class Frontier:
         self.queue_key = queue_key % {"spider": name}
         self.seen_key = seen_key % {"spider": name}
         self.items_key = items_key % {"spider": name}
-        self._agree_on_format()  # before anything is written
+        _agree_on_format(  # before anything is written
+            client,
+            name,
+            older_keys=(
+                f"{name}:partitions",
+                f"{self.seen_key}:encoding",
+                f"{self.seen_key}:count",
+                f"{self.queue_key}:count",
+                self.queue_key,
+            ),
+            reset=_reset_command(embedded, url),
+        )
         self.partitions = self._agree_on_partitions(partitions)
         self.parts = [
             PartKeys(self.partitions, n, name, self.queue_key, self.seen_key, self.items_key) for n in self.partitions
@@ -463,49 +514,6 @@ class Frontier:
         self._send = client.register_script(_SEND)
         self._served = client.register_script(_SERVED)
         self._content = client.register_script(_CONTENT)
-
-    def _agree_on_format(self) -> None:
-        """Record :data:`FRONTIER_FORMAT` in a new frontier; refuse one of
-        another format, or one older than formats (keys that every earlier
-        version wrote when it opened a frontier, and no format)."""
-        # The older keys are looked for before the format: a program that
-        # opens a new frontier records the format before it writes them.
-        older = any(
-            self.client.exists(key)
-            for key in (
-                f"{self.name}:partitions",
-                f"{self.seen_key}:encoding",
-                f"{self.seen_key}:count",
-                f"{self.queue_key}:count",
-                self.queue_key,
-            )
-        )
-        key = f"{self.name}:format"
-        if not older:
-            self.client.set(key, FRONTIER_FORMAT, nx=True)
-        recorded = self.client.get(key)
-        found = recorded.decode() if isinstance(recorded, bytes) else recorded
-        if found == str(FRONTIER_FORMAT):
-            return
-        if found is None:
-            said = "an older version of Lantern (no frontier format recorded"
-        elif found.isdigit() and int(found) < FRONTIER_FORMAT:
-            said = f"an older version of Lantern (frontier format {found}"
-        else:
-            said = f"a newer version of Lantern (frontier format {found}"
-        raise OtherFrontier(
-            f"the crawl's state in Redis was written by {said}; this version reads format "
-            f"{FRONTIER_FORMAT}): run `{self._reset_command()}` to forget it and crawl afresh "
-            "(the index is kept)"
-        )
-
-    def _reset_command(self) -> str:
-        """The command that empties this frontier."""
-        if self.embedded is not None:
-            return f"python -m crawler reset --data {self.embedded.directory.parent}"
-        if self.url:
-            return f"python -m crawler reset --redis {self.url}"
-        return "python -m crawler reset"
 
     def _agree_on_partitions(self, wanted: int | None) -> Partitions:
         """Every node of a crawl must split the frontier alike: the first
