@@ -27,7 +27,8 @@ The crawl writes ``redis/``, ``archive/`` and ``reports/``; the indexer
 writes :data:`INDEXER_PARTS` and ``purged.txt``; search only reads.
 
 The format (:data:`DATA_FORMAT`) is written by whichever program makes the
-directory (the crawl, or the indexer when it creates the index), and read
+directory (the crawl, ``python -m crawler`` for its embedded Redis, the
+indexer when it creates the index), and read
 by every program that opens one: a directory of another format, or one
 that holds an index or a page store but says nothing of its format (it is
 older than formats), is refused in one line that names the fix, ``python
