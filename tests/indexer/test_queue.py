@@ -15,6 +15,7 @@ from crawler.items import Item, PageItem, encode_item
 from indexer.builder import IndexBuilder
 from indexer.drain import Stop, _Drain
 from indexer.queue import ItemQueue, QueueBusy
+from tests.items import page
 
 ROOT = Path(__file__).parents[2]
 
@@ -101,13 +102,7 @@ def test_a_busy_indexer_beside_a_crawl_writes_anchor_text_with_its_commits(
 
     _push(
         redis_client,
-        PageItem(
-            type="page",
-            url="http://a.test/hub",
-            title="Hub",
-            text="words",
-            links=[["http://a.test/elsewhere", "distant beacon"]],
-        ),
+        page("http://a.test/hub", "Hub", "words", [("http://a.test/elsewhere", "distant beacon")]),
     )
     with IndexBuilder(tmp_path) as builder:
         loop = _Drain(builder, ItemQueue(redis_client), follow=True, stop=_stop())
@@ -132,13 +127,7 @@ def test_indexer_cli_drains_finalizes_and_search_finds(redis_client: redis.Redis
     _push(redis_client, *(_item(n) for n in range(3)))
     _push(
         redis_client,
-        PageItem(
-            type="page",
-            url="http://a.test/hub",
-            title="Hub",
-            text="",
-            links=[["http://a.test/elsewhere", "distant beacon"]],
-        ),
+        page("http://a.test/hub", "Hub", "", [("http://a.test/elsewhere", "distant beacon")]),
     )
     data = tmp_path / "out"
     done = _run("indexer", "--data", str(data), "--redis", url, "finalize")
