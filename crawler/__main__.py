@@ -5,7 +5,10 @@
     python -m crawler reset  [--data DIR | --redis URL] [--all]  forget the crawl (--all: the index too)
 
 Without ``--redis`` these act on the embedded Redis of ``DIR``: the running
-crawl's server if there is one, otherwise one started for the command.
+crawl's server if there is one, otherwise one started for the command. A
+data directory of another format, or a frontier of another format, is
+refused (:mod:`crawler.datadir`, :class:`crawler.frontier.OtherFrontier`),
+but ``reset`` empties a frontier of any format.
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ from scrapy import Request
 
 from crawler import settings as defaults
 from crawler.connection import client_for
-from crawler.datadir import graph_dir, index_dir, pages_files
+from crawler.datadir import OtherFormat, check_format, claim_format, graph_dir, index_dir, pages_files
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
-from crawler.frontier import QUEUED, Frontier, encode_request
+from crawler.frontier import QUEUED, Frontier, OtherFrontier, encode_request, forget_crawl
 from crawler.monitor import last_finish
 from crawler.sites import host_name, site_of
 from crawler.urls import canonicalize, fingerprint
@@ -34,8 +37,10 @@ from crawler.version import VERSION
 
 
 @contextmanager
-def open_frontier(data_dir: str, redis_url: str | None) -> Iterator[tuple[Frontier, bool]]:
-    """The frontier, and whether a crawl is running on the embedded server."""
+def open_redis(data_dir: str, redis_url: str | None) -> Iterator[tuple[Any, EmbeddedRedis | None, bool]]:
+    """A client of the crawl's Redis, the embedded server started for this
+    command (None: a shared one, or the running crawl's), and whether a
+    crawl is running on the embedded server."""
     server = None
     running = False
     if redis_url:
@@ -51,7 +56,7 @@ def open_frontier(data_dir: str, redis_url: str | None) -> Iterator[tuple[Fronti
             client = redis.Redis.from_url(server.start(), socket_timeout=30)
     try:
         client.ping()
-        yield Frontier(client), running
+        yield client, server, running
     finally:
         client.close()
         if server is not None:
@@ -145,8 +150,8 @@ def status(frontier: Frontier) -> str:
     return "\n".join(lines)
 
 
-def reset(frontier: Frontier, data_dir: str, everything: bool) -> str:
-    deleted = frontier.reset()
+def reset(client: Any, data_dir: str, everything: bool) -> str:
+    deleted = forget_crawl(client)
     message = f"Forgot the crawl: {deleted} Redis keys deleted."
     if everything:
         root = Path(data_dir)
@@ -173,26 +178,45 @@ def main(argv: list[str] | None = None) -> int:
     reset_parser.add_argument("--all", action="store_true", help="also remove the index")
     args = parser.parse_args(argv)
     try:
-        with open_frontier(args.data, args.redis) as (frontier, running):
-            if args.command == "seed":
-                added = seed(frontier, args.urls)
-                where = "the running crawl" if running else "the frontier"
-                print(f"Added {added} new seed(s) to {where} ({len(args.urls) - added} already seen).")
-                if not running and not args.redis:
-                    print(f"Start the crawl with: scrapy crawl web -s DATA_DIR={args.data}")
-            elif args.command == "status":
-                print(status(frontier))
-            elif args.command == "reset":
-                if running:
-                    print(f"crawler: a crawl is running on {args.data}; stop it first", file=sys.stderr)
-                    return 2
-                print(reset(frontier, args.data, args.all))
-    except DataDirBusy as exc:
+        _check_data_dir(args)
+        with open_redis(args.data, args.redis) as (client, server, running):
+            return _command(args, client, server, running)
+    except (DataDirBusy, OtherFormat, OtherFrontier) as exc:
         print(f"crawler: {exc}", file=sys.stderr)
         return 2
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, ValueError, RuntimeError) as exc:
         print(f"crawler: {exc}", file=sys.stderr)
         return 2
+
+
+def _check_data_dir(args: argparse.Namespace) -> None:
+    """Refuse a data directory of another format where the command uses one:
+    the embedded Redis lives in it (a new one is made, of this format), and
+    ``reset --all`` empties it."""
+    if not args.redis:
+        claim_format(args.data)
+    elif args.command == "reset" and args.all:
+        check_format(args.data)
+
+
+def _command(args: argparse.Namespace, client: Any, server: EmbeddedRedis | None, running: bool) -> int:
+    """Run ``args.command`` on the crawl's Redis; its exit status. ``reset``
+    forgets a frontier of any format; the others refuse one of another."""
+    if args.command == "reset":
+        if running:
+            print(f"crawler: a crawl is running on {args.data}; stop it first", file=sys.stderr)
+            return 2
+        print(reset(client, args.data, args.all))
+        return 0
+    frontier = Frontier(client, url=args.redis or "", embedded=server)
+    if args.command == "seed":
+        added = seed(frontier, args.urls)
+        where = "the running crawl" if running else "the frontier"
+        print(f"Added {added} new seed(s) to {where} ({len(args.urls) - added} already seen).")
+        if not running and not args.redis:
+            print(f"Start the crawl with: scrapy crawl web -s DATA_DIR={args.data}")
+    elif args.command == "status":
+        print(status(frontier))
     return 0
 
 

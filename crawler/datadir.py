@@ -20,12 +20,24 @@ lies inside a part belongs to the module named beside it.
 ``reports/``                                 one report per crawl node and run (:mod:`crawler.monitor`)
 ``.rebuild/``, ``.rebuild-old-<pid>/``       ``python -m indexer rebuild``'s new parts, and the old ones while
                                              they are swapped (:mod:`indexer.rebuild`)
+``format``                                   the data directory's format, a number (this module)
 ===========================================  =====================================================================
 
 The crawl writes ``redis/``, ``archive/`` and ``reports/``; the indexer
 writes :data:`INDEXER_PARTS` and ``purged.txt``; search only reads.
 
-The module is pure: names and paths, no I/O.
+The format (:data:`DATA_FORMAT`) is written by whichever program makes the
+directory (the crawl, ``python -m crawler`` for its embedded Redis, the
+indexer when it creates the index), and read
+by every program that opens one: a directory of another format, or one
+that holds an index or a page store but says nothing of its format (it is
+older than formats), is refused in one line that names the fix, ``python
+-m indexer rebuild``, which makes the index, the graph and the page store
+again from the archive in this version's format. There are no upgrade
+paths: before 1.0 the archive is what every version can read.
+
+The module is pure: names and paths, and the one small file it reads and
+writes itself, the format.
 
 >>> pages_path("data"), index_dir("data"), rebuild_old_dir("data", 42)
 (PosixPath('data/pages.sqlite'), PosixPath('data/index'), PosixPath('data/.rebuild-old-42'))
@@ -38,6 +50,8 @@ from pathlib import Path
 
 __all__ = [
     "ARCHIVE_DIR",
+    "DATA_FORMAT",
+    "FORMAT_FILE",
     "GRAPH_DIR",
     "INDEXER_PARTS",
     "INDEX_DIR",
@@ -46,7 +60,11 @@ __all__ = [
     "REBUILD_DIR",
     "REDIS_DIR",
     "REPORTS_DIR",
+    "OtherFormat",
     "archive_dir",
+    "check_format",
+    "claim_format",
+    "format_path",
     "graph_dir",
     "index_dir",
     "pages_files",
@@ -56,6 +74,7 @@ __all__ = [
     "rebuild_old_dir",
     "redis_dir",
     "reports_dir",
+    "stamp_format",
 ]
 
 REDIS_DIR = "redis"
@@ -66,6 +85,14 @@ ARCHIVE_DIR = "archive"
 PURGED_FILE = "purged.txt"
 REPORTS_DIR = "reports"
 REBUILD_DIR = ".rebuild"
+FORMAT_FILE = "format"
+
+#: The format of the data directory: how the index, the page store and the
+#: link graph are laid out and encoded. A change that this version's code
+#: cannot read in an older directory, or an older version's code in this
+#: one, takes the next number; a directory of another number is rebuilt
+#: from its archive (ARCHITECTURE.md, "The data directory's format").
+DATA_FORMAT = 1
 
 #: What the indexer writes from the crawl's items, each name with whatever
 #: starts with it (SQLite's ``-wal`` and ``-shm`` files): what ``python -m
@@ -123,3 +150,63 @@ def rebuild_dir(data_dir: PathLike) -> Path:
 def rebuild_old_dir(data_dir: PathLike, pid: int) -> Path:
     """Where the rebuild of process ``pid`` moves the old parts while it swaps."""
     return Path(data_dir) / f"{REBUILD_DIR}-old-{pid}"
+
+
+def format_path(data_dir: PathLike) -> Path:
+    return Path(data_dir) / FORMAT_FILE
+
+
+class OtherFormat(RuntimeError):
+    """The data directory is of another format than this version reads
+    (older, newer, or older than formats): rebuild it from its archive."""
+
+
+def check_format(data_dir: PathLike) -> None:
+    """Raise :class:`OtherFormat` unless ``data_dir`` is of :data:`DATA_FORMAT`,
+    or holds nothing of the indexer's yet (a new directory, or none): read
+    only, for the programs that read a data directory (search)."""
+    found = _recorded_format(data_dir)
+    if found == str(DATA_FORMAT):
+        return
+    if found is None:
+        if not any((Path(data_dir) / part).exists() for part in INDEXER_PARTS):
+            return  # nothing in it is of any format yet
+        said = "an older version of Lantern (no data format recorded"
+    elif found.isdigit() and int(found) < DATA_FORMAT:
+        said = f"an older version of Lantern (data format {found}"
+    elif found.isdigit():
+        said = f"a newer version of Lantern (data format {found}"
+    else:
+        said = f"another program (data format {found!r}"
+    raise OtherFormat(
+        f"{data_dir} was written by {said}; this version reads format {DATA_FORMAT}): "
+        f"run `python -m indexer rebuild --data {data_dir}` to rebuild it from its archive"
+    )
+
+
+def claim_format(data_dir: PathLike) -> None:
+    """:func:`check_format`, then record :data:`DATA_FORMAT` in a directory
+    that does not say its format yet (making the directory): for the
+    programs that write one (the crawl, the indexer)."""
+    check_format(data_dir)
+    if _recorded_format(data_dir) is None:
+        stamp_format(data_dir)
+
+
+def stamp_format(data_dir: PathLike) -> None:
+    """Record :data:`DATA_FORMAT` in ``data_dir``, whatever it said before (a
+    rebuild, once the parts it made are in place). Replaced whole: a reader
+    sees the old number or the new one."""
+    path = format_path(data_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    written = path.with_name(f".{FORMAT_FILE}-{os.getpid()}")
+    written.write_text(f"{DATA_FORMAT}\n")
+    os.replace(written, path)
+
+
+def _recorded_format(data_dir: PathLike) -> str | None:
+    """What ``data_dir`` says its format is (None: nothing)."""
+    try:
+        return format_path(data_dir).read_text().strip()
+    except FileNotFoundError:
+        return None

@@ -21,10 +21,15 @@ partition, so the script that dedups and queues a batch touches one slot
 per partition. Counts are summed over the partitions when read. The content
 fingerprints stay together (one slot), since a copy is found across sites.
 
-A frontier written before per-site queues kept one list per depth: those
-lists are now the inbox, and a node that finds requests there moves them to
-their sites' queues (at start, and every ``FRONTIER_HEARTBEAT`` seconds:
-requests that robots.txt held back come back that way).
+Requests that robots.txt held back come back through an inbox, one list
+per depth: a node that finds requests there moves them to their sites'
+queues (at start, and every ``FRONTIER_HEARTBEAT`` seconds).
+
+The first program to open a frontier records its format (``web:format``,
+:data:`FRONTIER_FORMAT`); a frontier of another format, or one older than
+formats, is refused with the command that empties it, ``python -m crawler
+reset``: the crawl's state is not rebuilt from the archive, and before 1.0
+it is not converted either (ARCHITECTURE.md, "The data directory's format").
 
 From scrapy-redis this module keeps the key scheme and the settings
 (``SCHEDULER_PERSIST``, ``SCHEDULER_QUEUE_KEY``, ``SCHEDULER_DUPEFILTER_KEY``,
@@ -50,6 +55,7 @@ from scrapy import Request, signals
 
 from crawler import settings as defaults
 from crawler.connection import client_for, cluster_url, is_cluster, piped, redis_params, with_db
+from crawler.datadir import claim_format
 from crawler.embedded import EmbeddedRedis
 from crawler.fingerprints import simhash_blocks
 from crawler.leases import Leases
@@ -65,7 +71,25 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Frontier", "PartKeys", "encode_request", "decode_request", "connect", "QUEUED", "SEEN", "OVER_BUDGET"]
+__all__ = [
+    "FRONTIER_FORMAT",
+    "Frontier",
+    "OtherFrontier",
+    "PartKeys",
+    "encode_request",
+    "decode_request",
+    "connect",
+    "forget_crawl",
+    "QUEUED",
+    "SEEN",
+    "OVER_BUDGET",
+]
+
+#: The format of a crawl's state in Redis: its keys and what they hold
+#: (ARCHITECTURE.md, "Redis keys"). A change that this version's nodes
+#: cannot work with in an older frontier, or an older version's nodes in
+#: this one, takes the next number.
+FRONTIER_FORMAT = 1
 
 # KEYS: requests count, waiting, ready, heads, budget hash, seen counter,
 # then the keys of the batch's sites (their lists, depth sets and states);
@@ -376,6 +400,50 @@ def decode_request(data: bytes, spider: Spider | None = None) -> Request:
     )
 
 
+class OtherFrontier(RuntimeError):
+    """The crawl's state in Redis is of another format than this version's."""
+
+
+def _agree_on_format(client: Any, name: str, older_keys: Sequence[str], reset: str) -> None:
+    """Record :data:`FRONTIER_FORMAT` in the new frontier of the crawl ``name``;
+    refuse one of another format, or one older than formats (any of
+    ``older_keys``, which every earlier version wrote when it opened a
+    frontier, and no format), naming ``reset``, the command that empties it."""
+    # The older keys are looked for before the format: a program that opens
+    # a new frontier records the format before it writes them.
+    older = any(client.exists(key) for key in older_keys)
+    key = f"{name}:format"
+    if not older:
+        client.set(key, FRONTIER_FORMAT, nx=True)
+    recorded = client.get(key)
+    found = recorded.decode() if isinstance(recorded, bytes) else recorded
+    if found == str(FRONTIER_FORMAT):
+        return
+    if found is None:
+        said = "an older version of Lantern (no frontier format recorded"
+    elif found.isdigit() and int(found) < FRONTIER_FORMAT:
+        said = f"an older version of Lantern (frontier format {found}"
+    else:
+        said = f"a newer version of Lantern (frontier format {found}"
+    raise OtherFrontier(
+        f"the crawl's state in Redis was written by {said}; this version reads format {FRONTIER_FORMAT}): "
+        f"run `{reset}` to forget it and crawl afresh (the index is kept)"
+    )
+
+
+def _reset_command(embedded: EmbeddedRedis | None, url: str) -> str:
+    """The command that empties the frontier of ``embedded``, or at ``url``.
+
+    >>> _reset_command(None, "redis://shared.test:6379/0")
+    'python -m crawler reset --redis redis://shared.test:6379/0'
+    """
+    if embedded is not None:
+        return f"python -m crawler reset --data {embedded.directory.parent}"
+    if url:
+        return f"python -m crawler reset --redis {url}"
+    return "python -m crawler reset"
+
+
 #: Each crawler's frontier (:meth:`Frontier.for_crawler`), for as long as the crawler lives.
 _FRONTIERS: weakref.WeakKeyDictionary[Crawler, Frontier] = weakref.WeakKeyDictionary()
 
@@ -410,6 +478,18 @@ class Frontier:
         self.queue_key = queue_key % {"spider": name}
         self.seen_key = seen_key % {"spider": name}
         self.items_key = items_key % {"spider": name}
+        _agree_on_format(  # before anything is written
+            client,
+            name,
+            older_keys=(
+                f"{name}:partitions",
+                f"{self.seen_key}:encoding",
+                f"{self.seen_key}:count",
+                f"{self.queue_key}:count",
+                self.queue_key,
+            ),
+            reset=_reset_command(embedded, url),
+        )
         self.partitions = self._agree_on_partitions(partitions)
         self.parts = [
             PartKeys(self.partitions, n, name, self.queue_key, self.seen_key, self.items_key) for n in self.partitions
@@ -437,15 +517,11 @@ class Frontier:
 
     def _agree_on_partitions(self, wanted: int | None) -> Partitions:
         """Every node of a crawl must split the frontier alike: the first
-        records the count (``FRONTIER_PARTITIONS``; a frontier of old, one);
-        later ones use the recorded count, and say so when theirs differs."""
+        records the count (``FRONTIER_PARTITIONS``); later ones use the
+        recorded count, and say so when theirs differs."""
         key = f"{self.name}:partitions"
         count = wanted or (CLUSTER_PARTITIONS if self.cluster else 1)
-        if not self.client.exists(key):
-            older = not self.cluster and (
-                self.client.exists(f"{self.queue_key}:count") or self.client.exists(f"{self.seen_key}:count")
-            )
-            self.client.set(key, 1 if older else count, nx=True)
+        self.client.set(key, count, nx=True)
         recorded = int(self.client.get(key))
         if wanted and recorded != wanted:
             logger.warning(
@@ -501,29 +577,39 @@ class Frontier:
         component that ``crawler.get_extension()`` and its kin could find
         (the spider, the scheduler, downloader middlewares and the pipeline
         share it), and the first to ask is a middleware built with the
-        engine, before the scheduler exists.
+        engine, before the scheduler exists. A data directory of another
+        format (:class:`crawler.datadir.OtherFormat`) or a frontier of
+        another format (:class:`OtherFrontier`) stops the crawl there.
         """
         frontier = _FRONTIERS.get(crawler)
         if frontier is None:
             settings = crawler.settings
+            # The crawl opens its data directory here, before anything is
+            # written in it (the embedded Redis, the archive, the reports).
+            claim_format(settings.get("DATA_DIR"))
             client, url, server = connect(settings)
-            frontier = cls(
-                client,
-                name=name,
-                queue_key=settings.get("SCHEDULER_QUEUE_KEY"),
-                seen_key=settings.get("SCHEDULER_DUPEFILTER_KEY"),
-                items_key=settings.get("REDIS_ITEMS_KEY"),
-                embedded=server,
-                url=url,
-                seen=seen_set(
-                    settings.get("FRONTIER_DEDUP"),
-                    settings.getint("FRONTIER_BLOOM_CAPACITY"),
-                    settings.getfloat("FRONTIER_BLOOM_ERROR_RATE"),
-                ),
-                site_budget=settings.getint("TRAPS_MAX_PAGES_PER_SITE"),
-                near_distance=settings.getint("TRAPS_NEAR_DUPLICATE_BITS"),
-                partitions=settings.getint("FRONTIER_PARTITIONS") or None,
-            )
+            try:
+                frontier = cls(
+                    client,
+                    name=name,
+                    queue_key=settings.get("SCHEDULER_QUEUE_KEY"),
+                    seen_key=settings.get("SCHEDULER_DUPEFILTER_KEY"),
+                    items_key=settings.get("REDIS_ITEMS_KEY"),
+                    embedded=server,
+                    url=url,
+                    seen=seen_set(
+                        settings.get("FRONTIER_DEDUP"),
+                        settings.getint("FRONTIER_BLOOM_CAPACITY"),
+                        settings.getfloat("FRONTIER_BLOOM_ERROR_RATE"),
+                    ),
+                    site_budget=settings.getint("TRAPS_MAX_PAGES_PER_SITE"),
+                    near_distance=settings.getint("TRAPS_NEAR_DUPLICATE_BITS"),
+                    partitions=settings.getint("FRONTIER_PARTITIONS") or None,
+                )
+            except BaseException:
+                if server is not None:
+                    server.stop()
+                raise
             if server is not None:
                 # After every component has closed (pipelines still write
                 # items while the spider closes), not before; and at exit
@@ -601,9 +687,8 @@ class Frontier:
         return sum(int(count or 0) for count in found[::2]) + inbox
 
     def drain_inbox(self, batch: int = 500) -> int:
-        """Move the requests queued by depth alone (a frontier written before
-        per-site queues; requests robots.txt held back) to their sites'
-        queues, lowest depth first. Atomic per batch: another node moving
+        """Move the requests queued by depth alone (those robots.txt held
+        back) to their sites' queues, lowest depth first. Atomic per batch: another node moving
         them at the same time, or this one dying, loses and doubles nothing.
         (A partition's inbox holds only its own sites' requests.)"""
         pipe = self.client.pipeline(transaction=False)
@@ -733,15 +818,18 @@ class Frontier:
     def scope(self) -> set[str]:
         return {host.decode() for host in self.client.smembers(self.scope_key)}
 
-    def keys(self) -> list[bytes]:
-        return list(self.client.scan_iter(match=f"{self.name}:*", count=1000))
-
     def reset(self) -> int:
         """Delete every key of this crawl; returns how many were deleted."""
-        keys = self.keys()
-        for start in range(0, len(keys), 1000):
-            self.client.unlink(*keys[start : start + 1000])
-        return len(keys)
+        return forget_crawl(self.client, self.name)
+
+
+def forget_crawl(client: Any, name: str = "web") -> int:
+    """Delete every key of the crawl ``name`` (its frontier of any format);
+    returns how many were deleted."""
+    keys = list(client.scan_iter(match=f"{name}:*", count=1000))
+    for start in range(0, len(keys), 1000):
+        client.unlink(*keys[start : start + 1000])
+    return len(keys)
 
 
 QUEUED, SEEN, OVER_BUDGET = 1, 0, 2

@@ -45,11 +45,7 @@ from crawler.connection import piped
 from crawler.partitions import Partitions
 from crawler.turns import LUA, depths_key, list_key, parse_lease, site_key
 
-__all__ = ["Leases", "node_name", "LAYOUT"]
-
-# What a node says of its frontier in its announcement: nodes of an earlier
-# version (which take from the queues by depth alone) say nothing.
-LAYOUT = "per-site"
+__all__ = ["Leases", "node_name"]
 
 # KEYS: waiting, ready, heads; ARGV: how many sites. Sites whose turn has
 # come move from waiting to ready; returns the ms until the next turn to
@@ -172,13 +168,11 @@ return n
 )
 
 # KEYS: a node's lease hash, its announcement, the node set, waiting,
-# ready, heads, requests count, the inbox's depth set, then per lease: its
-# list, its depth set and its site's state (for a lease of an earlier
-# version: the inbox list at its depth, the inbox's depth set twice);
-# ARGV: 1 to reap (only if the node's announcement expired; then the node
-# is forgotten), the node, then per lease, oldest first: id, site ('' for
-# an earlier version's), depth. Requests go back to the front of their
-# queues in the order they were taken; returns how many.
+# ready, heads, requests count, then per lease: its list, its depth set
+# and its site's state; ARGV: 1 to reap (only if the node's announcement
+# expired; then the node is forgotten), the node, then per lease, oldest
+# first: id, site, depth. Requests go back to the front of their queues in
+# the order they were taken; returns how many.
 _RETURN = (
     LUA
     + """
@@ -187,20 +181,15 @@ local reap = ARGV[1] == '1'
 if reap and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 local n = 0
 for e = (#ARGV - 2) / 3, 1, -1 do
-  local i, k = 3 + (e - 1) * 3, 9 + (e - 1) * 3
+  local i, k = 3 + (e - 1) * 3, 8 + (e - 1) * 3
   local id, site, depth = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local value = redis.call('HGET', KEYS[1], id)
   if value then
     redis.call('HDEL', KEYS[1], id)
-    if site == '' then
-      redis.call('LPUSH', KEYS[k], value)
-      redis.call('ZADD', KEYS[8], depth, depth)
-    else
-      redis.call('LPUSH', KEYS[k], string.sub(value, #depth + #site + 3))
-      redis.call('INCR', KEYS[7])
-      released(g, site, KEYS[k + 2])
-      queued_in(g, site, depth, KEYS[k + 1], KEYS[k + 2])
-    end
+    redis.call('LPUSH', KEYS[k], string.sub(value, #depth + #site + 3))
+    redis.call('INCR', KEYS[7])
+    released(g, site, KEYS[k + 2])
+    queued_in(g, site, depth, KEYS[k + 1], KEYS[k + 2])
     n = n + 1
   end
 end
@@ -299,7 +288,7 @@ class Leases:
 
     def announce(self, info: dict[str, Any]) -> None:
         """This node is alive (its leases stay its own) for ``lease_seconds`` more."""
-        value = json.dumps({**info, "layout": LAYOUT, "seen": time.time()})
+        value = json.dumps({**info, "seen": time.time()})
         pipe = self.client.pipeline(transaction=not self.partitions.tagged)
         pipe.sadd(self.nodes_key, self.node)
         pipe.set(self.node_prefix + self.node, value, px=int(self.lease_seconds * 1000))
@@ -391,8 +380,7 @@ class Leases:
         return given
 
     def _give(self, part: _Keys, node: str, leases: list[tuple[int, str, int]], reap: bool) -> int:
-        """Run the give-back script for ``(lease, site, depth)`` entries, oldest first
-        (site '' for a lease taken by an earlier version)."""
+        """Run the give-back script for ``(lease, site, depth)`` entries, oldest first."""
         if not leases and not reap:
             return 0
         keys = [
@@ -403,14 +391,10 @@ class Leases:
             part.ready,
             part.heads,
             f"{part.queue}:count",
-            part.queue,
         ]
         args: list[Any] = [1 if reap else 0, node]
         for lease, site, depth in leases:
-            if site:
-                keys += [list_key(part.queue, site, depth), depths_key(part.queue, site), site_key(part.queue, site)]
-            else:
-                keys += [f"{part.queue}:{depth}", part.queue, part.queue]
+            keys += [list_key(part.queue, site, depth), depths_key(part.queue, site), site_key(part.queue, site)]
             args += [lease, site, depth]
         return int(self._return(keys=keys, args=args))
 
@@ -493,11 +477,8 @@ class Leases:
     def _leases_of(self, part: _Keys, node: str) -> list[tuple[int, str, int]]:
         leases = []
         for lease, value in self.client.hgetall(f"{part.lease_prefix}{node}").items():
-            parsed = parse_lease(value)
-            if parsed is None:
-                leases.append((int(lease), "", int(json.loads(value).get("d", 0))))
-            else:
-                leases.append((int(lease), parsed[1], parsed[0]))
+            depth, site, _ = parse_lease(value)
+            leases.append((int(lease), site, depth))
         return sorted(leases)
 
     def _leased(self, nodes: Iterable[str]) -> list[int]:
@@ -531,15 +512,6 @@ class Leases:
                 pipe.srem(part.nodes, self.node)
         pipe.execute()
         return given
-
-    def earlier_versions(self) -> list[str]:
-        """Nodes running now whose frontier is an earlier version's (queues by
-        depth alone): they must stop before this one joins."""
-        found = []
-        for node, info in self.nodes().items():
-            if not info.get("expired") and info.get("layout") != LAYOUT and node != self.node:
-                found.append(node)
-        return found
 
     def nodes(self) -> dict[str, dict[str, Any]]:
         """Every known node: its announcement (None if expired) and leases held."""

@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 from urllib.parse import unquote, urlsplit
 
 from crawler import settings as defaults
@@ -32,6 +32,7 @@ from crawler.extract import Extraction, Page, extract
 from crawler.extractors.html import lead
 from crawler.extractors.page import Link
 from crawler.fingerprints import content_fingerprint, fingerprints, hamming, simhash, simhash_blocks
+from crawler.items import DuplicateItem, GoneItem, Item, PageItem, UnchangedItem
 from crawler.linkfilter import LinkFilter
 from crawler.project import project_settings
 from crawler.revisit import RevisitBounds
@@ -264,7 +265,7 @@ class Outcome:
     """What a page yields: items for the indexer, and for the crawl either a
     refresh target to fetch like a redirect or a page whose links to follow."""
 
-    items: list[dict[str, Any]] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
     refresh: str | None = None
     follow: Page | None = None
 
@@ -349,107 +350,134 @@ class PageLogic:
             return url, None
         return url, extract(fetched.body, url, None, fetched.headers, self.policy.canonicalize)
 
-    def page(self, fetched: Fetched, extraction: Extraction | None = None) -> Outcome:  # noqa: PLR0912, PLR0915 (what a page yields, one branch per outcome)
+    def page(self, fetched: Fetched, extraction: Extraction | None = None) -> Outcome:
         """What a 2xx answer to a page request yields (or a 304 to a revisit);
         ``extraction``: already done (:meth:`extraction`), else done here."""
-        outcome = Outcome()
         url = self.policy.canonicalize(fetched.url)
         if fetched.revisit or fetched.status == 304:
             self.count(f"recrawl/{'unchanged' if fetched.status == 304 else 'fetched'}")
         if fetched.status == 304:
-            outcome.items.append({"type": "unchanged", "url": url, **self._fetch_state(fetched)})
-            return outcome
+            return Outcome(items=[UnchangedItem(type="unchanged", url=url, **self._fetch_state(fetched))])
         if extraction is None:
             extraction = extract(fetched.body, url, None, fetched.headers, self.policy.canonicalize)
         page = extraction.page
         if page is None:
             self.count(f"extract/skipped/{extraction.skip}")
-            return outcome
+            return Outcome()
         self.count(f"extract/{page.kind}")
-        kept = capped_links(page.links, site_of(url), self.max_links, self.max_offsite_links)
-        if len(kept) < len(page.links):
-            self.count("links/capped", len(page.links) - len(kept))
-            if (site_of(url), "links/capped") not in self._noted:
-                self._noted.add((site_of(url), "links/capped"))
+        page.links = self._kept_links(page.links, url)
+        self._count_workarounds(page, url)
+        aliases = self._aliases(fetched.redirects, url)
+        if page.refresh:  # a Refresh header, or a meta refresh Scrapy left alone
+            self.count("extract/refresh")
+            return Outcome(refresh=page.refresh)
+        if page.canonical and page.canonical != url:
+            aliases.append(url)
+            page.url = url = page.canonical
+        if self._is_soft_404(page):
+            return Outcome(items=[GoneItem(type="gone", url=url, status=404, soft=True)])
+        return self._what_robots_meta_allows(fetched, page, aliases)
+
+    def _kept_links(self, links: list[Link], url: str) -> list[Link]:
+        """The links a page at ``url`` keeps (:func:`capped_links`); those cut
+        are counted, and logged once per site."""
+        kept = capped_links(links, site_of(url), self.max_links, self.max_offsite_links)
+        if len(kept) < len(links):
+            self.count("links/capped", len(links) - len(kept))
+            if self._first_time(url, "links/capped"):
                 logger.info(
                     "%s has %d links: %d are kept (the first %d, at most %d to other sites: "
                     "LINKS_MAX_PER_PAGE, LINKS_MAX_OFFSITE_PER_PAGE); further such pages are "
                     "counted as links/capped",
                     url,
-                    len(page.links),
+                    len(links),
                     len(kept),
                     self.max_links,
                     self.max_offsite_links,
                 )
-            page.links = kept
-        for note in page.notes:  # what the extractor worked around
+        return kept
+
+    def _count_workarounds(self, page: Page, url: str) -> None:
+        """Count what the extractor worked around to read the page; log each once per site."""
+        for note in page.notes:
             self.count(f"extract/{note}")
-            if (site_of(url), note) not in self._noted:
-                self._noted.add((site_of(url), note))
+            if self._first_time(url, note):
                 logger.info(
                     "%s: extraction worked around %s; further cases are counted as extract/%s",
                     url,
                     note.replace("_", " "),
                     note,
                 )
-        aliases = self._aliases(fetched.redirects, url)
-        if page.refresh:  # a Refresh header, or a meta refresh Scrapy left alone
-            self.count("extract/refresh")
-            outcome.refresh = page.refresh
-            return outcome
-        if page.canonical and page.canonical != url:
-            aliases.append(url)
-            page.url = url = page.canonical
+
+    def _first_time(self, url: str, note: str) -> bool:
+        """Whether ``note`` is new for the site of ``url`` (then it is remembered)."""
+        if (site_of(url), note) in self._noted:
+            return False
+        self._noted.add((site_of(url), note))
+        return True
+
+    def _is_soft_404(self, page: Page) -> bool:
+        """Whether a 200 page is a "not found" in disguise: the site's answer
+        for a missing page, or a page that says so itself (counted)."""
         if self._soft_not_found(page):
             self.count("extract/soft404")
-            outcome.items.append({"type": "gone", "url": url, "status": 404, "soft": True})
-            return outcome
+            return True
         if page.kind == "html" and says_not_found(page.title, page.headings[0] if page.headings else "", page.text):
             self.count("soft404/content")
-            if (site_of(url), "soft404/content") not in self._noted:
-                self._noted.add((site_of(url), "soft404/content"))
+            if self._first_time(page.url, "soft404/content"):
                 logger.info(
                     "%s answers 200 but says it is not found (%r): not indexed; further such "
                     "pages are counted as soft404/content",
-                    url,
+                    page.url,
                     page.title or page.headings[0],
                 )
-            outcome.items.append({"type": "gone", "url": url, "status": 404, "soft": True})
-            return outcome
+            return True
+        return False
+
+    def _what_robots_meta_allows(self, fetched: Fetched, page: Page, aliases: list[str]) -> Outcome:
+        """What a readable page yields, as its robots META and ``X-Robots-Tag``
+        allow: its item (or, once indexed, a gone item for ``noindex``; a
+        duplicate item for a copy), and its links to follow unless ``nofollow``."""
         directives = page_directives(page.meta, fetched.robots_tags, self.agent)
         follow = "nofollow" not in directives
+        outcome = Outcome()
         if "noindex" in directives:
             self.count("meta/noindex")
             if fetched.revisit:  # indexed before: it leaves the index
-                outcome.items.append({"type": "gone", "url": url, "status": fetched.status, "noindex": True})
+                outcome.items.append(GoneItem(type="gone", url=page.url, status=fetched.status, noindex=True))
         else:
-            digest, near = fingerprints(page) if page.text else (None, None)
-            # Not a copy of a URL that redirects here: the same page, moved.
-            first = self.memory.content_seen(digest, page.url, near) if digest else None
-            if first is not None and first not in aliases:
-                self.count("dupes/content")
-                outcome.items.append({"type": "duplicate", "url": url, "of": first, "aliases": aliases})
-                return outcome
-            self.count("boilerplate/blocks", self.boilerplate.strip(page))
-            if page.kind == "html" and not page.description:
-                page.description = lead(page.blocks, page.headings)
-            item = self._item(fetched, page, aliases, follow)
-            item["digest"] = digest.hex() if digest else None
-            if fetched.members_only:
-                item["members_only"] = True
+            item = self._page_or_copy(fetched, page, aliases, follow)
             outcome.items.append(item)
+            if item["type"] == "duplicate":
+                return outcome
         if not follow:
             self.count("meta/nofollow")
             return outcome
         outcome.follow = page
         return outcome
 
-    def gone(self, url: str, status: int) -> dict[str, Any] | None:
+    def _page_or_copy(self, fetched: Fetched, page: Page, aliases: list[str], follow: bool) -> Item:
+        """The page's item, or a duplicate item when another URL had its
+        content first (not one that redirects here: the same page, moved)."""
+        digest, near = fingerprints(page) if page.text else (None, None)
+        first = self.memory.content_seen(digest, page.url, near) if digest else None
+        if first is not None and first not in aliases:
+            self.count("dupes/content")
+            return DuplicateItem(type="duplicate", url=page.url, of=first, aliases=aliases)
+        self.count("boilerplate/blocks", self.boilerplate.strip(page))
+        if page.kind == "html" and not page.description:
+            page.description = lead(page.blocks, page.headings)
+        item = self._item(fetched, page, aliases, follow, digest.hex() if digest else None)
+        if fetched.members_only:
+            item["members_only"] = True
+        return item
+
+    def gone(self, url: str, status: int) -> GoneItem | None:
         """404/410: the URL must not live on as an anchor-only result."""
         if status not in (404, 410):
             return None
         try:
-            return {"type": "gone", "url": self.policy.canonicalize(url), "status": status}
+            return GoneItem(type="gone", url=self.policy.canonicalize(url), status=status)
         except ValueError:
             return None
 
@@ -500,43 +528,53 @@ class PageLogic:
                 aliases.append(alias)
         return aliases
 
-    def _item(self, fetched: Fetched, page: Page, aliases: list[str], follow: bool) -> dict[str, Any]:
+    def _item(self, fetched: Fetched, page: Page, aliases: list[str], follow: bool, digest: str | None) -> PageItem:
         links = []
         if follow:
             links = [
                 [link.url, link.text] for link in page.links if not link.nofollow and self.links.indexable(link.url)
             ]
-        return {
-            "type": "page",
-            "url": page.url,
-            "aliases": aliases,
-            "status": fetched.status,
-            "depth": fetched.depth,
-            "title": page.title,
-            "description": page.description,
-            "keywords": page.keywords,
-            "headings": page.headings,
-            "sections": page.sections,
-            "emphasis": page.emphasis,
-            "text": page.text,
-            "lang": page.lang,
-            "kind": page.kind,
-            "media_type": page.media_type,
-            "size": body_size(fetched, page.kind),
-            "links": links,
+        return PageItem(
+            type="page",
+            url=page.url,
+            aliases=aliases,
+            status=fetched.status,
+            depth=fetched.depth,
+            title=page.title,
+            description=page.description,
+            keywords=page.keywords,
+            headings=page.headings,
+            sections=page.sections,
+            emphasis=page.emphasis,
+            text=page.text,
+            lang=page.lang,
+            kind=page.kind,
+            media_type=page.media_type,
+            size=body_size(fetched, page.kind),
+            links=links,
             **self._fetch_state(fetched),
-        }
+            digest=digest,
+        )
 
-    def _fetch_state(self, fetched: Fetched) -> dict[str, Any]:
+    def _fetch_state(self, fetched: Fetched) -> _FetchState:
         """What the indexer needs to schedule the next revisit of a response's
         URL: when it was fetched, its validators, and the site's interval
         bounds ``[first, minimum, maximum]`` (:mod:`crawler.revisit`)."""
-        return {
-            "fetched": fetched.fetched,
-            "etag": fetched.header("ETag"),
-            "last_modified": fetched.header("Last-Modified"),
-            "revisit": list(self.revisit.for_url(fetched.url)),
-        }
+        return _FetchState(
+            fetched=fetched.fetched,
+            etag=fetched.header("ETag"),
+            last_modified=fetched.header("Last-Modified"),
+            revisit=list(self.revisit.for_url(fetched.url)),
+        )
+
+
+class _FetchState(TypedDict):
+    """The keys of :meth:`PageLogic._fetch_state`, which a page item and an unchanged item share."""
+
+    fetched: float
+    etag: str | None
+    last_modified: str | None
+    revisit: list[float]
 
 
 def body_size(fetched: Fetched, kind: str) -> int | None:
@@ -583,7 +621,7 @@ def capped_links(links: list[Link], site: str, most: int, most_offsite: int) -> 
     return kept
 
 
-def replay(logic: PageLogic, fetch: Fetch) -> list[dict[str, Any]]:
+def replay(logic: PageLogic, fetch: Fetch) -> list[Item]:
     """The items an archived response gave in the crawl, made again.
 
     Scrapy's middlewares decided which responses reached the spider, and

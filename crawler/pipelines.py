@@ -12,7 +12,6 @@ ends runs ``python -m indexer finalize`` (merge anchors, compute PageRank), so
 from __future__ import annotations
 
 import atexit
-import json
 import logging
 import os
 import signal
@@ -28,6 +27,7 @@ from crawler._async import REDIS_DOWN, sleep
 from crawler.cores import free_cores
 from crawler.datadir import index_dir
 from crawler.frontier import Frontier
+from crawler.items import Item, encode_item
 from crawler.personalization import personalization_argument
 from crawler.processes import die_with_parent
 
@@ -155,7 +155,7 @@ def _index_processes(settings: Any) -> int:
 
 
 class ItemQueuePipeline:
-    """Pushes each item onto the Redis item queue, as JSON."""
+    """Pushes each item onto the Redis item queue, as JSON (:func:`crawler.items.encode_item`)."""
 
     def __init__(
         self,
@@ -192,8 +192,8 @@ class ItemQueuePipeline:
         if self.indexer is not None:
             self.indexer.start()
 
-    async def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
-        data = json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode()
+    async def process_item(self, item: Item) -> Item:
+        data = encode_item(item)
         delay = 0.5
         while True:
             try:
@@ -208,7 +208,7 @@ class ItemQueuePipeline:
                 self.stats.inc_value("items/redis_retries")
                 await sleep(delay)
                 delay = min(delay * 2, 30.0)
-        self.stats.inc_value(f"items/{item.get('type', 'page')}")
+        self.stats.inc_value(f"items/{item['type']}")
         return item
 
     async def close_spider(self) -> None:

@@ -151,24 +151,13 @@ class Scheduler(BaseScheduler):
         self.spider = spider
         if self.flush_on_start:
             self.flush()
-        earlier = self.leases.earlier_versions()
-        if earlier:
-            raise RuntimeError(
-                f"{len(earlier)} crawl node(s) of an earlier version of this crawler, which queues "
-                f"requests by depth alone, are running on this frontier ({', '.join(earlier)}): stop "
-                "them first; this version moves their queue to per-site queues when it starts"
-            )
         self._announce()
         reaped = self.leases.reap()
         if reaped:
             logger.info("Gave back %d requests held by crawl nodes that stopped", reaped)
         moved = self.frontier.drain_inbox()
         if moved:
-            logger.info(
-                "Moved %d requests queued by depth alone (an earlier version's frontier, "
-                "or held back by robots.txt) to their sites' queues",
-                moved,
-            )
+            logger.info("Moved %d requests held back by robots.txt to their sites' queues", moved)
         queued = len(self.frontier)
         if queued:
             logger.info(

@@ -49,18 +49,13 @@ def list_key(queue_key: str, site: str, depth: int | str) -> str:
     return f"{site_key(queue_key, site)}:{depth}"
 
 
-def parse_lease(value: bytes) -> tuple[int, str, bytes] | None:
+def parse_lease(value: bytes) -> tuple[int, str, bytes]:
     """A leased request as the lease script holds it: its depth, its site and
-    its JSON, apart; None for a lease of a frontier before per-site queues
-    (its value is the request's JSON alone).
+    its JSON, apart.
 
     >>> parse_lease(b'2 http://a.test:80 {"u":"http://a.test/"}')
     (2, 'http://a.test:80', b'{"u":"http://a.test/"}')
-    >>> parse_lease(b'{"u":"http://a.test/","d":2}') is None
-    True
     """
-    if value.startswith(b"{"):
-        return None
     depth, site, data = value.split(b" ", 2)
     return int(depth), site.decode(), data
 

@@ -40,7 +40,7 @@ import redis
 from crawler import settings as defaults
 from crawler.connection import client_for
 from crawler.cores import free_cores
-from crawler.datadir import index_dir, purged_path
+from crawler.datadir import OtherFormat, check_format, index_dir, purged_path
 from crawler.disk import FULL_DISK_STATUS, disk_full
 from crawler.embedded import DataDirBusy, EmbeddedRedis, has_saved_state, socket_url
 from crawler.personalization import parse_personalization
@@ -48,7 +48,7 @@ from crawler.version import VERSION
 from indexer import stats
 from indexer.builder import IndexBuilder, IndexBusy
 from indexer.drain import Stop, drain
-from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, OldLayout, is_corruption
+from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, is_corruption
 from indexer.output import emit
 from indexer.purge import purge, purge_rule
 from indexer.queue import ItemQueue, QueueBusy
@@ -136,10 +136,15 @@ def main(argv: list[str] | None = None) -> int:
     data_dir = Path(args.data)
     if (args.command == "purge") != bool(args.targets):
         parser.error("purge takes URL_OR_SITE arguments (and only purge does)")
+    if args.command == "rebuild":  # a directory of any format: that is what it is for
+        return _rebuild(data_dir, args.shards, args.processes)
+    try:
+        check_format(data_dir)
+    except OtherFormat as exc:
+        print(f"indexer: {exc}", file=sys.stderr)
+        return 2
     if args.command == "purge":
         return _purge(data_dir, args)
-    if args.command == "rebuild":
-        return _rebuild(data_dir, args.shards, args.processes)
     if args.command == "stats":
         return _stats(data_dir, args.json)
     if args.shards is not None:
@@ -165,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
 def _stats(data_dir: Path, as_json: bool) -> int:
     try:
         found = stats.collect(data_dir)
-    except (IndexMissing, OldLayout, IndexDamaged) as exc:
+    except (IndexMissing, IndexDamaged) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
     except CORRUPTION as exc:

@@ -37,8 +37,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from crawler import settings as defaults
-from crawler.datadir import graph_dir, pages_path, purged_path
+from crawler.datadir import claim_format, graph_dir, pages_path, purged_path
 from crawler.extractors.doctype import document_type
+from crawler.items import Item, PageItem, UnchangedItem
 from crawler.revisit import next_interval
 from crawler.sites import host_of
 from crawler.traps import Blacklist
@@ -113,10 +114,12 @@ class IndexBuilder:
         """Open (or create, with ``shards`` page shards, by default one per
         writer process, and Chinese text analysed by ``cjk``) the index of
         ``data_dir``; its pages written by ``processes`` processes (at most
-        one per shard: an index keeps the shards it was created with)."""
+        one per shard: an index keeps the shards it was created with). A data
+        directory of another format is refused (:class:`indexer.layout.OldLayout`);
+        a new one is given this version's (:func:`crawler.datadir.claim_format`)."""
         self.data_dir = Path(data_dir)
         self.layout = Layout(self.data_dir)
-        self.layout.check()
+        claim_format(self.data_dir)
         self._lock = self.layout.lock()
         pages, anchors = self.layout.create(fields.schema(cjk), shards or processes)
         self.shards = len(pages)
@@ -144,25 +147,12 @@ class IndexBuilder:
         # opened the index: then every change since is in _dirty, and
         # finalize rewrites only those. Cleared on disk until this writer
         # finalizes (a writer that dies leaves the next finalize a full pass).
-        self._anchors_complete = self.store.meta(_ANCHORS_COMPLETE) == _ANCHORS_FORMAT or len(self.store) == 0
+        self._anchors_complete = self.store.meta(_ANCHORS_COMPLETE) == _COMPLETE or len(self.store) == 0
         self.store.set_meta(_ANCHORS_COMPLETE, "0")
         self.store.commit()
         self._vocabulary: Counter[str] = Counter()
         self._purged_rules: Blacklist | None = None
         self._purged_stamp: int | None = None
-        if self.layout.old_anchors.exists():
-            self._move_old_anchors()
-
-    def _move_old_anchors(self) -> None:
-        """Write every anchor document into the anchor shards, then take the
-        one anchor index of earlier versions away (search reads it until then)."""
-        self.store.forget_indexed(self.store.indexed_hashes())
-        self._write_anchors(self._anchor_state())
-        self._dirty.clear()
-        self.commit()
-        self._anchors_complete = True
-        self.layout.retire_old_anchors()
-        logger.info("The anchor documents of %s were moved into %d anchor shard(s)", self.layout.root, self.shards)
 
     def close(self) -> None:
         self.cancel()
@@ -180,35 +170,31 @@ class IndexBuilder:
     def _delete_page(self, url: str) -> None:
         self.parts.delete(url)
 
-    def add(self, items: Iterable[dict[str, Any]]) -> Counter[str]:
+    def add(self, items: Iterable[Item]) -> Counter[str]:
         """Index crawler items (uncommitted until :meth:`commit`); counts by type."""
         counts: Counter[str] = Counter()
         purged = self._purged()
         for item in items:
-            kind = item.get("type", "page")
             if purged and purged.reason(item["url"]):
                 counts["purged"] += 1  # fetched before its purge reached the crawl
                 continue
-            counts[kind] += 1
-            if kind == "unchanged":
+            counts[item["type"]] += 1
+            if item["type"] == "unchanged":
                 self._revisited(item, changed=False)
-                continue
-            if kind == "page":
+            elif item["type"] == "page":
                 if purged:
                     item["links"] = [link for link in item.get("links") or () if not purged.reason(link[0])]
                 self._add_page(item)
-            elif kind == "duplicate":
+            elif item["type"] == "duplicate":
                 self._add_alias(item["url"], item["of"], "duplicate")
                 for alias in item.get("aliases") or ():
                     self._add_alias(alias, item["of"], "redirect")
-            elif kind == "gone":
+            elif item["type"] == "gone":
                 self.store.mark_gone(item["url"], item.get("status"))
                 self._dirty.update(self.graph.targets_of(item["url"]))
                 self.graph.remove([item["url"]])
                 self._delete_page(item["url"])
                 self._dirty.add(item["url"])
-            else:
-                logger.warning("Skipping an item of unknown type %r: %s", kind, item["url"])
         return counts
 
     def _purged(self) -> Blacklist | None:
@@ -223,7 +209,7 @@ class IndexBuilder:
             self._purged_rules, self._purged_stamp = Blacklist.from_file(path), stamp
         return self._purged_rules
 
-    def _revisited(self, item: dict[str, Any], changed: bool) -> None:
+    def _revisited(self, item: PageItem | UnchangedItem, changed: bool) -> None:
         """Record a fetch of ``item["url"]`` and set when to fetch it next.
 
         A page seen for the first time starts at the crawl's first interval;
@@ -232,19 +218,20 @@ class IndexBuilder:
         the crawl put into the item (:mod:`crawler.revisit`).
         """
         url = item["url"]
+        unchanged = item["type"] == "unchanged"
         before = self.store.revisit(url)
-        if before is None and item.get("type") == "unchanged":
+        if before is None and unchanged:
             return  # no longer a page of this index (gone, moved, purged meanwhile)
         first, low, high = item.get("revisit") or _DEFAULT_REVISIT
         fetched = item.get("fetched") or time.time()
         etag, last_modified = item.get("etag"), item.get("last_modified")
-        digest = item.get("digest")
+        digest = item.get("digest") if item["type"] == "page" else None
         if before is None:
             interval = min(max(first, low), high)
         else:
             changed = changed and (digest is None or digest != before["digest"])
             interval = next_interval(before["interval"], changed, low, high)
-            if item.get("type") == "unchanged":
+            if unchanged:
                 etag = etag or before["etag"]
                 last_modified = last_modified or before["last_modified"]
                 digest = before["digest"]
@@ -296,11 +283,9 @@ class IndexBuilder:
         self._delete_page(alias)
         self._dirty.update((alias, url))
 
-    def _add_page(self, item: dict[str, Any]) -> None:
+    def _add_page(self, item: PageItem) -> None:
         url = item["url"]
         item.setdefault("fetched", time.time())
-        if not item.get("kind"):  # an item from before kinds were sent: its URL says what it is
-            item["kind"] = document_type(None, url)
         self._dirty.update(self.graph.targets_of(url))  # links it no longer has
         self.store.put(item, host_of(url))
         for alias in item.get("aliases") or ():
@@ -314,7 +299,7 @@ class IndexBuilder:
         self._revisited(item, changed=True)
 
     @staticmethod
-    def _page_document(page: dict[str, Any]) -> dict[str, Any]:
+    def _page_document(page: PageItem) -> dict[str, Any]:
         url = page["url"]
         return {
             fields.URL: url,
@@ -443,8 +428,7 @@ class IndexBuilder:
             crawled = url in state.crawled
             linking = len(state.sources[url])
             lang, kind, members_only = marks.get(url, ("", "", False))
-            # A page stored before kinds were has no type (nor has its page document).
-            doctype = document_type(kind, url) if kind or not crawled else ""
+            doctype = document_type(kind, url)
             digest = _digest(f"{anchors}\n{linking}\n{crawled}\n{lang}\n{doctype}\n{members_only}")
             if indexed.get(url) == digest:
                 continue
@@ -491,7 +475,7 @@ class IndexBuilder:
         except BaseException:
             self.cancel()
             raise
-        self.store.set_meta(_ANCHORS_COMPLETE, _ANCHORS_FORMAT)  # once the anchor documents are committed
+        self.store.set_meta(_ANCHORS_COMPLETE, _COMPLETE)  # once the anchor documents are committed
         self.store.commit()
         self._anchors_complete = True
         anchor_only = sum(1 for url in self.store.indexed_hashes() if url not in state.crawled)
@@ -515,15 +499,14 @@ class _AnchorState:
 
 
 _WORD = re.compile(r"[a-z]{3,24}")
-# Page store key: set when the anchor documents on disk are complete.
+# Page store key: whether the anchor documents on disk are complete (this
+# value when they are; "0" from when a writer opens the index until it
+# finalizes).
 _ANCHORS_COMPLETE = "anchors_complete"
-# What it holds when they are: the version of what an anchor document
-# carries. "1" was written before anchor documents repeated their page's
-# type and members-only mark: the next finalize rewrites them all.
-_ANCHORS_FORMAT = "2"
+_COMPLETE = "2"
 
 
-def _words(page: dict[str, Any]) -> set[str]:
+def _words(page: PageItem) -> set[str]:
     """The distinct plain words of a page, for the spelling vocabulary."""
     text = " ".join([page.get("title") or "", *(page.get("headings") or ()), (page.get("text") or "")[:20000]])
     return set(_WORD.findall(text.lower()))

@@ -15,10 +15,8 @@ its own, all of one schema (:func:`indexer.schema.schema`):
   its documents are short and cheap to rewrite, so a page is analysed and
   written once, when fetched.
 
-Earlier versions kept every anchor document in one index, ``anchors``: it
-is read as long as it is there, and the indexer's writer moves its
-documents into the anchor shards (by writing them all again) when it opens
-the index, then takes it away.
+A data directory of another format (:func:`crawler.datadir.check_format`)
+is refused before any part is opened.
 
 Search reads every part through one reader (:mod:`search.corpus`), with
 collection statistics over all of them: K shards answer as one index of
@@ -31,7 +29,6 @@ import fcntl
 import hashlib
 import os
 import pickle
-import shutil
 import sqlite3
 import struct
 import zlib
@@ -42,7 +39,7 @@ from typing import Any
 from whoosh import index as whoosh_index
 from whoosh.index import EmptyIndexError
 
-from crawler.datadir import index_dir
+from crawler.datadir import OtherFormat, check_format, index_dir
 
 __all__ = [
     "Layout",
@@ -56,11 +53,9 @@ __all__ = [
     "is_corruption",
     "stored_documents",
     "shard_of",
-    "ANCHORS",
 ]
 
 # Inside DATA_DIR/index (crawler.datadir names the data directory's parts).
-ANCHORS = "anchors"  # the one anchor index of earlier versions
 _ANCHOR_SHARD = "anchors-"
 _PAGES = "pages-"
 _LOCK = "writer.lock"
@@ -78,8 +73,9 @@ class IndexBeingBuilt(IndexMissing):
     """The index directory is there, its first commit not yet."""
 
 
-class OldLayout(RuntimeError):
-    """The data directory holds an index in an earlier layout."""
+#: A data directory of another format than this version's, by the name
+#: search and the indexer's commands know it.
+OldLayout = OtherFormat
 
 
 class IndexDamaged(RuntimeError):
@@ -140,22 +136,12 @@ class Layout:
     def root(self) -> Path:
         return index_dir(self.data_dir)
 
-    @property
-    def old_anchors(self) -> Path:
-        """The one anchor index of earlier versions (read while it is there)."""
-        return self.root / ANCHORS
-
     def page_dirs(self) -> list[Path]:
         """The page shards there are, in shard order."""
         return self._numbered(_PAGES)
 
     def anchor_dirs(self) -> list[Path]:
-        """The anchor parts to read: the anchor shards, in shard order, or
-        the one anchor index of earlier versions while it is there (asked
-        of the system directly: ``Path.is_dir`` of a path that is not there
-        costs a raised and caught error, a few times a ``stat``)."""
-        if os.path.isdir(self.old_anchors):
-            return [self.old_anchors]
+        """The anchor shards there are, in shard order."""
         return self._numbered(_ANCHOR_SHARD)
 
     def _numbered(self, prefix: str) -> list[Path]:
@@ -179,14 +165,6 @@ class Layout:
     def anchor_dir(self, number: int) -> Path:
         return self.root / f"{_ANCHOR_SHARD}{number}"
 
-    def retire_old_anchors(self) -> None:
-        """Take the anchor index of earlier versions away, once the anchor
-        shards hold its documents (renamed first: readers see it whole or not at all)."""
-        if self.old_anchors.exists():
-            retired = self.root / f".{ANCHORS}-retired-{os.getpid()}"
-            self.old_anchors.rename(retired)
-            shutil.rmtree(retired)
-
     def lock(self) -> Any:
         """Hold the index for writing (released when the file closes, or the
         process ends), or raise :class:`IndexBusy`: one writer at a time,
@@ -203,12 +181,8 @@ class Layout:
         return handle
 
     def check(self) -> None:
-        """Refuse an index written in the single-index layout of earlier versions."""
-        if self.root.is_dir() and any(self.root.glob("_MAIN_*.toc")):
-            raise OldLayout(
-                f"{self.root} was written by an earlier version of the indexer; rebuild it "
-                f"from the crawl's archive: python -m indexer rebuild --data {self.data_dir}"
-            )
+        """Refuse a data directory of another format (:class:`OldLayout`)."""
+        check_format(self.data_dir)
 
     def create(self, schema: Any, shards: int) -> tuple[list[Any], list[Any]]:
         """Open the page shards and the anchor shards (as many), creating what is missing.
@@ -263,17 +237,7 @@ def _open_or_create(path: Path, schema: Any) -> Any:
     path.mkdir(parents=True, exist_ok=True)
     if not whoosh_index.exists_in(str(path)):
         return whoosh_index.create_in(str(path), schema)
-    index = whoosh_index.open_dir(str(path))
-    added = [name for name in schema.names() if name not in index.schema]
-    if added:
-        # A field added since the index was created (only stored ones so far:
-        # documents written before lack it, which reads as its default).
-        writer = index.writer()
-        for name in added:
-            writer.add_field(name, schema[name])
-        writer.commit()
-        index = whoosh_index.open_dir(str(path))
-    return index
+    return whoosh_index.open_dir(str(path))
 
 
 def stored_documents(data_dir: str | Path) -> dict[str, dict[str, Any]]:

@@ -14,17 +14,16 @@ instead of indexing the same items twice.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
 import time
 import uuid
-from typing import Any
 
 import redis
 
 from crawler.connection import partitions_of
+from crawler.items import Item, NotAnItem, decode_item
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +77,7 @@ class ItemQueue:
         if self.client.get(self.lease_key) == self.me.encode():
             self.client.delete(self.lease_key)
 
-    def take(self, count: int) -> list[dict[str, Any]]:
+    def take(self, count: int) -> list[Item]:
         """The next ``count`` items after those taken but not yet acknowledged."""
         raw: list[bytes | str] = []
         for _ in self.keys:
@@ -92,14 +91,9 @@ class ItemQueue:
         items = []
         for data in raw:
             try:
-                item = json.loads(data)
-            except ValueError:
-                logger.error("Skipping an item that is not JSON: %r", data[:200])
-                continue
-            if isinstance(item, dict) and isinstance(item.get("url"), str):
-                items.append(item)
-            else:
-                logger.error("Skipping an item without a url: %r", data[:200])
+                items.append(decode_item(data))
+            except NotAnItem as exc:
+                logger.error("Skipping %s: %r", exc, data[:200])
         return items
 
     def ack(self) -> None:

@@ -11,7 +11,9 @@ soft 404s, robots META, boilerplate), and feeds them through the same
 
 The new index is built beside the old one (``DIR/.rebuild``: :mod:`crawler.datadir`) and replaces
 it only when complete: a failed or interrupted rebuild leaves the old index
-as it was.
+as it was. The old one may be of any format (a data directory of another
+version's format is what a rebuild is for); the new one is of this
+version's, and the directory says so once it is in place.
 """
 
 from __future__ import annotations
@@ -25,13 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
-
-from whoosh.filedb.filestore import FileStorage
 
 from crawler.archive import ArchiveReader
 from crawler.cores import free_cores
-from crawler.datadir import INDEXER_PARTS, archive_dir, index_dir, rebuild_dir, rebuild_old_dir
+from crawler.datadir import INDEXER_PARTS, archive_dir, index_dir, rebuild_dir, rebuild_old_dir, stamp_format
+from crawler.items import Item
 from crawler.pages import LocalPageMemory, PageLogic, recorded_page_settings, replay
 from indexer.builder import FinalizeReport, IndexBuilder
 from indexer.layout import IndexBusy, Layout
@@ -96,7 +96,7 @@ def rebuild(  # noqa: PLR0915 (a rebuild's stages, in order)
     bar = Progress(max(1, reader.total_bytes() // 1024), "kB of archive", label="Rebuilding", logger=logger)
     try:
         with IndexBuilder(work, shards=shards, processes=processes) as builder:
-            batch: list[dict[str, Any]] = []
+            batch: list[Item] = []
             last_report = started
             for writer, fetch in reader:
                 bar.advance(reader.bytes_read // 1024 - bar.done)
@@ -136,6 +136,7 @@ def rebuild(  # noqa: PLR0915 (a rebuild's stages, in order)
             )
             final = builder.finalize()
         _swap(data_dir, work)
+        stamp_format(data_dir)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return RebuildReport(
@@ -143,10 +144,10 @@ def rebuild(  # noqa: PLR0915 (a rebuild's stages, in order)
     )
 
 
-def _swap(data_dir: Path, work: Path) -> None:  # noqa: PLR0912 (the swap's steps, each undone when a later one fails)
+def _swap(data_dir: Path, work: Path) -> None:
     """Put the rebuilt parts in place of the old ones, under the old index's lock."""
     root = index_dir(data_dir)
-    lock = old_lock = None
+    lock = None
     if root.is_dir():
         try:
             lock = Layout(data_dir).lock()
@@ -154,13 +155,6 @@ def _swap(data_dir: Path, work: Path) -> None:  # noqa: PLR0912 (the swap's step
             raise IndexBusy(
                 f"{root} is being written by another process (a crawl or an indexer): stop it, then rebuild"
             ) from None
-        # An index of the earlier single-index layout has Whoosh's own lock.
-        old_lock = FileStorage(str(root)).lock("MAIN_WRITELOCK")
-        if not old_lock.acquire(blocking=False):
-            lock.close()
-            raise IndexBusy(
-                f"{root} is being written by another process (a crawl or an indexer): stop it, then rebuild"
-            )
     old = rebuild_old_dir(data_dir, os.getpid())
     moved: list[Path] = []
     try:
@@ -181,8 +175,6 @@ def _swap(data_dir: Path, work: Path) -> None:  # noqa: PLR0912 (the swap's step
             (old / path.name).rename(path)
         raise
     finally:
-        if old_lock is not None:
-            old_lock.release()
         if lock is not None:
             lock.close()
     shutil.rmtree(old, ignore_errors=True)

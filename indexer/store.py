@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from crawler.items import PageItem
 from indexer._sqlite import connect, rows_in
 
 __all__ = ["PageStore", "STORED_FIELDS"]
@@ -134,7 +135,7 @@ class PageStore:
     def commit(self) -> None:
         self.db.commit()
 
-    def put(self, item: dict[str, Any], host: str) -> None:
+    def put(self, item: PageItem, host: str) -> None:
         """Store (or replace) a page item as the crawler produced it."""
         data = {name: item.get(name) for name in STORED_FIELDS}
         text = data.pop("text")

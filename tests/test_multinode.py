@@ -8,7 +8,6 @@ the ground truth of what was fetched, by whom and when.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import signal
 import socket
@@ -23,6 +22,7 @@ import pytest
 import redis
 
 from crawler.datadir import index_dir
+from crawler.items import encode_item
 from indexer.layout import IndexMissing, stored_documents
 from tests.commands import ROOT, run
 from tests.demoweb import DemoWeb, serve
@@ -241,7 +241,7 @@ def test_a_node_without_seeds_started_first_waits_for_the_others_work(shared: Re
 def test_the_indexer_killed_and_restarted_loses_no_item(shared: RedisServer, tmp_path: Path) -> None:
     client = redis.Redis.from_url(shared.url)
     items = [page(f"http://a.test/{n}", f"Item number {n}", f"text {n}") for n in range(1500)]
-    client.rpush("web:items", *(json.dumps(item) for item in items))
+    client.rpush("web:items", *(encode_item(item) for item in items))
     data = tmp_path / "data"
     first = indexer(shared.url, data, "--follow")
     wait_for(lambda: index_dir(data).exists() and _committed(data) > 0)
@@ -360,7 +360,7 @@ def test_two_writer_processes_share_the_queue_and_a_killed_writer_loses_nothing(
 ) -> None:
     client = redis.Redis.from_url(shared.url)
     items = [page(f"http://a.test/{n}", f"Item number {n}", f"text {n} " * 50) for n in range(3000)]
-    client.rpush("web:items", *(json.dumps(item) for item in items))
+    client.rpush("web:items", *(encode_item(item) for item in items))
     data = tmp_path / "data"
     first = indexer(shared.url, data, "--follow", "--processes", "2")
     wait_for(lambda: _committed(data) > 0 and len(_writers(first.pid)) == 2)

@@ -3,8 +3,9 @@
 A bad seed or scope is the user's to fix: it deserves one line naming what
 is wrong (and exit status 2), not a traceback from inside the reactor. So
 does a crawl that cannot start for a reason the user can fix (another crawl
-owns the data directory), and one with nothing to crawl: one line, exit
-status 1; and one that had to stop (a full disk: status 1) or crawled
+owns the data directory; the data directory, or the crawl's state in Redis,
+is of another version's format), and one with nothing to crawl: one line,
+exit status 1; and one that had to stop (a full disk: status 1) or crawled
 nothing (every site unreachable: status 3): :data:`EXIT_STATUS`.
 
 Scrapy's start-up dumps (versions, settings, components) are lowered to
@@ -21,7 +22,9 @@ from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.exceptions import UsageError
 
 from crawler.console import quiet_scrapy_dumps
+from crawler.datadir import OtherFormat
 from crawler.embedded import DataDirBusy
+from crawler.frontier import OtherFrontier
 from crawler.halt import CRAWLED_NOTHING, DISK_FULL
 from crawler.spiders.web import NOTHING_TO_CRAWL, WebSpider, check_arguments
 
@@ -31,7 +34,7 @@ logger = logging.getLogger(__name__)
 EXIT_STATUS = {NOTHING_TO_CRAWL: 1, DISK_FULL: 1, CRAWLED_NOTHING: 3}
 
 #: Why a crawl may fail to start that the user can fix: said in one line, no traceback.
-_EXPECTED = (DataDirBusy,)
+_EXPECTED = (DataDirBusy, OtherFormat, OtherFrontier)
 
 
 class Command(ScrapyCrawl):

@@ -49,6 +49,7 @@ from crawler.datadir import pages_path, redis_dir
 from crawler.extract import Page
 from crawler.extract_pool import ExtractPool
 from crawler.frontier import Frontier
+from crawler.items import Item
 from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, PURGED, LinkFilter
 from crawler.pages import Fetched, PageLogic
 from crawler.revisit import RevisitBounds, conditional_headers, due_pages
@@ -503,7 +504,7 @@ class WebSpider(Spider):
             if self.links.verdict(url) is None:
                 yield Request(url, errback=self.failed)
 
-    def failed(self, failure: Failure) -> Iterator[dict[str, Any]]:
+    def failed(self, failure: Failure) -> Iterator[Item]:
         """404/410: the URL must not live on as an anchor-only result."""
         error = failure.value
         if isinstance(error, HttpError):
@@ -512,7 +513,7 @@ class WebSpider(Spider):
             if item is not None:
                 yield item
 
-    async def parse(self, response: Response) -> AsyncIterator[dict[str, Any] | Request]:
+    async def parse(self, response: Response) -> AsyncIterator[Item | Request]:
         self._refresh_purged()
         page = fetched(response)
         extraction = None

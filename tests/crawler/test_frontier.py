@@ -8,7 +8,17 @@ import pytest
 import redis
 from scrapy import Request, Spider
 
-from crawler.frontier import OVER_BUDGET, QUEUED, SEEN, Frontier, decode_request, encode_request
+from crawler.frontier import (
+    FRONTIER_FORMAT,
+    OVER_BUDGET,
+    QUEUED,
+    SEEN,
+    Frontier,
+    OtherFrontier,
+    decode_request,
+    encode_request,
+    forget_crawl,
+)
 from crawler.leases import Leases
 from crawler.scheduler import Scheduler
 from crawler.seen import BloomSeen
@@ -227,3 +237,40 @@ def test_a_dead_nodes_leases_go_back_to_the_queue(redis_client: redis.Redis) -> 
     assert alive.reap() == 2
     assert _urls(alive.take(10)) == ["http://a.test/0", "http://a.test/1", "http://a.test/2"]
     assert "dead" not in alive.nodes()
+
+
+def _as_an_older_version_left_it(client: redis.Redis) -> None:
+    """A frontier as this crawler wrote it before frontiers had a format: a
+    partition count, the seen set's encoding and counts, a queued request."""
+    client.set("web:partitions", 1)
+    client.hset("web:dupefilter:encoding", "mode", "exact")
+    client.set("web:dupefilter:count", 1)
+    client.rpush("web:requests:{http://a.test:80}:0", encode_request(Request("http://a.test/", meta={"depth": 0})))
+    client.set("web:requests:count", 1)
+
+
+def test_a_new_frontier_records_its_format_and_opens_again(redis_client: redis.Redis) -> None:
+    Frontier(redis_client).push([_entry("http://a.test/", 0)])
+    assert redis_client.get("web:format") == str(FRONTIER_FORMAT).encode()
+    assert len(Frontier(redis_client)) == 1
+
+
+def test_an_older_frontier_is_refused_untouched_and_named_the_reset(redis_client: redis.Redis) -> None:
+    _as_an_older_version_left_it(redis_client)
+    before = sorted(redis_client.keys("*"))
+    with pytest.raises(OtherFrontier) as refused:
+        Frontier(redis_client, url="redis://shared.test:6379/0")
+    assert str(refused.value) == (
+        "the crawl's state in Redis was written by an older version of Lantern (no frontier format "
+        f"recorded; this version reads format {FRONTIER_FORMAT}): run `python -m crawler reset --redis "
+        "redis://shared.test:6379/0` to forget it and crawl afresh (the index is kept)"
+    )
+    assert sorted(redis_client.keys("*")) == before  # nothing written
+    assert forget_crawl(redis_client) == len(before)
+    assert Frontier(redis_client).seen_count() == 0
+
+
+def test_a_newer_frontier_is_refused(redis_client: redis.Redis) -> None:
+    redis_client.set("web:format", FRONTIER_FORMAT + 1)
+    with pytest.raises(OtherFrontier, match=rf"newer version .* format {FRONTIER_FORMAT + 1}; .* crawler reset`"):
+        Frontier(redis_client)

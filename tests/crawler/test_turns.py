@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
 import redis
 from scrapy import Request, Spider
 
 from crawler.frontier import Frontier, encode_request
 from crawler.leases import Leases
 from crawler.robots_middleware import SharedRobots
-from crawler.scheduler import Scheduler
 from crawler.sites import site_of
 from crawler.urls import fingerprint
 
@@ -155,46 +153,6 @@ def test_requests_leased_to_a_node_that_never_received_them_go_back_when_it_is_i
         {"http://a.test/0", "http://b.test/0", "http://c.test/0"} - set(_urls(kept))
     )
     assert node.reclaim() == 0
-
-
-def _old_layout(client: redis.Redis) -> None:
-    """A frontier as written before per-site queues: lists by depth, and the
-    lease of a node that was killed."""
-    for depth, urls in ((1, ["http://a.test/1", "http://a.test/2", "http://b.test/1"]), (2, ["http://a.test/3"])):
-        client.rpush(f"web:requests:{depth}", *(encode_request(Request(u, meta={"depth": depth})) for u in urls))
-        client.zadd("web:requests", {str(depth): depth})
-    client.sadd("web:nodes", "old")
-    client.hset("web:leases:old", "7", encode_request(Request("http://c.test/1", meta={"depth": 1})))
-
-
-def test_a_frontier_of_the_earlier_layout_is_moved_to_per_site_queues(redis_client: redis.Redis) -> None:
-    _old_layout(redis_client)
-    node = Scheduler(Frontier(redis_client), per_site=8)
-    node.open(_Spider())
-    assert len(node.frontier) == 5
-    assert redis_client.zcard("web:requests") == 0  # the old lists are gone
-    urls = []
-    while (request := node.next_request()) is not None:
-        urls.append(request.url)
-        node.done(request)
-    assert sorted(urls) == [
-        "http://a.test/1",
-        "http://a.test/2",
-        "http://a.test/3",
-        "http://b.test/1",
-        "http://c.test/1",
-    ]
-    assert urls.index("http://a.test/1") < urls.index("http://a.test/2") < urls.index("http://a.test/3")
-    node.close("finished")
-
-
-def test_nodes_of_the_earlier_version_still_running_are_refused(redis_client: redis.Redis) -> None:
-    _old_layout(redis_client)
-    redis_client.set("web:node:old", json.dumps({"started": 0, "taken": 3}), ex=30)  # alive, and says no layout
-    node = Scheduler(Frontier(redis_client))
-    with pytest.raises(RuntimeError, match="earlier version .* stop them first"):
-        node.open(_Spider())
-    assert redis_client.llen("web:requests:1") == 3  # nothing moved under their feet
 
 
 def test_requests_robots_txt_held_back_come_back_to_their_site(redis_client: redis.Redis) -> None:

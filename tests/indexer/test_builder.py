@@ -12,7 +12,7 @@ from indexer.graph import LinkGraph, pagerank
 from indexer.layout import stored_documents
 from indexer.store import PageStore
 from search.engine import SearchEngine
-from tests.items import page
+from tests.items import duplicate, gone, page
 
 
 def docs(data: Path) -> dict[str, dict]:
@@ -79,8 +79,8 @@ def test_aliases_lend_their_anchors_and_are_not_documents(tmp_path: Path) -> Non
                     ],
                 ),
                 page("http://a.test/x.html", "Article", "Body", aliases=["http://a.test/old"]),
-                {"type": "duplicate", "url": "http://a.test/print/x.html", "of": "http://a.test/x.html"},
-                {"type": "gone", "url": "http://a.test/missing", "status": 404},
+                duplicate("http://a.test/print/x.html", "http://a.test/x.html"),
+                gone("http://a.test/missing"),
             ]
         )
         builder.finalize()
@@ -237,42 +237,3 @@ def test_with_writer_processes_anchor_documents_go_to_the_anchor_shard_of_their_
         with index.open_dir(str(index_dir(tmp_path) / f"anchors-{number}")).searcher() as searcher:
             urls = [stored["url"] for stored in searcher.all_stored_fields()]
         assert urls and all(shard_of(url, 2) == number for url in urls)
-
-
-def test_the_one_anchor_index_of_earlier_versions_is_read_then_moved_into_anchor_shards(tmp_path: Path) -> None:
-    import shutil
-
-    items = [
-        page(
-            f"http://a.test/{n}",
-            f"Page {n}",
-            f"harbour {n}",
-            [(f"http://a.test/{(n + 1) % 6}", f"lighthouse {n}"), (f"http://x.test/{n}", f"tide table {n}")],
-        )
-        for n in range(6)
-    ]
-    for name, shards in (("one", 1), ("two", 2)):
-        with IndexBuilder(tmp_path / name, shards=shards) as builder:
-            builder.add([dict(item) for item in items])
-            builder.finalize()
-    data, root = tmp_path / "two", index_dir(tmp_path / "two")
-    queries = ["lighthouse", "tide table 3", "harbour 2", "lighthouse 4 harbour"]
-
-    def answers(engine: SearchEngine | None = None) -> list:
-        if engine is None:
-            with SearchEngine(data) as engine:
-                return answers(engine)
-        return [[(r.url, round(r.score, 6)) for r in engine.search(query).results] for query in queries]
-
-    now, stored = answers(), docs(data)
-    for part in root.glob("anchors-*"):  # the layout of earlier versions: one anchor index
-        shutil.rmtree(part)
-    shutil.copytree(index_dir(tmp_path / "one") / "anchors-0", root / "anchors")
-    assert answers() == now and docs(data) == stored
-    with SearchEngine(data) as running:  # a search server open across the move
-        assert answers(running) == now
-        with IndexBuilder(data) as builder:
-            assert builder.finalize().reindexed == 0
-        assert not (root / "anchors").exists() and len(list(root.glob("anchors-*"))) == 2
-        assert answers(running) == now
-    assert answers() == now and docs(data) == stored

@@ -14,7 +14,7 @@ from indexer.graph import LinkGraph, pagerank
 from indexer.linkmatrix import LinkMatrix
 from search.engine import SearchEngine
 from tests.commands import run
-from tests.items import page
+from tests.items import gone, page
 
 
 def reference(edges: list[tuple[str, str]], nodes: list[str] = ()) -> dict[str, float]:
@@ -147,7 +147,7 @@ WEB = [
     ),
     page("http://a.test/x", "X", aliases=["http://a.test/old"], links=[("http://a.test/", "home")]),
     page("http://a.test/y", "Y", links=[("http://a.test/x", "x"), ("http://a.test/x", "x again")]),
-    {"type": "gone", "url": "http://a.test/gone", "status": 404},
+    gone("http://a.test/gone"),
 ]
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import os
 import subprocess
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from crawler.items import PageItem, encode_item
 from indexer.progress import Progress, bar, line
 
 ROOT = Path(__file__).parents[2]
@@ -87,10 +87,8 @@ def test_a_pipe_is_no_terminal() -> None:
 
 def test_the_indexer_shows_progress_when_draining_a_long_queue(redis_client: redis.Redis, tmp_path: Path) -> None:
     url = "unix://{}?db=0".format(redis_client.connection_pool.connection_kwargs["path"])
-    items = [
-        {"type": "page", "url": f"http://a.test/{n}", "title": f"Page {n}", "text": f"word{n}"} for n in range(1_200)
-    ]
-    redis_client.rpush("web:items", *(json.dumps(item) for item in items))
+    items = [PageItem(type="page", url=f"http://a.test/{n}", title=f"Page {n}", text=f"word{n}") for n in range(1_200)]
+    redis_client.rpush("web:items", *(encode_item(item) for item in items))
     done = subprocess.run(
         [sys.executable, "-m", "indexer", "--data", str(tmp_path / "out"), "--redis", url],
         cwd=ROOT,

@@ -11,19 +11,21 @@ from pathlib import Path
 import pytest
 import redis
 
+from crawler.items import Item, PageItem, encode_item
 from indexer.builder import IndexBuilder
 from indexer.drain import Stop, _Drain
 from indexer.queue import ItemQueue, QueueBusy
+from tests.items import page
 
 ROOT = Path(__file__).parents[2]
 
 
-def _push(client: redis.Redis, *items: dict) -> None:
-    client.rpush("web:items", *(json.dumps(item) for item in items))
+def _push(client: redis.Redis, *items: Item) -> None:
+    client.rpush("web:items", *(encode_item(item) for item in items))
 
 
-def _item(n: int) -> dict:
-    return {"type": "page", "url": f"http://a.test/{n}", "title": f"Page number {n}", "text": "words"}
+def _item(n: int) -> PageItem:
+    return PageItem(type="page", url=f"http://a.test/{n}", title=f"Page number {n}", text="words")
 
 
 def test_items_stay_queued_until_acknowledged(redis_client: redis.Redis) -> None:
@@ -100,13 +102,7 @@ def test_a_busy_indexer_beside_a_crawl_writes_anchor_text_with_its_commits(
 
     _push(
         redis_client,
-        {
-            "type": "page",
-            "url": "http://a.test/hub",
-            "title": "Hub",
-            "text": "words",
-            "links": [["http://a.test/elsewhere", "distant beacon"]],
-        },
+        page("http://a.test/hub", "Hub", "words", [("http://a.test/elsewhere", "distant beacon")]),
     )
     with IndexBuilder(tmp_path) as builder:
         loop = _Drain(builder, ItemQueue(redis_client), follow=True, stop=_stop())
@@ -131,13 +127,7 @@ def test_indexer_cli_drains_finalizes_and_search_finds(redis_client: redis.Redis
     _push(redis_client, *(_item(n) for n in range(3)))
     _push(
         redis_client,
-        {
-            "type": "page",
-            "url": "http://a.test/hub",
-            "title": "Hub",
-            "text": "",
-            "links": [["http://a.test/elsewhere", "distant beacon"]],
-        },
+        page("http://a.test/hub", "Hub", "", [("http://a.test/elsewhere", "distant beacon")]),
     )
     data = tmp_path / "out"
     done = _run("indexer", "--data", str(data), "--redis", url, "finalize")

@@ -8,7 +8,8 @@ from crawler.datadir import pages_path
 from crawler.revisit import due_pages
 from indexer.builder import IndexBuilder
 from indexer.store import PageStore
-from tests.items import page
+from tests.items import gone as gone_item
+from tests.items import page, unchanged
 
 BOUNDS = [1000.0, 100.0, 100000.0]  # first interval, minimum, maximum
 
@@ -24,10 +25,10 @@ def test_intervals_follow_what_each_fetch_found_and_due_pages_are_listed(tmp_pat
         builder.commit()
         builder.add(
             [
-                {"type": "unchanged", "url": a, "fetched": 1000, "revisit": BOUNDS},  # a 304
+                unchanged(a, 1000, BOUNDS),  # a 304
                 _page(b, "two", 1000),  # a 200 with the same text: unchanged too
                 _page(c, "three, edited", 1500),
-                {"type": "unchanged", "url": "http://a.test/unknown", "fetched": 1000, "revisit": BOUNDS},
+                unchanged("http://a.test/unknown", 1000, BOUNDS),
             ]
         )
         builder.commit()
@@ -52,7 +53,7 @@ def test_gone_and_moved_pages_are_not_revisited(tmp_path: Path) -> None:
     with IndexBuilder(tmp_path) as builder:
         builder.add([_page(old, "moved", 0, links=[("http://a.test/x", "x")]), _page(gone, "bye", 0)])
         builder.commit()
-        builder.add([_page(new, "moved", 10, aliases=[old]), {"type": "gone", "url": gone, "status": 404}])
+        builder.add([_page(new, "moved", 10, aliases=[old]), gone_item(gone)])
         builder.commit()
         assert [link[:2] for link in builder.graph.links()] == []  # neither left links behind
     with PageStore(pages_path(tmp_path), readonly=True) as store:

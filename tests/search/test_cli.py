@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.datadir import index_dir
+from crawler.datadir import claim_format, index_dir
 from indexer.builder import IndexBuilder
 from search.engine import SearchEngine, SearchError
 from tests.items import page
@@ -113,6 +113,7 @@ def test_user_errors_are_one_line_not_a_traceback(data: Path, tmp_path: Path, ar
 
 
 def test_an_index_still_being_created_is_reported(tmp_path: Path) -> None:
+    claim_format(tmp_path)  # as the indexer does before it makes the index
     index_dir(tmp_path).mkdir()
     with pytest.raises(SearchError, match="being built"):
         SearchEngine(tmp_path)
