@@ -41,6 +41,7 @@ import json
 import logging
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
@@ -63,6 +64,68 @@ logger = logging.getLogger(__name__)
 __all__ = ["Scheduler"]
 
 _MAX_BACKOFF = 30.0
+
+
+class _RedisBackoff:
+    """When a node that lost Redis tries again: after 0.5 s, then twice as
+    long each time, up to :data:`_MAX_BACKOFF`; said once when Redis goes
+    away and once when it is back."""
+
+    def __init__(self) -> None:
+        self.until = 0.0  # monotonic time before which the node does not try
+        self._wait = 0.5
+
+    def waiting(self) -> bool:
+        return time.monotonic() < self.until
+
+    def down(self, exc: Exception) -> None:
+        if self.until == 0.0:
+            logger.warning("Redis is unreachable (%s): this node pauses and keeps retrying", exc)
+        self.until = time.monotonic() + self._wait
+        self._wait = min(self._wait * 2, _MAX_BACKOFF)
+
+    def back(self) -> None:
+        if self.until:
+            logger.warning("Redis is reachable again: this node resumes")
+            self.until = 0.0
+            self._wait = 0.5
+
+
+class _IndexerGate:
+    """Whether more than ``items_max`` pages wait for the indexer: then the
+    node takes no new requests until it has drained half of them, so the
+    item queue (and Redis memory) stays bounded when the indexer is slower
+    than the crawl, or not running yet. Read at most twice a second (a round
+    trip before each batch was one of the five a page cost on a fast site),
+    so the queue may pass the limit by half a second's pages."""
+
+    def __init__(self, items_max: int) -> None:
+        self.items_max = items_max
+        self._checked = 0.0
+        self._behind = False
+
+    def closed(self, waiting: Callable[[], int], inc: Callable[[str], None]) -> bool:
+        """Whether the node waits for the indexer; ``waiting`` reads how many pages wait."""
+        if not self.items_max:
+            return False
+        now = time.monotonic()
+        if now - self._checked < 0.5:
+            return self._behind
+        self._checked = now
+        count = waiting()
+        if not self._behind and count > self.items_max:
+            self._behind = True
+            inc("scheduler/paused_for_indexer")
+            logger.warning(
+                "%d pages wait for the indexer (INDEX_QUEUE_MAX = %d): fetching paused until "
+                "it catches up (is `python -m indexer --follow` running?)",
+                count,
+                self.items_max,
+            )
+        elif self._behind and count <= self.items_max // 2:
+            self._behind = False
+            logger.info("The indexer caught up (%d pages wait): fetching resumes", count)
+        return self._behind
 
 
 class Scheduler(BaseScheduler):
@@ -103,15 +166,12 @@ class Scheduler(BaseScheduler):
         self._over_budget_logged: set[str] = set()
         self._beat: Any = None
         self._idle_since: float | None = None
-        self._down_until = 0.0
-        self._backoff = 0.5
+        self._redis = _RedisBackoff()
         self._started = time.time()
         self._fetched = 0
         self._announced = (self._started, 0)  # when this node last announced itself, and its count then
         self._by_site: Counter[str] = Counter()
-        self.items_max = items_max
-        self._items_checked = 0.0
-        self._items_behind = False
+        self._indexer = _IndexerGate(items_max)
         self._wake: Any = None
         self._wake_at = 0.0
 
@@ -233,7 +293,7 @@ class Scheduler(BaseScheduler):
         return fp
 
     def next_request(self) -> Request | None:
-        if time.monotonic() < self._down_until:
+        if self._redis.waiting():
             return None
         next_turn = None
         try:
@@ -289,36 +349,10 @@ class Scheduler(BaseScheduler):
             slot.nextcall.schedule()
 
     def _indexer_behind(self) -> bool:
-        """Whether more than ``items_max`` pages wait for the indexer: then
-        the node takes no new requests until it has drained half of them, so
-        the item queue (and Redis memory) stays bounded when the indexer is
-        slower than the crawl, or not running yet. Read at most twice a
-        second (a round trip before each batch was one of the five a page
-        cost on a fast site), so the queue may pass the limit by half a
-        second's pages."""
-        if not self.items_max:
-            return False
-        now = time.monotonic()
-        if now - self._items_checked < 0.5:
-            return self._items_behind
-        self._items_checked = now
-        waiting = self.frontier.items_waiting()
-        if not self._items_behind and waiting > self.items_max:
-            self._items_behind = True
-            self._inc("scheduler/paused_for_indexer")
-            logger.warning(
-                "%d pages wait for the indexer (INDEX_QUEUE_MAX = %d): fetching paused until "
-                "it catches up (is `python -m indexer --follow` running?)",
-                waiting,
-                self.items_max,
-            )
-        elif self._items_behind and waiting <= self.items_max // 2:
-            self._items_behind = False
-            logger.info("The indexer caught up (%d pages wait): fetching resumes", waiting)
-        return self._items_behind
+        return self._indexer.closed(self.frontier.items_waiting, self._inc)
 
     def has_pending_requests(self) -> bool:
-        if self._pending or self._taken or time.monotonic() < self._down_until:
+        if self._pending or self._taken or self._redis.waiting():
             return True
         try:
             return len(self.frontier) > 0
@@ -354,7 +388,7 @@ class Scheduler(BaseScheduler):
             self.leases.forget(done)
         self._pending, self._done = [], []
         self.leases.wake(groups)
-        self._redis_back()
+        self._redis.back()
         self._count(pending, statuses)
 
     def _push_by_partition(self) -> list[int]:
@@ -390,17 +424,8 @@ class Scheduler(BaseScheduler):
                     )
 
     def _redis_down(self, exc: Exception) -> None:
-        if self._down_until == 0.0:
-            logger.warning("Redis is unreachable (%s): this node pauses and keeps retrying", exc)
         self._inc("frontier/redis_errors")
-        self._down_until = time.monotonic() + self._backoff
-        self._backoff = min(self._backoff * 2, _MAX_BACKOFF)
-
-    def _redis_back(self) -> None:
-        if self._down_until:
-            logger.warning("Redis is reachable again: this node resumes")
-            self._down_until = 0.0
-            self._backoff = 0.5
+        self._redis.down(exc)
 
     # --- liveness, idleness ---------------------------------------------------------------
 
