@@ -30,7 +30,7 @@ things are ours:
   components, and split), so ``e-mail`` on a page is found by ``email``.
 
 The engine asks for ``strict`` first and relaxes only while too few pages
-match (:mod:`search.engine`): a query never finds nothing when one page
+match (:mod:`search.candidates`): a query never finds nothing when one page
 holds all of its words' parts.
 """
 
