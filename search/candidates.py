@@ -238,7 +238,7 @@ class Retrieval:
             if previous is not None and query == previous:
                 continue
             previous = query
-            fresh = self._level(searcher, found, seen, request, number, query, depth)
+            fresh = self._found_at_level(searcher, found, seen, request, number, query, depth)
             found.candidates.extend(fresh)
             seen.update(candidate.url for candidate in fresh)
         if found.masks:  # exact: every page that matched, as the facets count them
@@ -246,7 +246,7 @@ class Retrieval:
             found.total = max(len(found.docs), len(found.candidates))
         return found
 
-    def _level(
+    def _found_at_level(
         self, searcher: Any, found: Found, seen: set[str], request: Request, number: int, query: Query, depth: int
     ) -> list[Candidate]:
         """The candidates level ``number`` adds (URLs not ``seen`` before),

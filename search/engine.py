@@ -129,7 +129,7 @@ class SearchEngine:
             self.anchor_only,
             self.anchor_min_sources,
         )
-        self.maker = ResultMaker(
+        self.result_maker = ResultMaker(
             self.tokens, pages, self.members_snippet, self.anchor_only, self.anchor_min_sources, self.personalization
         )
 
@@ -257,7 +257,7 @@ class SearchEngine:
             candidates, lambda c: c.get(fields.HOST, ""), n, page, last=lambda c: c.features.demoted
         )
         per_field = field_scores(searcher, self.tokens, request.text, [c for c, _ in window]) if explain else {}
-        results = self.maker.results(window, request.text, explain, per_field)
+        results = self.result_maker.results(window, request.text, explain, per_field)
         suggestion = None
         if found.matched_all < _FEW and request.words:
             suggestion = self.retrieval.suggestion(searcher, request, found.matched_all)

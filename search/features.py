@@ -69,11 +69,11 @@ class Ranker:
         """Score and order ``candidates`` (in place) for a query of ``words``
         in ``script`` (:func:`ranking.query_script`); then, with a page
         store, put a page whose heading is the query first among the first."""
-        self._score(searcher, candidates, words, script)
+        self._score_and_order(searcher, candidates, words, script)
         if words and self.sections is not None:
             self._headings_first(candidates, words, self.sections)
 
-    def _score(self, searcher: Any, candidates: list[Candidate], words: list[str], script: str) -> None:
+    def _score_and_order(self, searcher: Any, candidates: list[Candidate], words: list[str], script: str) -> None:
         question = len(words) >= QUESTION_WORDS
         near = proximity_scores(self.corpus.top_docs(), searcher, candidates, self.tokens.one_per_position(words))
         urls = [c.url for c in candidates]
