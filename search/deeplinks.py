@@ -65,24 +65,42 @@ def best_section(
     best: tuple[int, int, int] | None = None
     best_id = None
     for index, section in enumerate(sections):
-        if len(section) < 2:
+        own = _naming(index, section, wanted, probes, analyze, title_tokens)
+        if own is None:
             continue
-        anchor, text = str(section[0]), str(section[1])
-        haystack = f"{text} {anchor}".lower()
-        if not all(probe in haystack for probe in probes):
-            continue
-        tokens = set(analyze(text)) | set(analyze(anchor.replace("-", " ")))
-        if not wanted <= tokens:
-            continue
-        own = set(analyze(text))
-        tag = str(section[2]) if len(section) > 2 else ""
-        if index == 0 or tag == "h1" or (title_tokens and own and own <= title_tokens):
-            continue  # the page's own heading: the page is the answer
+        anchor = str(section[0])
         named = max((_trailing(_components(anchor), name) for name in qualified), default=0)
         rank = (-named, len(own - wanted), index)
         if best is None or rank < best:
             best, best_id = rank, anchor
     return best_id
+
+
+def _naming(
+    index: int,
+    section: Sequence[str],
+    wanted: set[str],
+    probes: list[str],
+    analyze: Analyze,
+    title_tokens: set[str],
+) -> set[str] | None:
+    """The tokens of a section's heading when the section names the query
+    (its heading and id hold every ``wanted`` token, looked for first as
+    ``probes`` in their text) and is not the page's own title section;
+    else None."""
+    if len(section) < 2:
+        return None
+    anchor, text = str(section[0]), str(section[1])
+    haystack = f"{text} {anchor}".lower()
+    if not all(probe in haystack for probe in probes):
+        return None
+    own = set(analyze(text))
+    if not wanted <= own | set(analyze(anchor.replace("-", " "))):
+        return None
+    tag = str(section[2]) if len(section) > 2 else ""
+    if index == 0 or tag == "h1" or (title_tokens and own and own <= title_tokens):
+        return None  # the page's own heading: the page is the answer
+    return own
 
 
 def _components(name: str) -> list[str]:

@@ -30,7 +30,7 @@ things are ours:
   components, and split), so ``e-mail`` on a page is found by ``email``.
 
 The engine asks for ``strict`` first and relaxes only while too few pages
-match (:mod:`search.engine`): a query never finds nothing when one page
+match (:mod:`search.candidates`): a query never finds nothing when one page
 holds all of its words' parts.
 """
 
@@ -82,13 +82,22 @@ def word_forms(text: str) -> tuple[str, list[str], list[str]]:
     (('code', ['JSON', 'Encoder'], ['JSON', 'Encoder']), ('plain', ['lighthouse'], ['lighthouse']))
     """
     match = _WORD.search(text)
-    word = match.group() if match else text
     if match is None or len(_WORD.findall(text)) != 1:
         return "plain", [text], [text]
-    if "-" in word:
-        pieces = [piece for piece in word.split("-") if piece]
-        finer = [part for piece in pieces for part in _finest(piece)]
-        return ("hyphen", pieces, finer) if len(pieces) > 1 else ("plain", [word], [word])
+    word = match.group()
+    return _hyphen_forms(word) if "-" in word else _code_forms(word)
+
+
+def _hyphen_forms(word: str) -> tuple[str, list[str], list[str]]:
+    """:func:`word_forms` of a word with a hyphen: its pieces (plain when only one is left)."""
+    pieces = [piece for piece in word.split("-") if piece]
+    finer = [part for piece in pieces for part in _finest(piece)]
+    return ("hyphen", pieces, finer) if len(pieces) > 1 else ("plain", [word], [word])
+
+
+def _code_forms(word: str) -> tuple[str, list[str], list[str]]:
+    """:func:`word_forms` of a word without a hyphen: a dotted name's
+    components, a lone code name's parts, or the plain word."""
     components = [c for c in _COMPONENTS.split(word) if c]
     finer = [part for component in components for part in _finest(component)]
     if len(components) > 1:

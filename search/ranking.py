@@ -249,24 +249,39 @@ def page_by_host(
     remaining = list(ranked)
     window: list[T] = []
     for _ in range(page):
-        counts: dict[Hashable, int] = {}
-        window, rest = [], []
-        held: list[T] = []
-        for item in remaining:
-            key = host(item)
-            if last is not None and last(item) and held:
-                rest.append(item)  # crowded results first
-            elif len(window) < n and counts.get(key, 0) < per_host:
-                counts[key] = counts.get(key, 0) + 1
-                window.append(item)
-            else:
-                rest.append(item)
-                held.append(item)
-        while len(window) < n and rest:  # only crowded hosts are left: fill up
-            window.append(rest.pop(0))
-        remaining = rest
+        window, remaining = _next_page(remaining, host, n, per_host, last)
+    return _with_more_from_host(window, remaining, host)
+
+
+def _next_page(
+    ranked: list[T], host: Callable[[T], Hashable], n: int, per_host: int, last: Callable[[T], bool] | None
+) -> tuple[list[T], list[T]]:
+    """The next page of :func:`page_by_host` from the ``ranked`` results
+    not shown yet, and those left for the pages after it."""
+    counts: dict[Hashable, int] = {}
+    window: list[T] = []
+    rest: list[T] = []
+    held: list[T] = []
+    for item in ranked:
+        key = host(item)
+        if last is not None and last(item) and held:
+            rest.append(item)  # crowded results first
+        elif len(window) < n and counts.get(key, 0) < per_host:
+            counts[key] = counts.get(key, 0) + 1
+            window.append(item)
+        else:
+            rest.append(item)
+            held.append(item)
+    while len(window) < n and rest:  # only crowded hosts are left: fill up
+        window.append(rest.pop(0))
+    return window, rest
+
+
+def _with_more_from_host(window: list[T], later_pages: list[T], host: Callable[[T], Hashable]) -> list[tuple[T, int]]:
+    """Each result of ``window``, its host's last one with how many of the
+    host's results ``later_pages`` hold (0 for the others)."""
     later: dict[Hashable, int] = {}
-    for item in remaining:
+    for item in later_pages:
         later[host(item)] = later.get(host(item), 0) + 1
     shown: list[tuple[T, int]] = []
     last_of: dict[Hashable, int] = {}

@@ -26,31 +26,40 @@ def distance(a: str, b: str, limit: int = 3) -> int:
     over = limit + 1
     if abs(len(a) - len(b)) > limit or _strangers(a, b) > limit or _strangers(b, a) > limit:
         return over
-    width = len(b)
     previous2: list[int] = []
-    previous = [j if j <= limit else over for j in range(width + 1)]
+    previous = [j if j <= limit else over for j in range(len(b) + 1)]
     for i in range(1, len(a) + 1):
-        low, high = max(1, i - limit), min(width, i + limit)
-        current = [over] * (width + 1)
-        if i <= limit:
-            current[0] = i
-        letter, before = a[i - 1], a[i - 2] if i > 1 else ""
-        best = current[low - 1]
-        for j in range(low, high + 1):
-            value = previous[j - 1] + (letter != b[j - 1])
-            if previous[j] + 1 < value:
-                value = previous[j] + 1
-            if current[j - 1] + 1 < value:
-                value = current[j - 1] + 1
-            if j > 1 and before and letter == b[j - 2] and before == b[j - 1] and previous2[j - 2] + 1 < value:
-                value = previous2[j - 2] + 1
-            current[j] = value if value < over else over
-            if value < best:
-                best = value
+        current, best = _band_row(a, b, i, limit, previous, previous2)
         if best >= over:
             return over
         previous2, previous = previous, current
-    return min(previous[width], over)
+    return min(previous[len(b)], over)
+
+
+def _band_row(a: str, b: str, i: int, limit: int, previous: list[int], previous2: list[int]) -> tuple[list[int], int]:
+    """Row ``i`` of :func:`distance`'s table (the prefix ``a[:i]`` against
+    every prefix of ``b``) within ``limit`` of the diagonal, from the two
+    rows before it, and the least distance in it (capped at ``limit + 1``)."""
+    over = limit + 1
+    width = len(b)
+    low, high = max(1, i - limit), min(width, i + limit)
+    current = [over] * (width + 1)
+    if i <= limit:
+        current[0] = i
+    letter, before = a[i - 1], a[i - 2] if i > 1 else ""
+    best = current[low - 1]
+    for j in range(low, high + 1):
+        value = previous[j - 1] + (letter != b[j - 1])
+        if previous[j] + 1 < value:
+            value = previous[j] + 1
+        if current[j - 1] + 1 < value:
+            value = current[j - 1] + 1
+        if j > 1 and before and letter == b[j - 2] and before == b[j - 1] and previous2[j - 2] + 1 < value:
+            value = previous2[j - 2] + 1
+        current[j] = value if value < over else over
+        if value < best:
+            best = value
+    return current, best
 
 
 def _strangers(a: str, b: str) -> int:

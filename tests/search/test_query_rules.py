@@ -328,7 +328,7 @@ def test_results_past_the_most_served_are_a_last_page_not_a_search(
     build: Build, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     engine = build(*(page(f"http://s{k}.test/", f"Harbour {k}", "harbour ferry") for k in range(14)))
-    monkeypatch.setattr("search.engine.MAX_RESULTS", 5)
+    monkeypatch.setattr("search.results.MAX_RESULTS", 5)
     served = engine.search("harbour", n=3, page=2)
     assert len(served.results) == 3 and served.last_page == 2
     past = engine.search("harbour", n=3, page=3)
