@@ -58,6 +58,7 @@ __all__ = [
     "SearchError",
     "Result",
     "Results",
+    "ANCHOR_POLICIES",
     "MEMBERS_SNIPPETS",
     "TYPE_NAMES",
     "MAX_RESULTS",
@@ -70,7 +71,8 @@ __all__ = [
 # the parser and the highlighter work hard.
 MAX_QUERY_CHARS = 1000
 _FEW = 3  # results below which a spelling suggestion is looked for
-_ANCHOR_POLICIES = ("rank", "last", "hide")
+# Where pages known only by links to them go (``SEARCH_ANCHOR_ONLY``).
+ANCHOR_POLICIES = ("rank", "last", "hide")
 
 
 class SearchError(Exception):
@@ -95,7 +97,7 @@ class SearchEngine:
         ``crawler/settings.py``)."""
         from crawler import settings as defaults
 
-        self.anchor_only = _one_of("anchor-only policy", anchor_only or defaults.SEARCH_ANCHOR_ONLY, _ANCHOR_POLICIES)
+        self.anchor_only = _one_of("anchor-only policy", anchor_only or defaults.SEARCH_ANCHOR_ONLY, ANCHOR_POLICIES)
         self.members_snippet = _one_of(
             "members-only snippets", members_snippet or defaults.SEARCH_MEMBERS_SNIPPET, MEMBERS_SNIPPETS
         )

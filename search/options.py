@@ -13,14 +13,12 @@ import argparse
 from typing import TypedDict
 
 from crawler import settings as defaults
-from search.engine import MEMBERS_SNIPPETS
+from search.engine import ANCHOR_POLICIES, MEMBERS_SNIPPETS
 
-__all__ = ["DEFAULT_N", "ANCHOR_ONLY", "EngineOptions", "add_data_option", "add_engine_options", "engine_options"]
+__all__ = ["DEFAULT_N", "EngineOptions", "add_data_option", "add_engine_options", "engine_options"]
 
 # Results per page: the command's ``-n`` and the page's ``n`` when not given.
 DEFAULT_N = 10
-# Where pages known only by links to them go (``SEARCH_ANCHOR_ONLY``).
-ANCHOR_ONLY = ("rank", "last", "hide")
 
 
 class EngineOptions(TypedDict):
@@ -40,7 +38,7 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     that the engine falls back on its settings, which the help names."""
     parser.add_argument(
         "--anchor-only",
-        choices=ANCHOR_ONLY,
+        choices=ANCHOR_POLICIES,
         default=None,
         help="pages known only by links to them: rank (among crawled pages when several "
         "pages link to them, else after), last, or hide (default: SEARCH_ANCHOR_ONLY, "
