@@ -24,20 +24,13 @@ lies inside a part belongs to the module named beside it.
 ===========================================  =====================================================================
 
 The crawl writes ``redis/``, ``archive/`` and ``reports/``; the indexer
-writes :data:`INDEXER_PARTS` and ``purged.txt``; search only reads.
-
-The format (:data:`DATA_FORMAT`) is written by whichever program makes the
-directory (the crawl, ``python -m crawler`` for its embedded Redis, the
-indexer when it creates the index), and read
-by every program that opens one: a directory of another format, or one
-that holds an index or a page store but says nothing of its format (it is
-older than formats), is refused in one line that names the fix, ``python
--m indexer rebuild``, which makes the index, the graph and the page store
-again from the archive in this version's format. There are no upgrade
-paths: before 1.0 the archive is what every version can read.
-
-The module is pure: names and paths, and the one small file it reads and
-writes itself, the format.
+writes :data:`INDEXER_PARTS` and ``purged.txt``; search only reads.  What
+each part holds, for a user: docs/indexing.md, "The data directory".
+:func:`claim_format` records :data:`DATA_FORMAT` in a new directory's
+``format`` (:func:`stamp_format` after a rebuild), :func:`check_format`
+refuses a directory of another format; why, and why there are no upgrade
+paths: ARCHITECTURE.md, "The data directory's format".  The module is pure
+but for that one small file, which it reads and writes.
 
 >>> pages_path("data"), index_dir("data"), rebuild_old_dir("data", 42)
 (PosixPath('data/pages.sqlite'), PosixPath('data/index'), PosixPath('data/.rebuild-old-42'))

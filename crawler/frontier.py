@@ -1,43 +1,18 @@
 """The crawl frontier in Redis: queue, URL dedup, content dedup, scope.
 
-Every key starts with the spider name (``web:``), as in scrapy-redis; each
-key, its type, who writes and reads it, is in one table: ARCHITECTURE.md,
-"Redis keys" (a test keeps it complete).
-
-Breadth first within each site (lowest depth first, first in first out
-within a depth), and across sites only among those whose turn has come
-(:mod:`crawler.leases`), so one big, deep or slow site can neither starve
-the others nor hold the crawl's request slots. Dedup and push are one Lua
-script per batch, so two nodes that find the same link at once queue it once
-(``SADD`` says who was first). Requests are stored as JSON data, never
-pickle: whoever can write the queue must not be able to run code on every
-node.
-
-On a Redis Cluster (``REDIS_URL=redis+cluster://...``) the queue, the seen
-set, the budgets and the items are split in partitions
-(:mod:`crawler.partitions`), each key with its partition's hash tag; a
-site's requests, its URLs' fingerprints and its pages live in its
-partition, so the script that dedups and queues a batch touches one slot
-per partition. Counts are summed over the partitions when read. The content
-fingerprints stay together (one slot), since a copy is found across sites.
-
-Requests that robots.txt held back come back through an inbox, one list
-per depth: a node that finds requests there moves them to their sites'
-queues (at start, and every ``FRONTIER_HEARTBEAT`` seconds).
-
-The first program to open a frontier records its format (``web:format``,
-:data:`FRONTIER_FORMAT`); a frontier of another format, or one older than
-formats, is refused with the command that empties it, ``python -m crawler
-reset``: the crawl's state is not rebuilt from the archive, and before 1.0
-it is not converted either (ARCHITECTURE.md, "The data directory's format").
-
-From scrapy-redis this module keeps the key scheme and the settings
-(``SCHEDULER_PERSIST``, ``SCHEDULER_QUEUE_KEY``, ``SCHEDULER_DUPEFILTER_KEY``,
-``REDIS_URL``, ``REDIS_PARAMS``); it replaces the parts measured unsound (ARCHITECTURE.md):
-per-link round trips (a process-local seen-set answers repeated links, and
-pushes are batched), pickle, a SHA1 fingerprint of its own, the priority
-queue's lexicographic order within a priority, and deletion of the shared
-queue by the first node that stops.
+:class:`Frontier` is one crawl's shared state in Redis and the atomic
+operations on it, one per crawler (:meth:`~Frontier.for_crawler`):
+:meth:`~Frontier.push` queues, in their sites' queues, the links whose URL
+is new to the whole crawl; :meth:`~Frontier.leases` gives a node what it
+takes from them (:mod:`crawler.leases`); :meth:`~Frontier.content_seen`
+finds a page's content under another URL; the scope, the purged URLs,
+each site's pauses and delay (:mod:`crawler.politeness`) and the counts
+the monitor and ``python -m crawler status`` read are kept there too.
+Requests travel as JSON (:func:`encode_request`, :func:`decode_request`).
+A frontier records its format (:data:`FRONTIER_FORMAT`): one of another
+format is refused (:class:`OtherFrontier`) with the command that empties
+it.  Design: ARCHITECTURE.md, "The frontier"; every key: "Redis keys";
+the format: "The data directory's format".
 """
 
 from __future__ import annotations

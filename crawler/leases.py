@@ -1,32 +1,13 @@
 """Acknowledged requests and turns: what each crawl node takes, when, until it is done with it.
 
-A node takes requests only from sites whose turn has come (:mod:`crawler.turns`):
-at most one request per site and turn (as many as the site has free places
-for when it has no delay), the sites with lower depths first, then the one
-that has waited longest. Each site taken from gets its next turn one delay
-later (``DOWNLOAD_DELAY``, or the site's own when longer: a robots.txt
-``Crawl-delay``, a slow site's backoff; each gap drawn between that and
-``1 + POLITENESS_JITTER`` times it), and none while
-``CONCURRENT_REQUESTS_PER_DOMAIN`` of its requests are leased and not done.
-Politeness is decided there, for every node at once.
-
-A node holds what it takes under a lease in Redis (``web:leases:<node>``,
-the request by lease id) until it has processed the response: the links it
-led to are queued and its items pushed. Each node announces itself every
-few seconds (``web:node:<node>``, a key that expires after
-``FRONTIER_LEASE_SECONDS``); the requests of a node whose key has expired
-(it was killed, or lost its network) go back to the front of their sites'
-queues, put there by whichever node notices first. So after ``kill -9`` of
-any node, at any moment, every URL is still fetched; only the killed node's
-requests in flight are fetched twice.
-
-Every key, with what it holds: ARCHITECTURE.md, "Redis keys".
-
-Every change is one Lua script, given the keys it touches: taking a batch
-and leasing it, finishing leases, giving requests back and reaping a dead
-node's leases are atomic, whatever the other nodes do meanwhile. Taking is
-two scripts: which sites are ready (the crawl-wide keys), then the lease of
-those sites' requests, which checks that each turn is still there.
+:class:`Leases` is one node's view of them.  :meth:`~Leases.take` leases
+the node requests of the sites whose turn has come (:mod:`crawler.turns`)
+and gives each site its next turn; :meth:`~Leases.done` releases what the
+node has processed, :meth:`~Leases.give_back` returns what it will not;
+:meth:`~Leases.announce` keeps its leases its own while it lives, and
+:meth:`~Leases.reap` returns those of nodes that stopped announcing
+themselves.  Each change is one Lua script.  :func:`node_name` names a
+node.  Design: ARCHITECTURE.md, "The frontier"; every key: "Redis keys".
 """
 
 from __future__ import annotations

@@ -1,37 +1,13 @@
 """Scrapy's scheduler over the Redis frontier, for one node of a crawl.
 
-The engine hands this scheduler the requests a page led to and asks it for
-the next request to fetch. Links are checked against a process-local set of
-fingerprints (no round trip for a link this process already queued), then
-pushed in batches whose dedup against every node happens in Redis. Requests
-are taken a few at a time under leases (:mod:`crawler.leases`), only from
-sites whose turn has come and only as many as the downloader can start at
-once, so no request waits out a site's delay in a download slot; they are
-released once their response is processed, in the same round trip that
-queues what it led to, so nothing taken is ever lost, and nothing is
-released before its children are safe. When no site's turn has come, the
-node asks again when the next one comes (Scrapy itself would ask only
-every 5 seconds, or when a response arrives). A revisit of a known URL
-(``-a recrawl=1``) is deduplicated as the pair of the URL and the fetch it
-follows.
-
-Lifecycle of a node: it announces itself every ``FRONTIER_HEARTBEAT``
-seconds and gives back the requests of nodes that stopped doing so; when it
-runs out of work it waits while the queue has requests or any node holds a
-lease (others may yet find links), and closes once both have been empty for
-``FRONTIER_IDLE_GRACE`` seconds. Ctrl-C gives its leases back at once.
-
-When Redis is unreachable (restarting, a network cut) the node pauses: the
-links it found stay in its buffer, it takes nothing, says so once, and tries
-again with backoff; nothing is dropped.
-
-This is a scheduler of Scrapy's interface, not a subclass of scrapy-redis'
-``Scheduler``: that one's queue classes, dupefilter, pickle serializer and
-``SCHEDULER_IDLE_BEFORE_CLOSE`` would all be replaced, so nothing of it would
-run. What is kept of scrapy-redis is its conventions: the settings
-``SCHEDULER_PERSIST``, ``SCHEDULER_FLUSH_ON_START``, ``SCHEDULER_QUEUE_KEY``
-and ``SCHEDULER_DUPEFILTER_KEY``, and the key names (README.md, "Coming from
-scrapy-redis").
+The engine hands :class:`Scheduler` the requests a page led to and asks it
+for the next request to fetch.  It pushes links to the frontier
+(:mod:`crawler.frontier`) in batches, takes requests under leases
+(:mod:`crawler.leases`) as the downloader has room for them, releases each
+once its response is processed, and keeps the node in the crawl: its
+heartbeat, its end once the whole crawl is quiet, a pause while Redis is
+unreachable.  Design: ARCHITECTURE.md, "The frontier"; what it keeps of
+scrapy-redis: docs/several-machines.md, "Coming from scrapy-redis".
 """
 
 from __future__ import annotations
@@ -64,6 +40,18 @@ logger = logging.getLogger(__name__)
 __all__ = ["Scheduler"]
 
 _MAX_BACKOFF = 30.0
+
+
+def _dedup_key(policy: UrlPolicy, request: Request) -> bytes:
+    """The key a request is queued once by: its URL's fingerprint, or for a
+    revisit (a URL seen before, fetched again) that of the URL and of the
+    fetch it follows, so a revisit is queued once however often it is asked
+    for, and the next one (after the next fetch) is new again."""
+    fp = policy.fingerprint(request.url)
+    revisit = request.meta.get("revisit")
+    if revisit is not None:
+        fp = hashlib.md5(fp + f" revisit after {revisit['after']!r}".encode()).digest()
+    return fp
 
 
 class _RedisBackoff:
@@ -129,7 +117,8 @@ class _IndexerGate:
 
 
 class Scheduler(BaseScheduler):
-    """A Redis twin of Scrapy's scheduler; see the module docstring."""
+    """A Redis twin of Scrapy's scheduler, of Scrapy's interface: why not a
+    subclass of scrapy-redis' ``Scheduler``, ARCHITECTURE.md, "The frontier"."""
 
     def __init__(
         self,
@@ -228,6 +217,8 @@ class Scheduler(BaseScheduler):
             )
 
     def close(self, reason: str) -> None:
+        """This node stops (the crawl is over, Ctrl-C): what it has taken and
+        not finished goes back at once, not when its leases expire."""
         if self._beat is not None:
             self._beat.cancel()
             self._beat = None
@@ -262,6 +253,10 @@ class Scheduler(BaseScheduler):
     # --- the engine's interface ------------------------------------------------------
 
     def enqueue_request(self, request: Request) -> bool:
+        """Buffer a link for the frontier, unless this process has queued it
+        already: a process-local set of fingerprints answers without a round
+        trip, and the dedup against every node happens in Redis when the
+        buffer is pushed, a batch at a time (:meth:`_flush`)."""
         lease = request.meta.get("lease")
         if lease is not None:
             # A redirect or retry of a leased request: the original is done
@@ -269,7 +264,7 @@ class Scheduler(BaseScheduler):
             self._done.append(lease)
         fp = b""
         if not request.dont_filter:
-            fp = self._fingerprint(request)
+            fp = _dedup_key(self.policy, request)
             if fp in self._local_seen:
                 self._inc("frontier/duplicate/local")
                 return False
@@ -281,18 +276,11 @@ class Scheduler(BaseScheduler):
             self._flush()
         return True
 
-    def _fingerprint(self, request: Request) -> bytes:
-        """The dedup key: the URL's fingerprint, or for a revisit (a URL seen
-        before, fetched again) that of the URL and of the fetch it follows,
-        so a revisit is queued once however often it is asked for, and the
-        next one (after the next fetch) is new again."""
-        fp = self.policy.fingerprint(request.url)
-        revisit = request.meta.get("revisit")
-        if revisit is not None:
-            fp = hashlib.md5(fp + f" revisit after {revisit['after']!r}".encode()).digest()
-        return fp
-
     def next_request(self) -> Request | None:
+        """A request taken under a lease, a few at a time (:meth:`_room`), or
+        None.  When no site's turn has come, the engine is asked to come back
+        when the next one does (:meth:`_wake_in`): Scrapy itself would ask
+        only every 5 seconds, or when a response arrives."""
         if self._redis.waiting():
             return None
         next_turn = None
@@ -371,7 +359,8 @@ class Scheduler(BaseScheduler):
     def _flush(self) -> None:
         """Queue the links found, then release the leases they came from: one
         round trip on one server; on a cluster, a script call per partition,
-        every queueing before any release."""
+        every queueing before any release.  So nothing taken is ever lost,
+        and nothing is released before its children are safe."""
         if not self._pending and not self._done:
             return
         pending, done = self._pending, self._done
@@ -424,6 +413,9 @@ class Scheduler(BaseScheduler):
                     )
 
     def _redis_down(self, exc: Exception) -> None:
+        """Redis is unreachable (restarting, a network cut): the node pauses.
+        The links it found stay in its buffer, it takes nothing, says so
+        once, and tries again with backoff; nothing is dropped."""
         self._inc("frontier/redis_errors")
         self._redis.down(exc)
 
@@ -446,6 +438,10 @@ class Scheduler(BaseScheduler):
         self._beat = call_later(self.heartbeat, self._beat_once)
 
     def _beat_once(self) -> None:
+        """Every ``FRONTIER_HEARTBEAT`` seconds: announce this node, count what
+        it took per site, give back the requests of nodes that stopped
+        announcing themselves, move the requests robots.txt held back to
+        their sites' queues, and push what is buffered."""
         try:
             self._announce()
             if self._by_site:
@@ -482,7 +478,10 @@ class Scheduler(BaseScheduler):
         slot.finish_response = finish_response
 
     def _spider_idle(self, spider: Any = None) -> None:
-        """Stay while other nodes may still find work; close once all is quiet."""
+        """Stay while other nodes may still find work; close once all is quiet:
+        out of work, the node waits while the queue has requests or any node
+        holds a lease (others may yet find links), and closes once both have
+        been empty for ``FRONTIER_IDLE_GRACE`` seconds."""
         try:
             self._flush()  # release this node's own finished leases first
             lost = self.leases.reclaim()

@@ -9,7 +9,7 @@ the set of its depths (:func:`depths_key`) and its turn state
 (:func:`site_key`); :class:`ScriptKeys` gives a script every key it touches,
 :data:`LUA` holds the functions every frontier script starts with, and
 :func:`parse_lease` reads a lease.  Each key: ARCHITECTURE.md, "Redis keys";
-the turns and the leases: "The crawl", Frontier in Redis.
+the turns and the leases: "The frontier".
 """
 
 from __future__ import annotations

@@ -10,16 +10,12 @@
                                                            pages) and never fetch them again
     python -m indexer --data DIR rebuild [--shards K]     rebuild the index, graph and PageRank
                                                            from DIR/archive (no network, no Redis)
+    python -m indexer --data DIR stats [--json]           what the index holds
 
-``--processes K`` writes the pages in K processes, each owning a page
-shard (a new index gets K shards; an existing one keeps its own, and at
-most one process writes each); by default, one per core.
-
-Without ``--redis`` the indexer uses the embedded Redis server of ``DIR``:
-the running crawl's, or, when the crawl has stopped, one started for the
-time of the command. Items leave the queue only after the
-index has committed them, so stopping the indexer at any moment loses nothing
-(the loop that drains the queue: :mod:`indexer.drain`).
+Without ``--redis`` the indexer uses the embedded Redis server of ``DIR``
+(:func:`_connect`); the loop that drains the queue, and why stopping it
+loses nothing, is :mod:`indexer.drain`.  Each command and option, and the
+indexer beside a crawl: docs/indexing.md, "The indexer".
 """
 
 from __future__ import annotations

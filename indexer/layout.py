@@ -1,26 +1,14 @@
 """Where the Whoosh indexes of a data directory live, and which one holds a URL.
 
 ``DATA_DIR/index`` holds one Whoosh index per part, each in a directory of
-its own, all of one schema (:func:`indexer.schema.schema`):
-
-- ``pages-0``, ``pages-1``, ...: the shards of crawled pages. A URL always
-  lands in the same shard (:func:`shard_of`, by its MD5), so each shard has
-  one writer and several indexer processes can write at once;
-- ``anchors-0``, ``anchors-1``, ...: one document per linked URL with the
-  anchor text of the links to it, and the pages known only that way (never
-  fetched), in as many shards as there are page shards, a URL's anchor
-  document in the shard of the same number as its page's: the writer of a
-  page shard writes its anchor shard too, so anchor documents are analysed
-  on every writer's core. Anchor text grows as the crawl finds more links:
-  its documents are short and cheap to rewrite, so a page is analysed and
-  written once, when fetched.
-
-A data directory of another format (:func:`crawler.datadir.check_format`)
-is refused before any part is opened.
-
-Search reads every part through one reader (:mod:`search.corpus`), with
-collection statistics over all of them: K shards answer as one index of
-the same pages would.
+its own, all of one schema (:func:`indexer.schema.schema`): the page
+shards ``pages-N`` and as many anchor shards ``anchors-N``.
+:func:`shard_of` says which page shard holds a URL; :class:`Layout` lists,
+creates and opens the parts, after refusing a data directory of another
+format (:func:`crawler.datadir.check_format`), and holds the writer lock;
+:class:`IndexDamaged` and :data:`CORRUPTION` name a part that cannot be
+read.  Search reads every part through one reader (:mod:`search.corpus`).
+Why the parts are split so: ARCHITECTURE.md, "The index", Parts.
 """
 
 from __future__ import annotations
@@ -116,7 +104,10 @@ def is_corruption(error: BaseException) -> bool:
 
 
 def shard_of(url: str, shards: int) -> int:
-    """The page shard a URL belongs to, out of ``shards``.
+    """The page shard a URL belongs to, out of ``shards``: always the same
+    one (by the URL's MD5), so each shard has one writer and several indexer
+    processes can write at once.  The URL's anchor document is in the anchor
+    shard of the same number, written by the same process.
 
     >>> shard_of("http://a.test/", 1), shard_of("http://a.test/", 4), shard_of("http://b.test/", 4)
     (0, 0, 3)
