@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.items import page
 from tests.search.conftest import Build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +51,7 @@ def test_whoosh_imports_without_asyncio_or_urllib_request_and_they_still_work() 
 def test_a_search_from_the_command_line_loads_neither(build: Build) -> None:
     """The whole command, a posting list read: ``python -X importtime``
     lists every module it imports."""
-    engine = build({"url": "http://a.test/", "title": "Harbour ferries", "text": "The harbour ferries run daily."})
+    engine = build(page("http://a.test/", "Harbour ferries", "The harbour ferries run daily."))
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "search", "--data", str(engine.data_dir), "harbour ferries"],
         cwd=ROOT,
