@@ -1,37 +1,14 @@
 """From what a user types to a Whoosh query, at three levels of strictness.
 
 Whoosh's :class:`~whoosh.qparser.MultifieldParser` reads the syntax
-(``"phrases"``, ``OR``, ``NOT``, ``-word``, ``site:``, ``title:``); two
-things are ours:
-
-- **A hyphen negates only at the start of a word** (after whitespace, an
-  opening parenthesis, or at the start): ``in-memory database`` asks for
-  both words, ``tide -harbour`` excludes harbour. Whoosh's own
-  ``PlusMinusPlugin`` takes a ``-`` anywhere, so ``in-memory`` became
-  ``memory`` excluded.
-- **Words are rewritten by level** before they are spread over the fields,
-  so that every level matches across fields (``django`` in a heading,
-  ``select_related`` in the body):
-
-  ======  =======================================  ===========================================
-  level   a hyphenated word (``in-memory``)         a code name (``django.db.models.QuerySet``)
-  ======  =======================================  ===========================================
-  strict  the pieces as a phrase, or joined         the name as written (the index keeps it
-          (``"in memory"`` OR ``inmemory``)          whole), or its components in a row
-  parts   every piece anywhere, or joined           every component anywhere (``django``,
-                                                    ``db``, ``models``, ``QuerySet``); a lone
-                                                    name's parts (``select``, ``related``);
-                                                    the whole name, where written, scores
-  any     any piece, or the joined form             any component or part
-  ======  =======================================  ===========================================
-
-  The index holds the same forms (:mod:`indexer.analysis`: a hyphenated
-  word is indexed in pieces and joined, a code name whole, by runs of its
-  components, and split), so ``e-mail`` on a page is found by ``email``.
-
-The engine asks for ``strict`` first and relaxes only while too few pages
-match (:mod:`search.candidates`): a query never finds nothing when one page
-holds all of its words' parts.
+(``"phrases"``, ``OR``, ``NOT``, ``-word``, ``site:``, ``title:``); ours are
+a hyphen that negates only at the start of a word (``in-memory database``
+asks for both words, ``tide -harbour`` excludes harbour), and words
+rewritten by level (``strict``, ``parts``, ``any``) before they are spread
+over the fields, so that every level matches across fields. The engine asks
+for ``strict`` first and relaxes only while too few pages match
+(:mod:`search.candidates`). Design: ARCHITECTURE.md, "Search", the levels
+of a query.
 """
 
 from __future__ import annotations
