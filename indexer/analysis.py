@@ -554,6 +554,12 @@ class TermPositions:
             if text in self.stops:
                 return ""
             return _stem(text) if len(text) > 3 and text.isascii() else text
+        return self._parts_form(word)
+
+    def _parts_form(self, word: str) -> Any:
+        """:meth:`_form` of a word of parts (a code name, a hyphenated
+        word): its tokens normalized as :class:`NormalizeFilter` does; one
+        term, or "", if it takes one position and has one token there, or none."""
         tokens = []
         span = 0
         for text, _, _, position in _word_tokens(word, 0, 0):
