@@ -27,6 +27,10 @@ term; the field writer (:mod:`~indexer.codec.field_writer`) and postings
 writer (:mod:`~indexer.codec.postings`). Reading: the terms reader
 (:mod:`~indexer.codec.terms`), the posting matcher, and files read where
 the segment is mapped (:mod:`~indexer.codec.files`).
+
+The codec overrides and calls private parts of Whoosh:
+:mod:`~indexer.codec.upstream` names them, and the Whoosh version they are
+those of.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from indexer.codec.pool import GroupedPool
 from indexer.codec.positions import CompactPositions
 from indexer.codec.postings import LeafMatcher, PostingsWriter
 from indexer.codec.terms import TermsReader
+from indexer.codec.upstream import WHOOSH_VERSION
 from indexer.codec.writer import Writer
 
 __all__ = [
@@ -58,6 +63,7 @@ __all__ = [
     "PackedBlock",
     "STORED_FIELDS",
     "StoredColumns",
+    "WHOOSH_VERSION",
     "block_places",
     "length_bytes",
     "plain_postings",
