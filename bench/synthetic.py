@@ -52,7 +52,8 @@ BATCH = 5_000
 VOCABULARY = 30_000
 HOSTS = 500
 SEED = "lantern-synthetic-1"
-# The sources an index's bytes depend on: a change to any rebuilds the cache.
+# The sources an index's bytes depend on (or patterns of their names): a change to
+# any rebuilds the cache.
 _SOURCES = (
     "bench/synthetic.py",
     "indexer/schema.py",
@@ -60,7 +61,7 @@ _SOURCES = (
     "indexer/builder.py",
     "indexer/store.py",
     "indexer/graph.py",
-    "indexer/codec.py",
+    "indexer/codec/*.py",
     "indexer/layout.py",
     "indexer/shards.py",
 )
@@ -249,9 +250,10 @@ def pages(n: int) -> Iterator[dict[str, Any]]:
 
 def fingerprint() -> str:
     digest = hashlib.sha256()
-    for name in _SOURCES:
-        path = ROOT / name
-        digest.update(name.encode() + b"\0" + (path.read_bytes() if path.exists() else b"") + b"\0")
+    for pattern in _SOURCES:
+        for path in sorted(ROOT.glob(pattern)) or [ROOT / pattern]:
+            name = path.relative_to(ROOT).as_posix()
+            digest.update(name.encode() + b"\0" + (path.read_bytes() if path.exists() else b"") + b"\0")
     return digest.hexdigest()[:16]
 
 

@@ -42,7 +42,6 @@ from whoosh.lang.porter import stem
 
 __all__ = [
     "MixedTokenizer",
-    "LatinStemFilter",
     "NormalizeFilter",
     "TermPositions",
     "has_cjk",
@@ -89,7 +88,6 @@ def _pattern(name: str) -> re.Pattern[str]:
 # before capitals that start a word (JSONEncoder, getElementById).
 _SEPARATORS = re.compile(r"[.:_]+")
 _CASE_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
-_LATIN_WORD = re.compile(r"[a-z]+\Z")
 
 
 def has_cjk(text: str) -> bool:
@@ -286,10 +284,6 @@ class MixedTokenizer(Tokenizer):
     def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self.cjk == other.cjk
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self.__dict__.setdefault("cjk", "jieba")  # indexes written before the modes
-
     def __call__(
         self,
         value: str,
@@ -368,36 +362,14 @@ def word_by_word(analyzer: Any, text: str) -> bool:
     )
 
 
-class LatinStemFilter(Filter):
-    """Porter stemming for plain lower-case Latin words only.
-
-    Chinese words, numbers and code names pass unchanged.
-    """
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other)
-
-    def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
-        for token in tokens:
-            text = token.text
-            if len(text) > 3 and _LATIN_WORD.match(text):
-                token.text = _stem(text)
-            yield token
-
-
 class NormalizeFilter(Filter):
-    """Lower-case, drop stop words, stem plain Latin words: in one pass.
+    """Lower-case, drop stop words, stem plain Latin words (Porter's
+    stemmer; Chinese words, numbers and code names pass unchanged): in one
+    pass, a third of the per-token generator steps of a chain of filters.
 
-    The same as ``LowercaseFilter() | StopFilter(stoplist) |
-    LatinStemFilter()`` (indexes written before this filter keep that
-    chain), a third of the per-token generator steps.
-
-    >>> from whoosh.analysis import LowercaseFilter, StopFilter
-    >>> text = "The Lighthouses of os.path.join AND read_csv 灯塔"
-    >>> old = MixedTokenizer() | LowercaseFilter() | StopFilter(["the", "of", "and"], 1) | LatinStemFilter()
-    >>> new = MixedTokenizer() | NormalizeFilter(["the", "of", "and"])
-    >>> [t.text for t in new(text)] == [t.text for t in old(text)]
-    True
+    >>> analyzer = MixedTokenizer() | NormalizeFilter(["the", "of", "and"])
+    >>> [t.text for t in analyzer("The Lighthouses of os.path.join AND read_csv 灯塔")]
+    ['lighthous', 'os.path.join', 'os', 'path', 'join', 'read_csv', 'read', 'csv', '灯塔']
     """
 
     def __init__(self, stoplist: Iterable[str] = ()) -> None:
@@ -582,6 +554,12 @@ class TermPositions:
             if text in self.stops:
                 return ""
             return _stem(text) if len(text) > 3 and text.isascii() else text
+        return self._parts_form(word)
+
+    def _parts_form(self, word: str) -> Any:
+        """:meth:`_form` of a word of parts (a code name, a hyphenated
+        word): its tokens normalized as :class:`NormalizeFilter` does; one
+        term, or "", if it takes one position and has one token there, or none."""
         tokens = []
         span = 0
         for text, _, _, position in _word_tokens(word, 0, 0):

@@ -44,10 +44,26 @@ def collect(data_dir: str | Path) -> IndexStats:
     """The numbers of ``data_dir``'s index (:class:`indexer.layout.IndexMissing` if there is none)."""
     data_dir = Path(data_dir)
     layout = Layout(data_dir)
+    crawled, anchor_only, segments = _documents(layout)
+    stats = IndexStats(documents=crawled + anchor_only, crawled=crawled, anchor_only=anchor_only, segments=segments)
+    stats.bytes_on_disk, stats.last_commit = _files(layout.root)
+    if pages_path(data_dir).exists():
+        with PageStore(pages_path(data_dir), readonly=True) as store:
+            stats.sites = [
+                {"host": host, "pages": count, "last_fetch": _iso(last)} for host, count, last in store.sites()
+            ]
+            stats.languages = [{"lang": lang or "unknown", "pages": count} for lang, count in store.languages()]
+    if (graph_dir(data_dir) / LINKS_FILE).exists():
+        stats.top_pagerank = _top_ranked(graph_dir(data_dir))
+    return stats
+
+
+def _documents(layout: Layout) -> tuple[int, int, int]:
+    """How many crawled pages, pages known only by links to them, and
+    segments with documents the index has."""
     pages, anchors = layout.open()
     parts = [*pages, *anchors]
-    crawled = segments = 0
-    anchor_only = 0
+    crawled = anchor_only = segments = 0
     for index in parts:
         with index.reader() as reader:
             leaves = [reader] if reader.is_atomic() else [leaf for leaf, _ in reader.leaf_readers()]
@@ -58,24 +74,23 @@ def collect(data_dir: str | Path) -> IndexStats:
                 anchor_only += _stubs(reader)
     for index in parts:
         index.close()
-    stats = IndexStats(documents=crawled + anchor_only, crawled=crawled, anchor_only=anchor_only, segments=segments)
-    files = [path for path in layout.root.rglob("*") if path.is_file()]
-    stats.bytes_on_disk = sum(path.stat().st_size for path in files)
+    return crawled, anchor_only, segments
+
+
+def _files(root: Path) -> tuple[int, str]:
+    """The bytes of the index's files, and when it was last committed (ISO 8601, "" if never)."""
+    files = [path for path in root.rglob("*") if path.is_file()]
     tocs = [path.stat().st_mtime for path in files if path.suffix == ".toc"]
-    stats.last_commit = _iso(max(tocs)) if tocs else ""
-    if pages_path(data_dir).exists():
-        with PageStore(pages_path(data_dir), readonly=True) as store:
-            stats.sites = [
-                {"host": host, "pages": count, "last_fetch": _iso(last)} for host, count, last in store.sites()
-            ]
-            stats.languages = [{"lang": lang or "unknown", "pages": count} for lang, count in store.languages()]
-    if (graph_dir(data_dir) / LINKS_FILE).exists():
-        graph = LinkGraph(graph_dir(data_dir), readonly=True)
-        try:
-            stats.top_pagerank = [{"url": url, "pagerank": score} for url, score in graph.highest_ranked(TOP_RANKED)]
-        finally:
-            graph.close()
-    return stats
+    return sum(path.stat().st_size for path in files), _iso(max(tocs)) if tocs else ""
+
+
+def _top_ranked(directory: Path) -> list[dict[str, Any]]:
+    """The best ranked URLs by PageRank, best first (of the link graph in ``directory``)."""
+    graph = LinkGraph(directory, readonly=True)
+    try:
+        return [{"url": url, "pagerank": score} for url, score in graph.highest_ranked(TOP_RANKED)]
+    finally:
+        graph.close()
 
 
 def _stubs(reader: Any) -> int:

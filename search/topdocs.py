@@ -22,22 +22,18 @@ says which.
 
 from __future__ import annotations
 
-import struct
-import zlib
-from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC
 from whoosh.query import And, Or, Phrase, Query, QueryError, Term
 from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
 
-from indexer.codec import STORED_FIELDS, PackedBlock, block_data
-from indexer.layout import DamagedPostings
+from indexer.codec import StoredColumns, length_bytes
+from search.postings import Chunk, CorpusPostings, kept
 
 __all__ = ["TopDocs", "Hit", "Hits", "field_lengths", "supports"]
 
@@ -47,10 +43,6 @@ _KEPT_TERMS = 64
 # documents, are kept: a query reads those of a hundred or two candidates,
 # and common words bring the same pages back query after query.
 _KEPT_DOCUMENTS = 20_000
-# Posting blocks of positional fields kept decoded (their ids and position
-# lists, about 5 kB each): the proximity of a query's words reads the
-# positions of its best candidates from the blocks its scoring just read.
-_KEPT_BLOCKS = 512
 # Field length of each length byte Whoosh stores (byte 0: no length).
 _LENGTHS = np.array([0.0] + [float(byte_to_length(b)) for b in range(1, 256)])
 # A URL with more than one live document on one side (pages, anchor
@@ -148,11 +140,11 @@ class TopDocs:
         self._label_orders: dict[tuple[str, Any], np.ndarray] = {}
         self._stored: OrderedDict[int, dict[str, Any]] = OrderedDict()
         self._documents: OrderedDict[tuple[str, bool], list[int]] = OrderedDict()
-        self._blocks: OrderedDict[tuple[int, int], tuple[np.ndarray, Sequence[bytes]]] = OrderedDict()
         self._partners: np.ndarray | None = None
         self._none: _Scored | None = None
         self._every_stored = False
-        self._columns = _StoredColumns.of(self.segments, searcher.schema)
+        self._columns = StoredColumns.of(self.segments, searcher.schema)
+        self._postings = CorpusPostings(self.segments)
 
     def keep_stored(self) -> None:
         """Read every live document's stored fields now, in order, if they
@@ -176,7 +168,7 @@ class TopDocs:
             if found is not None:
                 return found
         read = self._columns.read if self._columns is not None else self.searcher.stored_fields
-        return _kept(self._stored, docnum, lambda: read(docnum), _KEPT_DOCUMENTS)
+        return kept(self._stored, docnum, lambda: read(docnum), _KEPT_DOCUMENTS)
 
     # --- what the index holds, as arrays ------------------------------------------
 
@@ -215,7 +207,7 @@ class TopDocs:
             return found.scores, found.matched
         return found
 
-    def _evaluate(self, query: Query) -> _Scored | tuple[np.ndarray, np.ndarray] | None:  # noqa: PLR0912 (one branch per kind of query node)
+    def _evaluate(self, query: Query) -> _Scored | tuple[np.ndarray, np.ndarray] | None:
         """:meth:`evaluate`, or None when nothing matches ``query``: the
         fields a word is not in add nothing to an ``Or`` of them, and make
         an ``And`` match nothing (a sum with zeros is the same sum). A term
@@ -225,11 +217,7 @@ class TopDocs:
         every term."""
         if type(query) is Term or type(query) is Phrase:
             term = self._scored(query)
-            if term.empty:
-                return None
-            if query.boost != 1.0:
-                return _Scored(term.ids, term.values * query.boost, self.size)
-            return term
+            return None if term.empty else _boosted(term, query.boost, self.size)
         parts: list[_Scored | tuple[np.ndarray, np.ndarray]] = []
         for child in query.subqueries:
             part = self._evaluate(child)
@@ -240,40 +228,18 @@ class TopDocs:
         if not parts:
             return None
         if len(parts) == 1:  # scores 0 wherever it does not match: an And of it alone too
-            found = parts[0]
-            if query.boost == 1.0:
-                return found
-            if isinstance(found, _Scored):
-                return _Scored(found.ids, found.values * query.boost, self.size)
-            return found[0] * query.boost, found[1]
-        both = type(query) is And
-        scores = np.zeros(self.size)
-        matched = np.ones(self.size, dtype=bool) if both else np.zeros(self.size, dtype=bool)
-        for part in parts:
-            if isinstance(part, _Scored):
-                scores[part.ids] += part.values
-                if both:
-                    matched &= part.matched
-                else:
-                    matched[part.ids] = True
-            else:
-                scores += part[0]
-                (np.logical_and if both else np.logical_or)(matched, part[1], out=matched)
-        if both:
-            scores[~matched] = 0.0  # an And scores only where it matches
-        if query.boost != 1.0:
-            scores *= query.boost
-        return scores, matched
+            return _boosted(parts[0], query.boost, self.size)
+        return _summed(parts, type(query) is And, query.boost, self.size)
 
     def _scored(self, query: Term | Phrase) -> _Scored:
         if type(query) is Phrase:
-            return _kept(
+            return kept(
                 self._terms,
                 (query.fieldname, tuple(query.words)),
                 lambda: self._score_phrase(query),
                 _KEPT_TERMS,
             )
-        return _kept(
+        return kept(
             self._terms,
             (query.fieldname, query.text),
             lambda: self._score_term(query),
@@ -292,16 +258,7 @@ class TopDocs:
         docnums = words[0].ids
         for word in words[1:]:
             docnums = np.intersect1d(docnums, word.ids, assume_unique=True)
-        lists = [self._positions(query.fieldname, word, docnums) for word in words]
-        found = np.zeros(len(docnums), dtype=bool)
-        for at in range(len(docnums)):
-            ends = set(lists[0][at] or ())
-            for positions in lists[1:]:
-                ends = {position for position in positions[at] or () if position - 1 in ends}
-                if not ends:
-                    break
-            found[at] = bool(ends)
-        docnums = docnums[found]
+        docnums = docnums[_in_turn([self._positions(query.fieldname, word, docnums) for word in words])]
         if not len(docnums):
             return self._nothing()
         return _Scored(docnums, _tree_sum([word.at(docnums) for word in words]), self.size)
@@ -315,32 +272,13 @@ class TopDocs:
 
     def _score_term(self, query: Term) -> _Scored:
         fieldname = query.fieldname
-        schema = self.searcher.schema
-        if fieldname not in schema:
+        text = _term_bytes(self.searcher.schema, fieldname, query.text)
+        infos = [] if text is None else self._postings.entries(fieldname, text)
+        if text is None or not infos:
             return self._nothing()
-        field = schema[fieldname]
-        try:
-            text = field.to_bytes(query.text)
-        except ValueError:
-            return self._nothing()
-        infos = []
-        for number, (_, reader, _) in enumerate(self.segments):
-            # A segment without the field (anchor documents have only anchor
-            # text of the text fields) need not look the term up.
-            if not reader.doc_count_all() or fieldname not in reader.indexed_field_names():
-                continue
-            try:
-                infos.append((number, reader._terms.term_info(fieldname, text)))
-            except TermNotFound:
-                continue
-        if not infos:
-            return self._nothing()
-        chunks: list[_Chunk] | None = None
-        if field.format is not None and field.format.supports("positions"):
-            chunks = []
-        pieces = [self._postings(number, info, chunks) for number, info in infos]
-        ids = pieces[0][0] if len(pieces) == 1 else np.concatenate([found for found, _ in pieces])
-        weights = pieces[0][1] if len(pieces) == 1 else np.concatenate([found for _, found in pieces])
+        format_ = self.searcher.schema[fieldname].format
+        chunks: list[Chunk] | None = [] if format_ is not None and format_.supports("positions") else None
+        ids, weights = self._postings.arrays(infos, chunks)
         # The term's document frequency over the corpus, from the entries
         # just read (the searcher would look the term up again in every
         # part); where documents were deleted (a page fetched again, an
@@ -371,37 +309,6 @@ class TopDocs:
             return parameters(sub, fieldname, text, documents)
         return _parameters(weighting.scorer(sub, fieldname, text))
 
-    def _postings(self, number: int, info: Any, chunks: list[_Chunk] | None) -> tuple[np.ndarray, np.ndarray]:
-        """A term's document numbers (in the corpus) and weights in one
-        segment, deleted documents included; where its positions lie added
-        to ``chunks``, unless None."""
-        _, reader, offset = self.segments[number]
-        if info.is_inlined():
-            ids, weights, values = info.inlined_postings()
-            found = np.asarray(ids, dtype=np.int64) + offset
-            if chunks is not None and len(found):
-                chunks.append((int(found[-1]), found, values, None))
-            if isinstance(weights, (int, float)):
-                return found, np.full(len(found), float(weights))
-            return found, np.asarray(weights, dtype=np.float64) if weights else np.ones(len(found))
-        postfile = reader._terms._postfile
-        blocks: list[np.ndarray] = []
-        weights_: list[np.ndarray] = []
-        for start, end, compression in _block_places(postfile, info.extent()[0]):
-            where = (number, start, end, compression, False)
-            found, weights, values = _block(postfile, where, offset)
-            blocks.append(found)
-            weights_.append(weights)
-            if chunks is not None:
-                chunks.append((int(found[-1]), None, None, where))
-                self._blocks[where[:2]] = found, values
-                self._blocks.move_to_end(where[:2])
-                if len(self._blocks) > _KEPT_BLOCKS:
-                    self._blocks.popitem(last=False)
-        if len(blocks) == 1:
-            return blocks[0], weights_[0]
-        return np.concatenate(blocks), np.concatenate(weights_)
-
     def positions(self, fieldname: str, text: str, docnums: Sequence[int]) -> list[list[int] | None] | None:
         """The term's positions in each of ``docnums`` (ascending; None: not
         there), read from its posting blocks, if a query scored it lately
@@ -413,40 +320,9 @@ class TopDocs:
 
     def _positions(self, fieldname: str, found: _Scored, docnums: Sequence[int] | np.ndarray) -> list[list[int] | None]:
         """:meth:`positions` of the term scored as ``found`` (a field with positions)."""
+        assert found.chunks is not None
         decode = self.searcher.schema[fieldname].format.decoder("positions")
-        chunks = found.chunks
-        assert chunks is not None
-        wanted = np.asarray(docnums, dtype=np.int64)
-        answer: list[list[int] | None] = [None] * len(docnums)
-        # The chunks hold the term's postings one after another: each
-        # document's posting, found among them all, is in the chunk whose
-        # postings end after it, at its place past those before.
-        postings = found.ids
-        at = postings.searchsorted(wanted)
-        places = np.flatnonzero(postings[np.minimum(at, len(postings) - 1)] == wanted)  # the documents with the term
-        ends = postings.searchsorted(np.array([chunk[0] for chunk in chunks], dtype=np.int64), side="right")
-        numbers = ends.searchsorted(at[places], side="right")
-        starts = [0, *ends.tolist()]
-        opened: dict[int, Sequence[bytes]] = {}
-        for place, posting, number in zip(places.tolist(), at[places].tolist(), numbers.tolist(), strict=False):
-            values = opened.get(number)
-            if values is None:
-                values = opened[number] = self._chunk(chunks[number])[1]
-            answer[place] = decode(values[posting - starts[number]])
-        return answer
-
-    def _chunk(self, chunk: _Chunk) -> tuple[np.ndarray, Sequence[bytes]]:
-        """A chunk's document numbers and values, its block decoded again if it is no longer kept."""
-        _, ids, values, where = chunk
-        if where is None:
-            return ids, values  # type: ignore[return-value]
-
-        def decode() -> tuple[np.ndarray, Sequence[bytes]]:
-            _, reader, offset = self.segments[where[0]]
-            found, _, values = _block(reader._terms._postfile, where, offset)
-            return found, values
-
-        return _kept(self._blocks, where[:2], decode, _KEPT_BLOCKS)
+        return self._postings.positions(found.ids, found.chunks, docnums, decode)
 
     def labels(self, fieldname: str, keep: Any = None) -> tuple[list[str], np.ndarray]:
         """The values of a field of one term per document (a host, a
@@ -530,28 +406,8 @@ class TopDocs:
         read, else from each part's URLs: 10,000 pages, about 0.4 s): a
         server does it before its first search, and :meth:`other_documents`
         then looks no URL up."""
-        if self._partners is not None:
-            return
-        partners = np.full(self.size, -1, dtype=np.int64)
-        sides: tuple[dict[Any, int], dict[Any, int]] = ({}, {})  # pages, anchor documents: URL -> docnum
-        several: set[Any] = set()
-        for docnum, url in self._urls():
-            side = sides[docnum >= self.anchors_from]
-            if url in side:
-                several.add(url)
-                partners[docnum] = _SEVERAL
-            else:
-                side[url] = docnum
-        pages, anchors = sides
-        for url, anchor in anchors.items():
-            page = pages.get(url)
-            if page is not None:
-                partners[anchor], partners[page] = page, anchor
-        for url in several:
-            for side in sides:
-                if url in side:
-                    partners[side[url]] = _SEVERAL
-        self._partners = partners
+        if self._partners is None:
+            self._partners = _partners(self._urls(), self.size, self.anchors_from)
 
     def _urls(self) -> Iterator[tuple[int, Any]]:
         """Every live document's number and URL (as text, or as the bytes of its term)."""
@@ -583,7 +439,7 @@ class TopDocs:
         for url, anchor, docnum in urls:
             partner = _SEVERAL if partners is None else int(partners[docnum])
             if partner == _SEVERAL:
-                docs = _kept(
+                docs = kept(
                     self._documents,
                     (url, anchor),
                     lambda url=url, anchor=anchor: self._other_documents(url, anchor),
@@ -636,24 +492,6 @@ class TopDocs:
         return Hits(hits, matched)
 
 
-def _kept(cache: OrderedDict[Any, Any], key: Any, make: Any, most: int) -> Any:
-    """``cache[key]``, made by ``make()`` if it is not there; the ``most``
-    used last are kept.
-
-    >>> cache = OrderedDict()
-    >>> [_kept(cache, k, lambda: k * 10, 2) for k in (1, 2, 1, 3)], list(cache)
-    ([10, 20, 10, 30], [1, 3])
-    """
-    found = cache.get(key)
-    if found is None:
-        found = cache[key] = make()
-        if len(cache) > most:
-            cache.popitem(last=False)
-    else:
-        cache.move_to_end(key)
-    return found
-
-
 def _terms_of(query: Query) -> Iterator[Term | Phrase]:
     """The terms and phrases a query of :func:`supports` scores with."""
     if type(query) is Term or type(query) is Phrase:
@@ -663,19 +501,107 @@ def _terms_of(query: Query) -> Iterator[Term | Phrase]:
             yield from _terms_of(child)
 
 
+def _partners(urls: Iterable[tuple[int, Any]], size: int, anchors_from: int) -> np.ndarray:
+    """For each of ``size`` documents, given every live one's ``(docnum,
+    url)``: the other document of its URL (its anchor document, for a
+    page; its page, for an anchor document, whose numbers start at
+    ``anchors_from``), -1 if it has none, ``_SEVERAL`` if either side has
+    more than one.
+
+    >>> _partners([(0, "a"), (1, "b"), (2, "b"), (3, "a"), (4, "c")], 6, 3).tolist()
+    [3, -2, -2, 0, -1, -1]
+    """
+    partners = np.full(size, -1, dtype=np.int64)
+    sides: tuple[dict[Any, int], dict[Any, int]] = ({}, {})  # pages, anchor documents: URL -> docnum
+    several: set[Any] = set()
+    for docnum, url in urls:
+        side = sides[docnum >= anchors_from]
+        if url in side:
+            several.add(url)
+            partners[docnum] = _SEVERAL
+        else:
+            side[url] = docnum
+    pages, anchors = sides
+    for url, anchor in anchors.items():
+        page = pages.get(url)
+        if page is not None:
+            partners[anchor], partners[page] = page, anchor
+    for url in several:
+        for side in sides:
+            if url in side:
+                partners[side[url]] = _SEVERAL
+    return partners
+
+
+def _term_bytes(schema: Any, fieldname: str, text: Any) -> bytes | None:
+    """A term's bytes in a field of ``schema``; None if the schema has no
+    such field, or the text is no value of it (a number field's word)."""
+    if fieldname not in schema:
+        return None
+    try:
+        return schema[fieldname].to_bytes(text)
+    except ValueError:
+        return None
+
+
+def _boosted(found: _Scored | tuple[np.ndarray, np.ndarray], boost: float, size: int) -> Any:
+    """A term's or a query's scores (and matches) times ``boost``."""
+    if boost == 1.0:
+        return found
+    if isinstance(found, _Scored):
+        return _Scored(found.ids, found.values * boost, size)
+    return found[0] * boost, found[1]
+
+
+def _summed(
+    parts: list[_Scored | tuple[np.ndarray, np.ndarray]], both: bool, boost: float, size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The scores and matches of an ``And`` (``both``) or an ``Or`` of
+    ``parts`` (terms' scores where they match, or every document's scores
+    and matches), times ``boost``."""
+    scores = np.zeros(size)
+    matched = np.ones(size, dtype=bool) if both else np.zeros(size, dtype=bool)
+    for part in parts:
+        if isinstance(part, _Scored):
+            scores[part.ids] += part.values
+            if both:
+                matched &= part.matched
+            else:
+                matched[part.ids] = True
+        else:
+            scores += part[0]
+            (np.logical_and if both else np.logical_or)(matched, part[1], out=matched)
+    if both:
+        scores[~matched] = 0.0  # an And scores only where it matches
+    if boost != 1.0:
+        scores *= boost
+    return scores, matched
+
+
+def _in_turn(lists: list[list[list[int] | None]]) -> np.ndarray:
+    """For each document, whether words stand one after another in it,
+    given each word's positions in each document (None: not there).
+
+    >>> _in_turn([[[1, 5], [2], None], [[6], [3], [1]]]).tolist()
+    [True, True, False]
+    """
+    found = np.zeros(len(lists[0]), dtype=bool)
+    for at in range(len(found)):
+        ends = set(lists[0][at] or ())
+        for positions in lists[1:]:
+            ends = {position for position in positions[at] or () if position - 1 in ends}
+            if not ends:
+                break
+        found[at] = bool(ends)
+    return found
+
+
 def _parameters(scorer: Any) -> tuple[float, float, float, float] | None:
     """A Whoosh scorer's BM25 numbers (IDF, average field length, B, K1), or
     None for a scorer that scores by weight alone."""
     if isinstance(scorer, BM25FScorer):
         return scorer.idf, scorer.avgfl, scorer.B, scorer.K1
     return None
-
-
-# Where a term's positions lie in part of the corpus: the last document
-# number there, then its document numbers and values (a posting list inlined
-# in the term's entry), or where its block is (segment number, data start
-# and end, compressed, ids as bytes).
-_Chunk = tuple[int, "np.ndarray | None", "Sequence[bytes] | None", "tuple[int, int, int, int, bool] | None"]
 
 
 def _tree_sum(arrays: list[np.ndarray]) -> np.ndarray:
@@ -699,7 +625,7 @@ class _Scored:
         self.ids = ids
         self.values = values
         self.size = size
-        self.chunks: list[_Chunk] | None = None
+        self.chunks: list[Chunk] | None = None
         self.empty = False  # no document has the term
         self.documents = 0  # a term's document frequency, live documents only (a phrase's: 0)
         self._scores: np.ndarray | None = None
@@ -732,136 +658,10 @@ class _Scored:
         return found
 
 
-# Each posting block's length, before its header (negative: the list's last block).
-_BLOCK_LENGTH = struct.Struct("!i")
-
-
-def _block_places(postfile: Any, start: int) -> Iterator[tuple[int, int, int]]:
-    """Where the data of each block of the posting list at ``start`` begins
-    and ends, and its compression: Whoosh 3's layout, read as its matcher
-    reads it (a dozen calls a block: most of the cost of a short list)."""
-    magic = postfile.get(start, len(WHOOSH3_HEADER_MAGIC))
-    if magic != WHOOSH3_HEADER_MAGIC:
-        raise DamagedPostings(f"a posting list starts with {magic!r}, not {WHOOSH3_HEADER_MAGIC!r}")
-    position = start + len(WHOOSH3_HEADER_MAGIC)
-    while True:
-        (length,) = _BLOCK_LENGTH.unpack(postfile.get(position, _BLOCK_LENGTH.size))
-        postfile.seek(position + _BLOCK_LENGTH.size)
-        compression = postfile.read_pickle()[3]  # (count, last id, max weight, compression, lengths)
-        end = position + _BLOCK_LENGTH.size + abs(length)
-        yield postfile.tell(), end, compression
-        if length < 0:
-            return
-        position = end
-
-
-def _block(postfile: Any, where: tuple[int, int, int, int, bool], offset: int) -> tuple[np.ndarray, np.ndarray, Any]:
-    """A posting block's document numbers (in the corpus: ``offset`` added),
-    weights, and values (a sequence: the positions of each posting, in a
-    positional field)."""
-    _, start, end, compressed, byteids = where
-    data = postfile.get(start, end - start)
-    block = block_data(zlib.decompress(data) if compressed else data)
-    if isinstance(block, PackedBlock):
-        gaps = np.frombuffer(block.data, _LITTLE[block.idtype], block.count, block.ids_at)
-        found = gaps.astype(np.int64)  # cast, then summed: np.cumsum(gaps, dtype=...) takes twice as long
-        if not byteids:
-            found = found.cumsum()
-        found += offset
-        if block.weight_type is not None:
-            weights = np.frombuffer(block.data, _LITTLE[block.weight_type], block.count, block.weights_at).astype(
-                np.float64
-            )
-        else:
-            same = block.weights()
-            weights = np.full(block.count, 1.0 if same is None else same)
-        return found, weights, _PackedValues(block)
-    # Whoosh 3's own block: (ids, weights, values), ids as gaps, weights
-    # None (all 1), one number for all, or a tuple.
-    ids, weights_, values = block
-    found = np.asarray(ids, dtype=np.int64)
-    found = (found if byteids else np.cumsum(found)) + offset
-    if weights_ is None or isinstance(weights_, (int, float)):
-        weights = np.full(len(found), 1.0 if weights_ is None else float(weights_))
-    else:
-        weights = np.asarray(weights_, dtype=np.float64)
-    return found, weights, values
-
-
-# The numpy types of a packed block's arrays (little-endian).
-_LITTLE: dict[str, np.dtype[Any]] = {
-    "B": np.dtype("<u1"),
-    "H": np.dtype("<u2"),
-    "I": np.dtype("<u4"),
-    "f": np.dtype("<f4"),
-}
-
-
-class _PackedValues:
-    """A packed block's values as a sequence (each read when asked for)."""
-
-    __slots__ = ("block",)
-
-    def __init__(self, block: PackedBlock) -> None:
-        self.block = block
-
-    def __getitem__(self, index: int) -> bytes:
-        return self.block.value(index)
-
-
-class _StoredColumns:
-    """Each segment's column of stored fields, read without the layers of
-    Whoosh's readers (a multi-reader, a segment reader, a per-document
-    reader, each a Python call): what ``Searcher.stored_fields`` answers."""
-
-    def __init__(self, starts: list[int], columns: list[Any], names: frozenset[str]) -> None:
-        self.starts = starts
-        self.columns = columns
-        self.names = names
-
-    @classmethod
-    def of(cls, segments: list[tuple[Any, Any, int]], schema: Any) -> _StoredColumns | None:
-        """The columns of Whoosh 3 segments; None for other readers."""
-        columns = []
-        for _, reader, _ in segments:
-            perdoc = getattr(reader, "_perdoc", None)
-            if perdoc is None or not hasattr(perdoc, "_cached_reader"):
-                return None
-            columns.append(perdoc._cached_reader("_stored", STORED_FIELDS))
-        return cls([offset for _, _, offset in segments], columns, frozenset(schema.names()))
-
-    def read(self, docnum: int) -> dict[str, Any]:
-        number = bisect_right(self.starts, docnum) - 1
-        return self.checked(self.columns[number][docnum - self.starts[number]])
-
-    def checked(self, found: dict[str, Any] | None) -> dict[str, Any]:
-        """A document's stored fields as its column holds them, without fields since removed from the schema."""
-        if not found:
-            return {}
-        if found.keys() <= self.names:
-            return found
-        return {name: value for name, value in found.items() if name in self.names}
-
-
 def field_lengths(reader: Any, fieldname: str, count: int) -> np.ndarray:
     """The length in a field of each of a segment's ``count`` documents, as scoring reads it."""
-    return _LENGTHS[_length_bytes(reader, fieldname, count)]
-
-
-def _length_bytes(reader: Any, fieldname: str, count: int) -> np.ndarray:
-    """The stored length byte of each of a segment's ``count`` documents in a field."""
     found = np.zeros(count, dtype=np.uint8)
-    if not count:
-        return found
-    column = reader._perdoc._cached_reader(f"_{fieldname}_len", _lengths_column())
-    if column is None:
-        return found
-    stored = min(count, column._count)
-    found[:stored] = np.frombuffer(column._dbfile.get(column._basepos, stored), dtype=np.uint8)
-    return found
-
-
-def _lengths_column() -> Any:
-    from whoosh.codec.whoosh3 import LENGTHS_COLUMN
-
-    return LENGTHS_COLUMN
+    if count:  # (a reader of no documents may have no per-document reader)
+        stored = length_bytes(reader._perdoc, fieldname, count)
+        found[: len(stored)] = np.frombuffer(stored, dtype=np.uint8)
+    return _LENGTHS[found]

@@ -11,7 +11,7 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 from whoosh.writing import SegmentWriter
 
 from indexer.analysis import uncounted_tokens
-from indexer.codec import Codec, Writer
+from indexer.codec import Codec, StoredColumns, Writer
 from indexer.schema import schema as make_schema
 
 PAGES = [
@@ -175,8 +175,6 @@ def test_stored_fields_read_back_short_and_long_and_from_whooshs_own_columns(tmp
     from whoosh.codec.whoosh3 import W3Codec
     from whoosh.reading import SegmentReader
 
-    from search.topdocs import _StoredColumns
-
     pages = [{**page, "title": page["title"] * (200 if n % 3 == 0 else 1)} for n, page in enumerate(PAGES)]
     expected = [{"url": page["url"], "title": page["title"]} for page in pages]
     assert max(len(page["title"]) for page in pages) > 2_000
@@ -193,10 +191,24 @@ def test_stored_fields_read_back_short_and_long_and_from_whooshs_own_columns(tmp
         reader = SegmentReader(ix.storage, ix.schema, segment, codec=Codec())
         try:
             assert [reader.stored_fields(n) for n in range(len(pages))] == expected
-            columns = _StoredColumns.of([(segment, reader, 0)], ix.schema)
+            columns = StoredColumns.of([(segment, reader, 0)], ix.schema)
             assert columns is not None
             assert [columns.read(n) for n in range(len(pages))] == expected
         finally:
             reader.close()
         with ix.searcher() as searcher:
             assert searcher.stored_fields(3)["title"] == pages[3]["title"]
+
+
+@pytest.mark.parametrize("protocol", [2, 4])
+def test_an_index_knows_the_codecs_classes_by_the_packages_name(protocol: int) -> None:
+    """An index's table of contents pickles its schema (its fields, their
+    formats) and each segment's codec, each class by its module's name:
+    the codec's are known by the package's, whichever of its modules holds
+    them, so that an index reads whatever moves inside the package."""
+    import pickle
+    import re
+
+    data = pickle.dumps((make_schema(), Codec()), protocol)
+    assert set(re.findall(rb"indexer\.[\w.]+", data)) == {b"indexer.codec", b"indexer.analysis"}
+    assert pickle.loads(data)[1].__class__ is Codec

@@ -63,22 +63,25 @@ def own_engine(tmp_path: Path) -> Iterator[SearchEngine]:
 
 
 @pytest.fixture
-def mixed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SearchEngine]:
-    """An index whose first commit wrote Whoosh 3's own posting blocks (an
-    index written before blocks were packed), and whose later ones packed blocks."""
-    from whoosh.codec.whoosh3 import W3PostingsWriter
+def mixed(tmp_path: Path) -> Iterator[SearchEngine]:
+    """An index with segments of both codecs: one part merged by Whoosh's
+    own writer (Whoosh 3's pickled posting blocks, as the commit that adds
+    a field to the schema may leave), the others written by the indexer
+    (packed blocks)."""
+    from whoosh import index
 
-    from indexer import codec
+    from crawler.datadir import index_dir
 
     data = tmp_path / "data"
     with IndexBuilder(data, shards=2) as builder:
-        with monkeypatch.context() as patched:
-            patched.setattr(codec._PostingsWriter, "_write_block", W3PostingsWriter._write_block)
-            builder.add(_pages(300, "a.test"))
-            builder.commit()
+        builder.add(_pages(300, "a.test"))
+        builder.commit()
         builder.add(_pages(300, "b.test"))
         builder.commit()
         builder.finalize()
+    whooshs = index.open_dir(str(index_dir(data) / "pages-0"))
+    whooshs.optimize()  # one segment, written by Whoosh's own codec
+    whooshs.close()
     with SearchEngine(data) as opened:
         assert _block_formats(opened) == {"whoosh", "packed"}
         yield opened
@@ -86,9 +89,7 @@ def mixed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SearchEng
 
 def _block_formats(engine: SearchEngine) -> set[str]:
     """How the posting blocks of the body's terms were written, in every segment."""
-    import zlib
-
-    from indexer.codec import PackedBlock, block_data
+    from indexer.codec import PackedBlock, read_block
 
     formats = set()
     for _, reader, _ in engine.corpus.top_docs().segments:
@@ -99,8 +100,7 @@ def _block_formats(engine: SearchEngine) -> set[str]:
             if info.is_inlined():
                 continue
             matcher = reader._terms.matcher(fields.BODY, text, reader.schema[fields.BODY].format)
-            data = matcher._postfile.get(matcher._dataoffset, matcher._nextoffset - matcher._dataoffset)
-            block = block_data(zlib.decompress(data) if matcher._compression else data)
+            block = read_block(matcher._postfile, matcher._dataoffset, matcher._nextoffset, matcher._compression)
             formats.add("packed" if isinstance(block, PackedBlock) else "whoosh")
     return formats
 
