@@ -2,29 +2,13 @@
 
 The same analysis runs at index and query time (the schema in
 :mod:`indexer.schema` composes these parts), so what a user types meets
-what a page says:
-
-- code names are indexed whole and split: ``os.path.join`` gives
-  ``os.path.join``, ``os``, ``path``, ``join``; ``read_csv`` gives
-  ``read_csv``, ``read``, ``csv``; ``JSONEncoder`` gives ``jsonencoder``,
-  ``json``, ``encoder``. The parts take consecutive positions (the whole
-  shares the first), so ``"os path join"`` as a phrase finds ``os.path.join``
-  and ``json dumps`` finds ``json.dumps``, while the query ``json.dumps``
-  asks for the whole name;
-- runs of Chinese or Japanese characters have no spaces: they are cut into
-  overlapping character bigrams (``西湖龙井茶`` gives ``西湖``, ``湖龙``,
-  ``龙井``, ``井茶``), a run of one character stays a unigram. Bigrams need
-  no dictionary, so a query pays nothing to load one, and a two-character
-  word is found inside any longer compound. Each character of a run is
-  indexed alone as well (not in a query's runs), so that a query of one
-  character (``茶``, tea) finds it inside compounds too, as Lucene's CJK
-  bigram filter does with its unigrams kept. jieba's dictionary segmentation
-  is available as ``cjk="jieba"`` or ``cjk="both"``. Measured on the demo
-  web (``python -m bench.cjk_analysis``): all three answer the Chinese query
-  set equally well (MRR@10 1.0), bigrams make the index 20% larger than
-  jieba alone, and a Chinese query from the command line takes 0.22 s with
-  bigrams against 0.73 s with jieba, whose dictionary must load first.
-  Bigrams it is.
+what a page says: code names are indexed whole and split (``os.path.join``
+gives ``os.path.join``, ``os``, ``path``, ``join``, the parts on
+consecutive positions, so ``"os path join"`` as a phrase finds it), and
+runs of Chinese or Japanese characters are cut into overlapping bigrams,
+each character indexed alone beside them. :class:`TermPositions` analyses
+each distinct word of a page once. Design: ARCHITECTURE.md, "Design notes
+by module", ``indexer/analysis.py``.
 """
 
 from __future__ import annotations
