@@ -115,7 +115,7 @@ class IndexBuilder:
         writer process, and Chinese text analysed by ``cjk``) the index of
         ``data_dir``; its pages written by ``processes`` processes (at most
         one per shard: an index keeps the shards it was created with). A data
-        directory of another format is refused (:class:`indexer.layout.OldLayout`);
+        directory of another format is refused (:class:`crawler.datadir.OtherFormat`);
         a new one is given this version's (:func:`crawler.datadir.claim_format`)."""
         self.data_dir = Path(data_dir)
         self.layout = Layout(self.data_dir)

@@ -27,7 +27,7 @@ from typing import Any
 from whoosh import index as whoosh_index
 from whoosh.index import EmptyIndexError
 
-from crawler.datadir import OtherFormat, check_format, index_dir
+from crawler.datadir import check_format, index_dir
 
 __all__ = [
     "Layout",
@@ -35,7 +35,6 @@ __all__ = [
     "IndexMissing",
     "IndexBeingBuilt",
     "IndexDamaged",
-    "OldLayout",
     "CORRUPTION",
     "DamagedPostings",
     "is_corruption",
@@ -59,11 +58,6 @@ class IndexMissing(RuntimeError):
 
 class IndexBeingBuilt(IndexMissing):
     """The index directory is there, its first commit not yet."""
-
-
-#: A data directory of another format than this version's, by the name
-#: search and the indexer's commands know it.
-OldLayout = OtherFormat
 
 
 class IndexDamaged(RuntimeError):
@@ -172,7 +166,7 @@ class Layout:
         return handle
 
     def check(self) -> None:
-        """Refuse a data directory of another format (:class:`OldLayout`)."""
+        """Refuse a data directory of another format (:class:`crawler.datadir.OtherFormat`)."""
         check_format(self.data_dir)
 
     def create(self, schema: Any, shards: int) -> tuple[list[Any], list[Any]]:

@@ -27,10 +27,10 @@ from typing import Any
 
 from whoosh.query import Query
 
-from crawler.datadir import graph_dir, pages_path
+from crawler.datadir import OtherFormat, graph_dir, pages_path
 from indexer import schema as fields
 from indexer.graph import LINKS_FILE, LinkGraph, stored_personalization
-from indexer.layout import CORRUPTION, IndexBeingBuilt, IndexDamaged, IndexMissing, OldLayout, is_corruption
+from indexer.layout import CORRUPTION, IndexBeingBuilt, IndexDamaged, IndexMissing, is_corruption
 from indexer.store import PageStore
 from search import ranking
 from search.candidates import DEPTH, Request, Retrieval, filters
@@ -140,7 +140,7 @@ class SearchEngine:
         options = {"B": ranking.B, "K1": ranking.K1, **{f"{name}_B": value for name, value in ranking.FIELD_B.items()}}
         try:
             return Corpus(self.data_dir, options)
-        except (OldLayout, IndexDamaged) as exc:
+        except (OtherFormat, IndexDamaged) as exc:
             raise SearchError(str(exc)) from None
         except CORRUPTION as exc:
             raise self._damaged(exc) from None
