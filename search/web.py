@@ -43,7 +43,7 @@ from search.live import LiveEngine
 from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options
 from search.page import FAVICON, KEYS_SCRIPT, Params, render_opensearch, render_page
 
-__all__ = ["LiveEngine", "Params", "BadRequest", "parse_params", "render_page", "make_server", "listen", "main"]
+__all__ = ["BadRequest", "parse_params", "make_server", "listen", "main"]
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ import pytest
 
 from indexer.layout import stored_documents
 from search.engine import Result, Results, SearchEngine, human_size
-from search.web import Params, render_page
+from search.page import Params, render_page
 from tests import browser
 from tests.commands import crawl, run
 from tests.crawler.test_extractors import make_pdf

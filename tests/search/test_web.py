@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 
 from indexer.builder import IndexBuilder
-from search.web import KEYS_SCRIPT, LiveEngine
+from search.live import LiveEngine
+from search.page import KEYS_SCRIPT
 from tests import browser
 from tests.items import page
 
