@@ -65,6 +65,8 @@ class PageItem(TypedDict):
     revisit: list[float]  # the site's revisit bounds: first, least and longest interval (s)
     digest: str | None  # MD5 of the page's text (hex): the indexer's "changed?"
     members_only: NotRequired[bool]  # fetched with a site owner's credentials
+    hierarchy: NotRequired[list[str]]  # its ancestors' titles, the site's top first
+    alternates: NotRequired[list[list[str]]]  # [lang, url] of its translations (hreflang)
 
 
 class GoneItem(TypedDict):

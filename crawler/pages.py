@@ -554,6 +554,8 @@ class PageLogic:
             links=links,
             **self._fetch_state(fetched),
             digest=digest,
+            hierarchy=page.hierarchy,
+            alternates=page.alternates,
         )
 
     def _fetch_state(self, fetched: Fetched) -> _FetchState:

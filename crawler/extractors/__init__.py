@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from crawler.extractors import html, media, pdf, text
-from crawler.extractors.lang import guess_lang
+from crawler.extractors.html import undeclared_language
+from crawler.extractors.lang import language_tag
 from crawler.extractors.location import (
     Resolve,
     link_header_canonical,
@@ -144,11 +145,11 @@ def _apply_headers(page: Page, headers: Mapping[str, str], resolve: Resolve) -> 
     """What HTTP headers add to what markup says: ``Refresh`` (it wins over a
     meta refresh, as the header comes first), a ``Link: <...>;
     rel="canonical"`` (used when markup names no canonical) and
-    ``Content-Language`` (used when markup declares no language; a guess
-    from the text comes last, :mod:`crawler.extractors.lang`)."""
-    if not page.lang:  # markup declares none: the header, else a guess
-        declared = (headers.get("content-language") or "").split(",")[0].strip().lower()
-        page.lang = declared or guess_lang(page.title + " " + page.text[:2000])
+    ``Content-Language`` (used when markup declares no language; then
+    :func:`~crawler.extractors.html.undeclared_language`)."""
+    if not page.lang:  # markup declares none: the header, else hreflang, the URL, a guess
+        page.lang = language_tag((headers.get("content-language") or "").split(",")[0]) or undeclared_language(page)
+    page.alternates = [pair for pair in page.alternates if pair[1] != page.url]
     refresh = headers.get("refresh")
     if refresh:
         target = refresh_target(refresh, page.url, resolve)

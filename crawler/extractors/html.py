@@ -21,14 +21,15 @@ import lxml.etree
 
 from crawler.charset import decode
 from crawler.extractors.chrome import SECTIONS, is_chrome
-from crawler.extractors.lang import guess_lang
+from crawler.extractors.hierarchy import ancestry, breadcrumb_titles, is_breadcrumb, json_ld_trail, nav_item_level
+from crawler.extractors.lang import guess_lang, language_tag, url_language
 from crawler.extractors.location import Resolve, refresh_target
 from crawler.extractors.page import Link, Page
 from crawler.extractors.sniff import binary_text
 from crawler.sites import same_site
 from crawler.urls import canonicalize
 
-__all__ = ["MEDIA_TYPES", "extract", "extract_html"]
+__all__ = ["MEDIA_TYPES", "extract", "extract_html", "undeclared_language"]
 
 MEDIA_TYPES = ("text/html", "application/xhtml+xml")
 
@@ -127,6 +128,7 @@ _MAX_SECTIONS = 1000
 _MAX_SECTION_TEXT = 200
 _PERMALINK_MARKS = "¶#§🔗"
 _SECTION_PARENTS = frozenset(["section", "div", "article"])
+_MAX_ALTERNATES = 200
 
 
 def extract(body: bytes, url: str, content_type: str | None, resolve: Resolve) -> Page | str:
@@ -161,8 +163,20 @@ def extract_html(html: str | bytes, url: str, resolve: Resolve = canonicalize) -
         page = _extract_decoded(html, text, encoding, url, resolve)
     else:
         page = _extract(html.encode("utf-8", "replace"), url, resolve)
-    page.lang = page.lang or guess_lang(page.title + " " + page.text[:2000])
+    page.lang = page.lang or undeclared_language(page)
     return page
+
+
+def undeclared_language(page: Page) -> str:
+    """The language of a page whose markup and headers declare none: the
+    one its ``hreflang`` alternates give its own URL, else the one its URL
+    names (``/zh-CN/``, ``.fr.html``), else a guess from its text. A page
+    of a partly translated edition (a Chinese title, a half-English body)
+    is its edition's."""
+    for lang, url in page.alternates:
+        if url == page.url:
+            return lang
+    return url_language(page.url) or guess_lang(page.title + " " + page.text[:2000])
 
 
 def _extract_decoded(body: bytes, text: str, encoding: str, url: str, resolve: Resolve) -> Page:
@@ -280,7 +294,9 @@ def _extract(data: bytes, url: str, resolve: Resolve) -> Page:
         target = refresh_target(head.refresh, base, resolve)
         page.refresh = target if target != url else None
     # Declared only: extract() may still find a Content-Language header.
-    page.lang = (root.get("lang") or root.get("xml:lang") or head.language).strip().lower()
+    page.lang = language_tag(root.get("lang") or root.get("xml:lang") or head.language)
+    page.hierarchy = ancestry(walker.trail or walker.sphinx_trail(), head.home, head.up or walker.up, page.title)
+    page.alternates = head.alternates_of(base, resolve) + walker.alternates
     return page
 
 
@@ -322,7 +338,7 @@ def lead(blocks: list[str], headings: list[str]) -> str:
 class _Head:
     """What the document says about itself: meta tags, base, canonical, title."""
 
-    __slots__ = ("url", "base", "canonical", "refresh", "language", "has_title")
+    __slots__ = ("url", "base", "canonical", "refresh", "language", "has_title", "home", "up", "alternates")
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -331,6 +347,9 @@ class _Head:
         self.refresh: str | None = None
         self.language = ""
         self.has_title = False
+        self.home = ""  # the titles of the rel="home" and rel="up" links
+        self.up = ""
+        self.alternates: list[tuple[str, str]] = []  # (hreflang, href)
 
     def read(self, element: lxml.etree._Element, page: Page) -> None:
         tag = element.tag
@@ -341,10 +360,30 @@ class _Head:
                 self.has_title = True
                 page.title = _clean(_text_of(element))
         elif tag == "link":
-            if self.canonical is None and "canonical" in (element.get("rel") or "").lower().split():
-                self.canonical = (element.get("href") or "").strip() or None
+            self._link(element)
         elif tag == "base" and self.base is None:
             self.base = (element.get("href") or "").strip() or None
+
+    def _link(self, element: lxml.etree._Element) -> None:
+        rel = (element.get("rel") or "").lower().split()
+        if self.canonical is None and "canonical" in rel:
+            self.canonical = (element.get("href") or "").strip() or None
+        if "home" in rel or "up" in rel:
+            self._place(element, rel)
+        if "alternate" in rel and element.get("hreflang") and len(self.alternates) < _MAX_ALTERNATES:
+            self.alternates.append((element.get("hreflang") or "", (element.get("href") or "").strip()))
+
+    def _place(self, element: lxml.etree._Element, rel: list[str]) -> None:
+        """The titles of the site's top and of the page's parent."""
+        if "home" in rel and not self.home:
+            self.home = element.get("title") or ""
+        if "up" in rel and not self.up:
+            self.up = element.get("title") or ""
+
+    def alternates_of(self, base: str, resolve: Resolve) -> list[list[str]]:
+        """The ``[lang, url]`` of the translations ``<link rel="alternate"
+        hreflang>`` names, on this page's site (``x-default`` is none)."""
+        return _alternates(self.alternates, base, resolve, self.url)
 
     def _meta(self, element: lxml.etree._Element, page: Page) -> None:
         content = element.get("content") or ""
@@ -377,6 +416,25 @@ class _Head:
         except ValueError:
             return None
         return canonical if same_site(canonical, self.url) else None
+
+
+def _alternates(found: list[tuple[str, str]], base: str, resolve: Resolve, url: str) -> list[list[str]]:
+    """``[lang, url]`` of each ``(hreflang, href)`` that names a language and
+    a page of ``url``'s site, each language once."""
+    alternates: list[list[str]] = []
+    langs = set()
+    for hreflang, href in found:
+        lang = language_tag(hreflang)
+        if not lang or lang in langs or not href:
+            continue
+        try:
+            target = resolve(href, base)
+        except ValueError:
+            continue
+        if same_site(target, url):
+            langs.add(lang)
+            alternates.append([lang, target])
+    return alternates
 
 
 def _named_meta(page: Page, name: str, content: str) -> None:
@@ -441,7 +499,7 @@ def _emphatic_style(style: str) -> bool:
 class _Walker:
     """Depth-first over the tree: body blocks in reading order, fields and links."""
 
-    __slots__ = ("page", "base", "resolve", "blocks", "parts")
+    __slots__ = ("page", "base", "resolve", "blocks", "parts", "trail", "nav_items", "up", "hreflangs")
 
     def __init__(self, page: Page, base: str, resolve: Resolve) -> None:
         self.page = page
@@ -449,6 +507,17 @@ class _Walker:
         self.resolve = resolve
         self.blocks: list[str] = []
         self.parts: list[str] = []
+        self.trail: list[str] = []  # the first breadcrumb's places
+        self.nav_items: list[tuple[int, str]] = []  # Sphinx's trail: (level, title)
+        self.up = ""  # the title of a link with accesskey="U" (Sphinx's "up")
+        self.hreflangs: list[tuple[str, str]] = []  # a language bar's links: (hreflang, href)
+
+    def sphinx_trail(self) -> list[str]:
+        return [title for _, title in sorted(self.nav_items)]
+
+    @property
+    def alternates(self) -> list[list[str]]:
+        return _alternates(self.hreflangs, self.base, self.resolve, self.page.url)
 
     def flush(self) -> None:
         """End the current block (a block element began or ended)."""
@@ -484,14 +553,27 @@ class _Walker:
                         self.walk(child, sectioned or tag in SECTIONS)
                     if block:
                         self.flush()
+            elif tag == "script" and not self.trail:
+                self._json_ld(child)
             if child.tail:
                 parts.append(child.tail)
+
+    def _json_ld(self, script: lxml.etree._Element) -> None:
+        """A schema.org breadcrumb in a JSON-LD script."""
+        if (script.get("type") or "").lower() == "application/ld+json" and script.text:
+            self.trail = json_ld_trail(script.text)
 
     def _walk_chrome(self, element: lxml.etree._Element, tag: str) -> None:
         """Chrome (navigation, site header and footer...): its links, and a
         break in the text for each block element; none of its words."""
         if tag in _LINK_TAGS:
             self._add_link(element)
+        elif not self.trail and is_breadcrumb(element):
+            self.trail = breadcrumb_titles(element)
+        elif tag == "li":
+            level = nav_item_level(element)
+            if level is not None:
+                self.nav_items.append((level, _clean(_text_of(element)).rstrip(" »›>|")))
         block = tag in _BLOCK
         if block:
             self.flush()
@@ -570,3 +652,13 @@ class _Walker:
             )
         rel = frozenset((element.get("rel") or "").lower().split())
         self.page.links.append(Link(target, text[:_MAX_ANCHOR], "nofollow" in rel, rel))
+        self._hints(element, rel, text, href)
+
+    def _hints(self, element: lxml.etree._Element, rel: frozenset[str], text: str, href: str) -> None:
+        """What a link says of the page: its parent (``rel="up"``, Sphinx's
+        ``accesskey="U"``), a translation (a language bar's ``hreflang``)."""
+        if ("up" in rel or element.get("accesskey") in ("U", "u")) and not self.up:
+            self.up = element.get("title") or text
+        hreflang = element.get("hreflang")
+        if hreflang and len(self.hreflangs) < _MAX_ALTERNATES:
+            self.hreflangs.append((hreflang, href))

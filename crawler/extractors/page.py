@@ -50,7 +50,10 @@ class Page:
     and definitions (``dt``) a link can point into (``page.html#id``):
     search links a result to the section its query names. ``notes`` name
     what the extractor had to work around to read the page (``deep_nesting``),
-    counted as ``extract/<note>``.
+    counted as ``extract/<note>``. ``hierarchy`` is the page's place in its
+    site, the titles of its ancestors from the top down (a breadcrumb, the
+    ``rel="up"`` and ``rel="home"`` links), ``alternates`` the ``[lang,
+    url]`` of its translations its markup names (``hreflang``).
     """
 
     url: str
@@ -72,3 +75,5 @@ class Page:
     blocks: list[str] = field(default_factory=list)
     sections: list[list[str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    hierarchy: list[str] = field(default_factory=list)
+    alternates: list[list[str]] = field(default_factory=list)
