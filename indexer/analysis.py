@@ -36,6 +36,7 @@ __all__ = [
     "word_by_word",
     "GROUPED_PIECES",
     "uncounted_tokens",
+    "plain_term",
 ]
 
 CJK_MODES = ("bigram", "jieba", "both")
@@ -322,6 +323,16 @@ def _stem(word: str) -> str:
     return stem(word)
 
 
+def plain_term(word: str) -> str:
+    """The term a plain lower-case word is indexed as: stemmed when it is
+    longer than three ASCII letters.
+
+    >>> plain_term("encoders"), plain_term("module"), plain_term("mod"), plain_term("西湖")
+    ('encod', 'modul', 'mod', '西湖')
+    """
+    return _stem(word) if len(word) > 3 and word.isascii() else word
+
+
 def word_by_word(analyzer: Any, text: str) -> bool:
     """Whether ``analyzer``'s tokens of ``text`` are those of its words
     (split at whitespace) in turn, so that a cache of words' tokens can
@@ -537,7 +548,7 @@ class TermPositions:
             text = word.lower()  # a plain word, one part (most words are)
             if text in self.stops:
                 return ""
-            return _stem(text) if len(text) > 3 and text.isascii() else text
+            return plain_term(text)
         return self._parts_form(word)
 
     def _parts_form(self, word: str) -> Any:

@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 from crawler import settings as defaults
 from crawler.datadir import claim_format, graph_dir, pages_path, purged_path
 from crawler.extractors.doctype import document_type
+from crawler.extractors.lang import contained_languages
 from crawler.items import Item, PageItem, UnchangedItem
 from crawler.revisit import next_interval
 from crawler.sites import host_of
@@ -103,6 +104,20 @@ def anchor_text(texts: Iterable[str]) -> str:
 def _urlwords(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.hostname or ''} {parts.path} {parts.query}"
+
+
+def _place_and_languages(page: PageItem) -> dict[str, Any]:
+    """A page's hierarchy, translations and the other languages it holds
+    running text in, the fields a page has only when it has them."""
+    found: dict[str, Any] = {}
+    if page.get("hierarchy"):
+        found[fields.HIERARCHY] = "\n".join(page["hierarchy"])
+    if page.get("alternates"):
+        found[fields.ALTERNATES] = page["alternates"]
+    contains = contained_languages(page.get("text") or "", page.get("lang") or "")
+    if contains:
+        found[fields.CONTAINS] = contains
+    return found
 
 
 class IndexBuilder:
@@ -317,6 +332,7 @@ class IndexBuilder:
             fields.TYPE: document_type(page.get("kind"), url),
             **({fields.SIZE: page["size"]} if page.get("size") is not None else {}),
             **({fields.MEMBERS_ONLY: True, fields.ACCESS: fields.MEMBERS} if page.get("members_only") else {}),
+            **_place_and_languages(page),
         }
 
     @staticmethod

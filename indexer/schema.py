@@ -3,7 +3,9 @@
 Each field holds one kind of "hit" from the Google paper (ARCHITECTURE.md, item 26),
 so ranking can weigh them apart: the URL's words, the title, headings,
 emphasised text, the meta description, the body, and the anchor text of
-links pointing at the page (item 27). Stored fields are what a result line
+links pointing at the page (item 27); and the page's place in its site,
+its ancestors' titles (``hierarchy``: a query may name a page by its
+section's words and its own). Stored fields are what a result line
 shows; the body is not stored here (the page store keeps it compressed).
 ``members_only`` marks a page fetched with a site owner's credentials
 (item 12): search shows it with a short snippet and no cached copy;
@@ -53,6 +55,9 @@ __all__ = [
     "SIZE",
     "ACCESS",
     "MEMBERS",
+    "HIERARCHY",
+    "ALTERNATES",
+    "CONTAINS",
     "TEXT_FIELDS",
     "has_cjk",
     "lang_terms",
@@ -81,7 +86,10 @@ TYPE = "type"  # html, pdf, text, media or other (indexed and stored)
 SIZE = "size"  # bytes of the fetched body (stored only; absent: not fetched, or indexed before sizes)
 ACCESS = "access"  # MEMBERS on a members-only page and its anchor document (indexed only)
 MEMBERS = "members"
-TEXT_FIELDS = (TITLE, ANCHOR, URLWORDS, HEADINGS, EMPHASIS, DESCRIPTION, BODY)
+HIERARCHY = "hierarchy"  # its ancestors' titles, the site's top first, one a line (indexed and stored)
+ALTERNATES = "alternates"  # [lang, url] of its translations its markup names (stored only)
+CONTAINS = "contains"  # languages of running text in it besides its own: "en" on a half-translated page
+TEXT_FIELDS = (TITLE, ANCHOR, URLWORDS, HIERARCHY, HEADINGS, EMPHASIS, DESCRIPTION, BODY)
 
 # Only the words too common to say anything; "not", "how", "what"... stay
 # (they matter in titles and phrases).
@@ -171,5 +179,8 @@ def schema(cjk: str = "bigram") -> Schema:
             TYPE: KEYWORD(stored=True, lowercase=True),
             SIZE: STORED(),
             ACCESS: KEYWORD(lowercase=True),
+            HIERARCHY: field(HIERARCHY, stored=True),
+            ALTERNATES: STORED(),
+            CONTAINS: STORED(),
         }
     )
