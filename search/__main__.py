@@ -24,7 +24,7 @@ start_lean()  # before Whoosh is imported
 
 from crawler.version import VERSION  # noqa: E402
 from indexer.output import emit  # noqa: E402
-from search.engine import Results, SearchEngine, SearchError, page_language  # noqa: E402
+from search.engine import Result, Results, SearchEngine, SearchError, page_language  # noqa: E402
 from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options  # noqa: E402
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -32,10 +32,18 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 def render(results: Results, explain: bool = False, color: bool = False) -> str:
     """Results as a person reads them in a terminal."""
-    lines = []
     first = (results.page - 1) * results.per_page + 1
-    if results.suggestion:
-        lines.append(f"Did you mean: {results.suggestion}?")
+    lines = _summary(results, first)
+    language = page_language(results)
+    for number, result in enumerate(results.results, start=first):
+        lines.append("")
+        lines.extend(_result_lines(number, result, language, explain, color))
+    return "\n".join(lines)
+
+
+def _summary(results: Results, first: int) -> list[str]:
+    """The lines above the results: a respelling, and how many there are."""
+    lines = [f"Did you mean: {results.suggestion}?"] if results.suggestion else []
     if not results.results and results.total and results.page > 1:
         lines.append(
             f"Page {results.page} is past the last page: {results.total} results for "
@@ -48,28 +56,35 @@ def render(results: Results, explain: bool = False, color: bool = False) -> str:
         lines.append(
             f"Results {first}-{last} of {results.total} for {results.query!r} ({results.seconds * 1000:.0f} ms)"
         )
-    language = page_language(results)
-    for number, result in enumerate(results.results, start=first):
-        title = result.title if result.crawled else f"{result.title} [not fetched]"
-        if result.members_only:
-            title += " [members only]"
-        snippet = result.snippet
-        if color:
-            title = f"\033[1m{title}\033[0m"
-            snippet = _BOLD.sub("\033[1m\\1\033[0m", snippet)
-        else:
-            snippet = _BOLD.sub(r"\1", snippet)
-        lines.append("")
-        lines.append(f"{number:2d}. {title}")
-        facts = result.facts(language)
-        lines.append(f"    {result.url}" + (f"  ({' · '.join(facts)})" if facts else ""))
-        if snippet:
-            lines.append(f"    {snippet}")
-        if result.more_from_host:
-            lines.append(f"    ({result.more_from_host} more from this site: site:{result.host})")
-        if explain:
-            lines.append(f"    score {result.score:.4f} = " + json.dumps(result.explain, ensure_ascii=False))
-    return "\n".join(lines)
+    return lines
+
+
+def _result_lines(number: int, result: Result, language: str, explain: bool, color: bool) -> list[str]:
+    """One result: its title, its place in its site, its URL and facts, its
+    snippet, its other languages, and what more its site has."""
+    title = result.title if result.crawled else f"{result.title} [not fetched]"
+    if result.members_only:
+        title += " [members only]"
+    snippet = result.snippet
+    if color:
+        title = f"\033[1m{title}\033[0m"
+        snippet = _BOLD.sub("\033[1m\\1\033[0m", snippet)
+    else:
+        snippet = _BOLD.sub(r"\1", snippet)
+    lines = [f"{number:2d}. {title}"]
+    if result.hierarchy:
+        lines.append("    " + " › ".join(result.hierarchy))
+    facts = result.facts(language)
+    lines.append(f"    {result.url}" + (f"  ({' · '.join(facts)})" if facts else ""))
+    if snippet:
+        lines.append(f"    {snippet}")
+    if result.also_in:
+        lines.append("    also in: " + ", ".join(other["lang"] for other in result.also_in))
+    if result.more_from_host:
+        lines.append(f"    ({result.more_from_host} more from this site: site:{result.host})")
+    if explain:
+        lines.append(f"    score {result.score:.4f} = " + json.dumps(result.explain, ensure_ascii=False))
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

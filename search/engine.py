@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,7 @@ from search.results import (
     past_served,
 )
 from search.tokens import Tokens
+from search.translations import family, one_per_family, preferred_languages
 
 __all__ = [
     "SearchEngine",
@@ -229,20 +231,32 @@ class SearchEngine:
             what = f"the index ({type(error).__name__}: {str(error)[:80]})"
         return SearchError(str(IndexDamaged(self.data_dir, what)))
 
-    def search(self, text: str, n: int = 10, page: int = 1, explain: bool = False, facets: bool = True) -> Results:
+    def search(
+        self,
+        text: str,
+        n: int = 10,
+        page: int = 1,
+        explain: bool = False,
+        facets: bool = True,
+        languages: Sequence[str] = (),
+    ) -> Results:
         """A page of results for ``text`` (:class:`SearchError` for what the
         user can fix or repair: a bad query, no index, a damaged file);
         ``facets``: count the matches' sites and languages too (the first
         time, reading every site's documents: a command line that prints no
-        facets saves it)."""
+        facets saves it); ``languages``: those the searcher reads, best
+        first (a browser's ``Accept-Language``), in which a page translated
+        into several is shown."""
         try:
-            return self._search(text, n, page, explain, facets)
+            return self._search(text, n, page, explain, facets, languages)
         except CORRUPTION as exc:
             if not is_corruption(exc):
                 raise
             raise self._damaged(exc) from None
 
-    def _search(self, text: str, n: int, page: int, explain: bool, want_facets: bool) -> Results:
+    def _search(
+        self, text: str, n: int, page: int, explain: bool, want_facets: bool, languages: Sequence[str]
+    ) -> Results:
         """Find the candidates, rank them, make the page of results asked for."""
         text = _checked(text, n, page)
         started = time.perf_counter()
@@ -253,13 +267,21 @@ class SearchEngine:
         if past_served(n, page):  # past the last page there is: how many, and nothing more
             return Results(text, found.total, [], page, n, time.perf_counter() - started, facets=facets)
         candidates = found.candidates
+        script = ranking.query_script(request.text)
         if candidates:
-            self.ranker.rank(searcher, candidates, request.words, ranking.query_script(request.text))
+            self.ranker.rank(searcher, candidates, request.words, script)
+        candidates, translations = one_per_family(
+            candidates,
+            lambda c: family(c.url, c.get(fields.ALTERNATES) or ()),
+            lambda c: (c.get(fields.LANG) or "").split(" ")[0],
+            preferred_languages(script, languages),
+            script,
+        )
         window = ranking.page_by_host(
             candidates, lambda c: c.get(fields.HOST, ""), n, page, last=lambda c: c.features.demoted
         )
         per_field = field_scores(searcher, self.tokens, request.text, [c for c, _ in window]) if explain else {}
-        results = self.result_maker.results(window, request.text, explain, per_field)
+        results = self.result_maker.results(window, request.text, explain, per_field, translations)
         suggestion = None
         if found.matched_all < _FEW and request.words:
             suggestion = self.retrieval.suggestion(searcher, request, found.matched_all)

@@ -95,7 +95,9 @@ class Ranker:
                 and self._is_title(candidate.get(fields.TITLE) or candidate.get(fields.LABEL) or "", query_tokens),
                 anchor_only=not crawled,
                 demoted=not crawled and self._weak_anchors(candidate),
-                other_language=ranking.other_language(script, (candidate.get(fields.LANG) or "").split()[:1]),
+                other_language=ranking.other_language(
+                    script, (candidate.get(fields.LANG) or "").split()[:1], candidate.get(fields.CONTAINS) or ()
+                ),
                 coverage=candidate.words_matched / len(words) if question else None,
             )
             candidate.final = ranking.score(candidate.features)

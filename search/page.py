@@ -71,6 +71,8 @@ h2{font-size:1.15rem;font-weight:400;margin:0;overflow-wrap:anywhere}
 a{color:#1a0dab}a:visited{color:#681da8}
 .url{color:#137333;font-size:.875rem;overflow-wrap:anywhere}
 .snippet{margin:.2rem 0;color:#3c4043;overflow-wrap:anywhere}
+.trail{color:#5f6368;font-size:.875rem;overflow-wrap:anywhere}
+.also{margin:.1rem 0;font-size:.875rem;color:#5f6368}
 mark{background:#fdeaa7;color:inherit;font-weight:600;padding:0 .1em}
 .tag{color:#80868b;font-size:.8rem}
 .members{font-size:.75rem;font-weight:600;color:#8a4b00;background:#fff3e0;border:1px solid #f0c48a;
@@ -242,6 +244,27 @@ def _render_result(params: Params, result: Result, language: str = "en") -> str:
             ' <span class="members" title="Crawled with the site owner\'s permission: log in on the '
             'site to open it">members only</span>'
         )
+    lines = [f"<li><h2>{title}{tag}</h2>"]
+    if result.hierarchy:
+        lines.append(f'<div class="trail">{" › ".join(_e(level) for level in result.hierarchy)}</div>')
+    lines.append(f'<div class="url">{_e(result.url)}{_render_details(result, language)}</div>')
+    if result.snippet:
+        lines.append(f'<p class="snippet">{_highlighted(result.snippet)}</p>')
+    if result.also_in:
+        links = ", ".join(
+            _link(other["url"], _e(other["lang"]), f' hreflang="{_e(other["lang"])}" rel="noreferrer"')
+            for other in result.also_in
+        )
+        lines.append(f'<p class="also">also in: {links}</p>')
+    if result.more_from_host > 0 and result.host:
+        href = _e(Params(f"{params.q} site:{result.host}", params.n).href())
+        site = _e(f"site:{result.host}")
+        lines.append(f'<a class="more" href="{href}" title="{site}">{result.more_from_host} more from this site</a>')
+    return "\n".join(lines) + "</li>"
+
+
+def _render_details(result: Result, language: str) -> str:
+    """What the URL line says of a result besides it: its facts, and its cached copy."""
     # Each fact on one line ("157 bytes" is not cut in two on a phone).
     about = [
         f'<span lang="{_e(fact)}">{_e(fact)}</span>' if fact == result.lang else _e(fact).replace(" ", "&nbsp;")
@@ -249,15 +272,7 @@ def _render_result(params: Params, result: Result, language: str = "en") -> str:
     ]
     if result.crawled and not result.members_only:
         about.append(f'<a class="cached" href="/cached?{_e(urlencode({"url": result.page or result.url}))}">cached</a>')
-    details = f' <span class="tag">· {" · ".join(about)}</span>' if about else ""
-    lines = [f"<li><h2>{title}{tag}</h2>", f'<div class="url">{_e(result.url)}{details}</div>']
-    if result.snippet:
-        lines.append(f'<p class="snippet">{_highlighted(result.snippet)}</p>')
-    if result.more_from_host > 0 and result.host:
-        href = _e(Params(f"{params.q} site:{result.host}", params.n).href())
-        site = _e(f"site:{result.host}")
-        lines.append(f'<a class="more" href="{href}" title="{site}">{result.more_from_host} more from this site</a>')
-    return "\n".join(lines) + "</li>"
+    return f' <span class="tag">· {" · ".join(about)}</span>' if about else ""
 
 
 def _render_paging(params: Params, pages: int) -> str:

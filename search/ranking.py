@@ -26,7 +26,7 @@ A result's place comes from, in order (ARCHITECTURE.md, items 29-30):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import NamedTuple, TypeVar
 
 from indexer.analysis import has_cjk
@@ -58,6 +58,9 @@ FIELD_WEIGHTS: Mapping[str, float] = {
     "title": 3.0,
     "anchor": 2.5,
     "urlwords": 1.5,
+    # The titles of its section and the site's top: words a query adds to
+    # name the page within its section ("ref models instances").
+    "hierarchy": 1.0,
     "headings": 1.5,
     "description": 0.6,  # a meta description, else the opening sentence: the body says it again
     "emphasis": 1.0,
@@ -66,7 +69,7 @@ FIELD_WEIGHTS: Mapping[str, float] = {
 K1 = 1.2
 B = 0.75
 # Titles, URLs and anchors are short: their length says little.
-FIELD_B: Mapping[str, float] = {"title": 0.3, "urlwords": 0.3, "anchor": 0.4}
+FIELD_B: Mapping[str, float] = {"title": 0.3, "urlwords": 0.3, "hierarchy": 0.3, "anchor": 0.4}
 # Links order pages whose text matches about equally, and do little more:
 # weights 0, 0.15 and 0.3 changed nothing on the demo web's query sets (their
 # answers are not decided by links), so the weight is small, a tie-breaker.
@@ -200,23 +203,27 @@ def query_script(text: str) -> str:
     return "ko" if any("\uac00" <= char <= "\ud7af" for char in text) else "zh"
 
 
-def other_language(script: str, page_lang: list[str] | str) -> bool:
+def other_language(script: str, page_lang: list[str] | str, contains: Iterable[str] = ()) -> bool:
     """Whether a page's declared or detected language is of another script
     than the query's: a Chinese page for an English query, an English page
-    for a Chinese one. A page of unknown language is never "other".
+    for a Chinese one. A page of unknown language is never "other", nor is
+    one that ``contains`` running text in the query's language (a Chinese
+    edition's page left half in English, for an English query).
 
     >>> other_language("latin", "zh-cn"), other_language("latin", "fr"), other_language("zh", "en")
     (True, False, True)
     >>> other_language("zh", "zh-tw"), other_language("latin", ""), other_language("zh", "")
     (False, False, False)
+    >>> other_language("latin", "zh-cn", ["en"]), other_language("zh", "en", ["zh"])
+    (False, False)
     """
     lang = page_lang[0] if isinstance(page_lang, list) and page_lang else page_lang or ""
     primary = str(lang).lower().replace("_", "-").split("-")[0]
     if not primary:
         return False
     if script == "latin":
-        return primary in _CJK_LANGS
-    return primary != script
+        return primary in _CJK_LANGS and not any(other not in _CJK_LANGS for other in contains)
+    return primary != script and script not in contains
 
 
 def page_by_host(

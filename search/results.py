@@ -92,6 +92,10 @@ class Result:
     members_only: bool = False
     # Results from the same host left off this page ("more from this site").
     more_from_host: int = 0
+    # Its place in its site, the top first: the titles of its ancestors.
+    hierarchy: list[str] = field(default_factory=list)
+    # The same page in other languages, each a {"lang", "url"}.
+    also_in: list[dict[str, str]] = field(default_factory=list)
     explain: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
@@ -195,6 +199,29 @@ def facet_lists(counts: dict[str, Counter[str]]) -> dict[str, list[dict[str, Any
     return facets
 
 
+def also_in(shown: Candidate, others: list[Candidate]) -> list[dict[str, str]]:
+    """The other languages of a result: the translations that matched the
+    query too, then those its markup names, each language once, in the
+    order of their tags.
+
+    >>> ja = ["ja", "http://a.test/x.ja.html"]
+    >>> page = Candidate("http://a.test/x.en.html", [], {"lang": "en", "alternates": [ja]}, 0.0)
+    >>> fr = Candidate("http://a.test/x.fr.html", [], {"lang": "fr"}, 0.0)
+    >>> also_in(page, [fr])
+    [{'lang': 'fr', 'url': 'http://a.test/x.fr.html'}, {'lang': 'ja', 'url': 'http://a.test/x.ja.html'}]
+    """
+    own = (shown.get(fields.LANG) or "").split(" ")[0]
+    found: dict[str, str] = {}
+    for other in others:
+        lang = (other.get(fields.LANG) or "").split(" ")[0]
+        if lang and lang != own:
+            found.setdefault(lang, other.url)
+    for pair in shown.get(fields.ALTERNATES) or ():
+        if len(pair) == 2 and pair[0] != own:
+            found.setdefault(pair[0], pair[1])
+    return [{"lang": lang, "url": url} for lang, url in sorted(found.items())]
+
+
 class PageTexts:
     """The text and sections of the pages shown lately, from the page store,
     for the arrays (the commit) they were read with: the same pages come
@@ -270,11 +297,14 @@ class ResultMaker:
         text: str,
         explain: bool,
         field_scores: dict[str, dict[str, float]],
+        translations: dict[int, list[Candidate]] | None = None,
     ) -> list[Result]:
         """The lines of ``window`` (each candidate with the number of its
         host's results on later pages) for the query's words ``text``;
         with ``explain``, each line's numbers (``field_scores``, each
-        field's part of its text score) and rules."""
+        field's part of its text score) and rules; ``translations``, by
+        ``id()`` of a candidate, the same page in other languages it
+        stands for."""
         if not window:
             return []
         bodies = self.pages.bodies(c.url for c, _ in window) if self.pages is not None else {}
@@ -287,10 +317,13 @@ class ResultMaker:
                 if word not in ("OR", "AND", "NOT") and word[0] not in "-+" and ":" not in word
             ]
         )
-        return [
+        results = [
             self._result(candidate, more, bodies, pattern, field_scores.get(candidate.url), explain, words, sequence)
             for candidate, more in window
         ]
+        for result, (candidate, _) in zip(results, window, strict=True):
+            result.also_in = also_in(candidate, (translations or {}).get(id(candidate), []))
+        return results
 
     def _result(
         self,
@@ -324,6 +357,7 @@ class ResultMaker:
             size=candidate.get(fields.SIZE) if crawled else None,
             members_only=bool(candidate.get(fields.MEMBERS_ONLY)),
             more_from_host=more,
+            hierarchy=(candidate.get(fields.HIERARCHY) or "").split("\n") if candidate.get(fields.HIERARCHY) else [],
             explain=self._explanation(candidate, field_scores, words, section) if explain else {},
         )
 

@@ -42,6 +42,7 @@ from search.engine import MAX_QUERY_CHARS, SearchError
 from search.live import LiveEngine
 from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options
 from search.page import FAVICON, KEYS_SCRIPT, Params, render_opensearch, render_page
+from search.translations import accepted_languages
 
 __all__ = ["BadRequest", "parse_params", "make_server", "listen", "main"]
 
@@ -158,7 +159,7 @@ class SearchHandler(BaseHTTPRequestHandler):
         if not params.q:
             return _html(HTTPStatus.OK, render_page(params, about=self.server.engine.about()))
         try:
-            results = self.server.engine.search(params.q, n=params.n, page=params.page)
+            results = self.server.engine.search(params.q, n=params.n, page=params.page, languages=self._languages())
         except SearchError as exc:
             return _sorry(HTTPStatus.BAD_REQUEST, f"{exc}.", params)
         return _html(HTTPStatus.OK, render_page(params, results))
@@ -185,6 +186,10 @@ class SearchHandler(BaseHTTPRequestHandler):
             )
         return HTTPStatus.OK, "text/html; charset=utf-8", page_.encode("utf-8"), {"Content-Security-Policy": CSP}
 
+    def _languages(self) -> tuple[str, ...]:
+        """The languages the browser reads, for a page translated into several."""
+        return accepted_languages(self.headers.get("Accept-Language", ""))
+
     def _opensearch(self) -> bytes:
         """The OpenSearch description browsers offer the engine by: this
         server's address as the client reached it (a Host header of another
@@ -197,7 +202,7 @@ class SearchHandler(BaseHTTPRequestHandler):
     def _api(self, query: str) -> tuple[int, str, bytes]:
         try:
             params = parse_params(query)
-            results = self.server.engine.search(params.q, n=params.n, page=params.page)
+            results = self.server.engine.search(params.q, n=params.n, page=params.page, languages=self._languages())
         except (BadRequest, SearchError) as exc:
             return _json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
         return _json(HTTPStatus.OK, results.to_json())

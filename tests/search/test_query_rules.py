@@ -169,13 +169,21 @@ def test_an_english_query_prefers_english_pages(build: Build) -> None:
             "Install packages with apt-get install. " + FILLER,
             lang="en",
         ),
+        page(
+            "http://ref.test/notes.zh-cn.html",
+            "笔记 apt-get",
+            "apt-get install 的笔记。apt-get install 安装软件包。" * 3,
+            lang="zh-cn",
+        ),
     )
     results = engine.search("apt-get install", explain=True).results
-    assert [r.page for r in results] == ["http://ref.test/ch02.en.html", "http://ref.test/ch02.zh-cn.html"]
-    assert results[0].lang == "en" and results[1].lang == "zh-cn"
+    # The chapter's two editions are one result, in English; the Chinese
+    # page that has no English edition comes after it.
+    assert [r.page for r in results] == ["http://ref.test/ch02.en.html", "http://ref.test/notes.zh-cn.html"]
+    assert results[0].also_in == [{"lang": "zh-cn", "url": "http://ref.test/ch02.zh-cn.html"}]
     assert any("not the query's" in rule for rule in results[1].explain["rules"])
     assert urls(engine, "软件包 管理")[0] == "http://ref.test/ch02.zh-cn.html"
-    assert urls(engine, "apt-get lang:zh") == ["http://ref.test/ch02.zh-cn.html"]
+    assert urls(engine, "apt-get lang:zh") == ["http://ref.test/notes.zh-cn.html", "http://ref.test/ch02.zh-cn.html"]
     assert urls(engine, "apt-get -lang:zh") == ["http://ref.test/ch02.en.html"]
 
 

@@ -1,0 +1,133 @@
+"""One result for one page, whatever the languages it was found in (pure).
+
+A manual translated side by side (``ch02.en.html``, ``ch02.fr.html``;
+``/en/install.html``, ``/fr/install.html``) matches a query that names a
+command or an option in every language at once, and five copies of one
+page would fill the results. Pages are translations of each other when
+their markup says so (``hreflang`` alternates) or when their URLs differ
+only by a language segment (:func:`crawler.extractors.lang.without_language`).
+They make one result, shown in the language the searcher wants (asked for
+with ``lang:``, told by the browser, or the query's own script), else in
+the language that ranked best, with the others as ``also_in``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
+
+from crawler.extractors.lang import without_language
+from indexer.schema import primary_lang
+
+__all__ = ["accepted_languages", "family", "one_per_family", "preferred_languages"]
+
+T = TypeVar("T")
+
+_CJK = frozenset(["zh", "ja", "ko"])
+
+
+def family(url: str, alternates: Iterable[Sequence[str]] = ()) -> str:
+    """What a page and its translations have in common: the first of their
+    URLs (its own and its ``hreflang`` alternates), without its language
+    segment.
+
+    >>> family("http://a.test/ch02.fr.html"), family("http://a.test/about.html")
+    ('http://a.test/ch02.html', 'http://a.test/about.html')
+    >>> family("http://a.test/de/start", [["en", "http://a.test/start"], ["fr", "http://a.test/fr/start"]])
+    'http://a.test/start'
+    """
+    first = min([url, *(pair[1] for pair in alternates if len(pair) == 2)])
+    return without_language(first) or first
+
+
+_MOST_ACCEPTED = 5
+
+
+def accepted_languages(header: str) -> tuple[str, ...]:
+    """The primary languages of an ``Accept-Language`` header, most wanted
+    first (by ``q``, then as written), a few at most; ``*`` and ``q=0``
+    are no wish.
+
+    >>> accepted_languages("fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5")
+    ('fr', 'en', 'de')
+    >>> accepted_languages("zh-CN,zh;q=0.9,en;q=0"), accepted_languages("")
+    (('zh',), ())
+    """
+    wishes: list[tuple[float, int, str]] = []
+    for order, part in enumerate(header.split(",")[:20]):
+        tag, _, params = part.strip().partition(";")
+        weight = 1.0
+        if params.strip().startswith("q="):
+            try:
+                weight = float(params.strip()[2:])
+            except ValueError:
+                continue
+        lang = primary_lang(tag)
+        if weight > 0 and lang.isalpha() and 2 <= len(lang) <= 3:
+            wishes.append((-weight, order, lang))
+    return tuple(dict.fromkeys(lang for _, _, lang in sorted(wishes)))[:_MOST_ACCEPTED]
+
+
+def preferred_languages(script: str, asked: Sequence[str] = ()) -> list[str]:
+    """The primary languages a searcher wants, best first: those asked for
+    (``lang:``, the browser's), then the query's script's own (a Chinese
+    query wants Chinese pages).
+
+    >>> preferred_languages("zh", ["fr-CA", "en"]), preferred_languages("latin")
+    (['fr', 'en', 'zh'], [])
+    """
+    wanted = [primary_lang(lang) for lang in asked if primary_lang(lang)]
+    if script in _CJK:
+        wanted.append(script)
+    return list(dict.fromkeys(wanted))
+
+
+def one_per_family(
+    ranked: list[T],
+    family_of: Callable[[T], str],
+    lang_of: Callable[[T], str],
+    preferred: Sequence[str],
+    script: str = "latin",
+) -> tuple[list[T], dict[int, list[T]]]:
+    """``ranked`` with each family's members after its first taken out: the
+    family keeps the place of its best-ranked member, shown by the member in
+    the most preferred language (else, for a query in Latin letters, not a
+    Chinese, Japanese or Korean page; else the best ranked). Also, by
+    ``id()`` of each result kept, the members it stands for.
+
+    >>> ranked = ["de:a", "en:b", "en:a", "fr:a"]
+    >>> kept, others = one_per_family(ranked, lambda r: r[3:], lambda r: r[:2], ["en"])
+    >>> kept, others[id(kept[0])]
+    (['en:a', 'en:b'], ['de:a', 'fr:a'])
+    >>> one_per_family(["zh:a", "en:a"], lambda r: r[3:], lambda r: r[:2], [])[0]
+    ['en:a']
+    """
+    members: dict[str, list[T]] = {}
+    for item in ranked:
+        members.setdefault(family_of(item), []).append(item)
+    kept: list[T] = []
+    others: dict[int, list[T]] = {}
+    for item in ranked:
+        group = members[family_of(item)]
+        if group[0] is not item:
+            continue
+        if len(group) == 1:
+            kept.append(item)
+            continue
+        shown = _shown(group, lang_of, preferred, script)
+        kept.append(shown)
+        others[id(shown)] = [member for member in group if member is not shown]
+    return kept, others
+
+
+def _shown(group: list[T], lang_of: Callable[[T], str], preferred: Sequence[str], script: str) -> T:
+    """The member of a family that a searcher wanting ``preferred`` reads."""
+    for lang in preferred:
+        for member in group:
+            if primary_lang(lang_of(member)) == lang:
+                return member
+    if script == "latin":
+        for member in group:
+            if primary_lang(lang_of(member)) not in _CJK:
+                return member
+    return group[0]

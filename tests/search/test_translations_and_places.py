@@ -1,0 +1,160 @@
+"""Manuals translated side by side, and pages that know their place in their site:
+one result per page whatever its languages, shown in the searcher's; section words find the page."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from indexer.builder import IndexBuilder
+from search.__main__ import render
+from search.engine import SearchEngine
+from tests.items import page
+from tests.search.conftest import Build
+from tests.search.test_web import serving
+
+OPTION = {
+    "en": ("Configuration options", "The option KeepAliveTimeout sets how long the server waits for the next request."),
+    "fr": ("Options de configuration", "L'option KeepAliveTimeout fixe combien de temps le serveur attend la requête."),
+    "de": ("Konfigurationsoptionen", "Die Option KeepAliveTimeout legt fest, wie lange der Server wartet."),
+    "es": ("Opciones de configuración", "La opción KeepAliveTimeout fija cuánto tiempo espera el servidor."),
+    "tr": ("Yapılandırma seçenekleri", "KeepAliveTimeout seçeneği sunucunun ne kadar bekleyeceğini belirler."),
+}
+
+
+def manual() -> list[dict]:
+    """A manual in five languages, one directory each, and an English page that has no translation."""
+    pages = [
+        page(f"http://manual.test/{lang}/options.html", title, text, lang=lang)
+        for lang, (title, text) in OPTION.items()
+    ]
+    pages.append(
+        page(
+            "http://manual.test/en/timeouts.html",
+            "Timeouts",
+            "Every timeout of the server, KeepAliveTimeout among them, and how they interact.",
+            lang="en",
+        )
+    )
+    return pages
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("manual")
+    with IndexBuilder(directory) as builder:
+        builder.add(manual())
+        builder.finalize()
+    return directory
+
+
+@pytest.fixture(scope="module")
+def engine(data: Path) -> Iterator[SearchEngine]:
+    with SearchEngine(data) as opened:
+        yield opened
+
+
+def test_one_page_in_five_languages_is_one_result_with_its_other_languages(engine: SearchEngine) -> None:
+    results = engine.search("KeepAliveTimeout", languages=["en"]).results
+    assert [result.page for result in results] == [
+        "http://manual.test/en/options.html",
+        "http://manual.test/en/timeouts.html",
+    ]
+    assert [other["lang"] for other in results[0].also_in] == ["de", "es", "fr", "tr"]
+    assert {other["url"] for other in results[0].also_in} == {
+        f"http://manual.test/{lang}/options.html" for lang in ("de", "es", "fr", "tr")
+    }
+    assert results[1].also_in == []
+    assert "also in: de, es, fr, tr" in render(engine.search("KeepAliveTimeout", languages=["en"]))
+
+
+def test_the_searchers_language_chooses_the_copy_shown(engine: SearchEngine) -> None:
+    shown = engine.search("KeepAliveTimeout", languages=["de", "en"]).results[0]
+    assert shown.page == "http://manual.test/de/options.html"
+    assert shown.lang == "de"
+    assert "en" in [other["lang"] for other in shown.also_in]
+
+
+def test_a_language_filter_still_lists_only_that_languages_pages(engine: SearchEngine) -> None:
+    results = engine.search("KeepAliveTimeout lang:fr").results
+    assert [result.page for result in results] == ["http://manual.test/fr/options.html"]
+
+
+def test_paging_never_shows_a_page_twice_in_another_language(engine: SearchEngine) -> None:
+    first = engine.search("KeepAliveTimeout", n=1, page=1).results
+    second = engine.search("KeepAliveTimeout", n=1, page=2).results
+    assert len(first) == len(second) == 1
+    shown = {first[0].page.split("/")[-1], second[0].page.split("/")[-1]}
+    assert shown == {"options.html", "timeouts.html"}
+
+
+@pytest.fixture(scope="module")
+def base(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    yield from serving(data, tmp_path_factory)
+
+
+def test_the_browsers_language_chooses_the_copy_on_the_page_and_in_the_api(base: str) -> None:
+    request = urllib.request.Request(
+        base + "/api/search?q=KeepAliveTimeout", headers={"Accept-Language": "fr, en;q=0.5"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        found = json.loads(response.read())
+    first = found["results"][0]
+    assert first["url"] == "http://manual.test/fr/options.html"
+    assert [other["lang"] for other in first["also_in"]] == ["de", "en", "es", "tr"]
+    request = urllib.request.Request(base + "/?q=KeepAliveTimeout", headers={"Accept-Language": "fr"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        html = response.read().decode()
+    assert 'also in: <a href="http://manual.test/de/options.html" hreflang="de"' in html
+    assert html.count("options.html</div>") + html.count("options.html <span") <= 1
+
+
+# --- hierarchy ---------------------------------------------------------------------------
+
+TESTING = ["Django documentation", "Using Django", "Testing in Django"]
+
+
+def test_section_and_page_words_find_the_page_not_its_sections_hub(build: Build) -> None:
+    hub_text = "Testing in Django. Writing and running tests. Testing tools. Advanced testing topics."
+    engine = build(
+        page(
+            "http://docs.test/topics/testing/index.html",
+            "Testing in Django",
+            hub_text,
+            links=[
+                ("http://docs.test/topics/testing/overview.html", "Writing and running tests"),
+                ("http://docs.test/topics/testing/tools.html", "Testing tools"),
+                ("http://docs.test/topics/testing/advanced.html", "Advanced testing topics"),
+            ],
+            hierarchy=TESTING[:2],
+        ),
+        page(
+            "http://docs.test/topics/testing/tools.html",
+            "Testing tools",
+            "The test client is a Python class that acts as a dummy web browser. " * 5,
+            hierarchy=TESTING,
+        ),
+        page(
+            "http://docs.test/topics/testing/advanced.html",
+            "Advanced testing topics",
+            "The request factory shares the test client's API. " * 5,
+            hierarchy=TESTING,
+        ),
+        page(
+            "http://docs.test/howto/deployment.html",
+            "Deploying Django",
+            "Django tools for deployment. " * 5,
+            hierarchy=TESTING[:1],
+        ),
+    )
+    for query in ("django testing tools", "using django tools", "tools testing in django"):
+        results = engine.search(query).results
+        assert results[0].page == "http://docs.test/topics/testing/tools.html", query
+    shown = engine.search("test client").results[0]
+    assert shown.hierarchy == TESTING
+    assert json.loads(json.dumps(shown.to_json()))["hierarchy"] == TESTING
+    assert "    Django documentation › Using Django › Testing in Django" in render(engine.search("test client"))
