@@ -27,7 +27,7 @@ from unicodedata import east_asian_width
 
 from whoosh import highlight
 
-from indexer.analysis import has_cjk, is_cjk
+from indexer.analysis import has_cjk, is_cjk, plain_term
 
 __all__ = ["snippet", "trim", "word_pattern", "passage", "sentence", "WordPattern"]
 
@@ -142,7 +142,8 @@ def _single_spaced(text: str) -> bool:
 
 
 _MAX_MATCHES = 200
-_WORD_RUN = re.compile(r"\w*")
+_STEM_ENDING = r"[^\W\d_]*"  # a stem's letters after it: ``mod`` of ``mod_cgi`` is a word of its own
+_LETTERS = re.compile(_STEM_ENDING)
 _WORD_CHAR = re.compile(r"\w")
 
 
@@ -167,7 +168,7 @@ class WordPattern:
                 if not token:
                     continue
                 if _LATIN_STEM.match(token):
-                    ending = r"\w*"  # a stem and its endings
+                    ending = _STEM_ENDING  # a stem and its endings
                 elif has_cjk(token):
                     ending = ""
                 else:
@@ -177,6 +178,7 @@ class WordPattern:
         self.word_of = [alternatives[alternative][0] for alternative in self._ordered]
         self.words = len({*self.word_of})
         self._regex: re.Pattern[str] | None = None
+        self._compiled: dict[int, re.Pattern[str]] = {}
         self._tried = [alternatives[alternative] for alternative in self._ordered]
         literals = {token for _, token, _ in self._tried}
         # Every alternative begins with its token: in ASCII text, a match
@@ -201,14 +203,35 @@ class WordPattern:
         elif self._caseless:
             found = self._scan(text, text)
         else:
-            found = (
-                (match.start(), match.end(), self.word_of[(match.lastindex or 1) - 1])
-                for match in self.regex.finditer(text)
-            )
+            found = self._matched(text)
         for start, end, word in found:
             if start and text[start - 1].isalnum() and not is_cjk(text[start]):
                 continue
             yield start, end, word
+
+    def _matched(self, text: str) -> Iterator[tuple[int, int, int]]:
+        """The expression's matches, a stem's only where its word is a form
+        of it (:func:`_whole_term`)."""
+        for match in self.regex.finditer(text):
+            start = match.start()
+            for index in range((match.lastindex or 1) - 1, len(self._tried)):
+                word, token, ending = self._tried[index]
+                alone = self._alone(index).match(text, start)
+                if alone is None:
+                    continue  # an alternative after the one the expression took
+                end = alone.end()
+                if ending == _STEM_ENDING:
+                    end = _whole_term(text, start, start + len(token), token)
+                if end >= 0:
+                    yield start, end, word
+                    break
+
+    def _alone(self, index: int) -> re.Pattern[str]:
+        """The expression of one alternative."""
+        compiled = self._compiled.get(index)
+        if compiled is None:
+            compiled = self._compiled[index] = re.compile(self._ordered[index], re.IGNORECASE)
+        return compiled
 
     def _scan(self, text: str, lowered: str) -> Iterator[tuple[int, int, int]]:
         """The matches of ``regex.finditer(text)``, tried only where one of
@@ -235,8 +258,10 @@ class WordPattern:
                 if not lowered.startswith(token, start):
                     continue
                 after = start + len(token)
-                if ending == r"\w*":
-                    after = _WORD_RUN.match(text, after).end()  # type: ignore[union-attr]
+                if ending == _STEM_ENDING:
+                    after = _whole_term(text, start, after, token)
+                    if after < 0:
+                        continue
                 elif ending and _WORD_CHAR.match(text, after):
                     continue
                 end = after
@@ -250,6 +275,23 @@ class WordPattern:
             pieces += [text[last:start], f"**{text[start:end]}**"]
             last = end
         return "".join(pieces) + text[last:]
+
+
+def _whole_term(text: str, start: int, after: int, token: str) -> int:
+    """Where the word that a stem ``token`` begins at ``start`` ends, when
+    that word (its letters: ``mod`` of ``mod_cgi``) is indexed as the same
+    term as the token (``encoders`` for ``encod``), else -1: ``mod`` does
+    not mark ``module``, nor ``i`` mark ``is``.
+
+    >>> [_whole_term(text, 0, len(token), token) for text, token in
+    ...  [("encoders", "encod"), ("module", "mod"), ("mod_cgi", "mod"), ("is", "i"), ("ferrying", "ferry")]]
+    [8, -1, 3, -1, 8]
+    """
+    end = _LETTERS.match(text, after).end()  # type: ignore[union-attr]
+    word = text[start:end].lower()
+    if word == token or plain_term(word) in (token, plain_term(token)):
+        return end
+    return -1
 
 
 # The characters a case-insensitive expression matches to an ASCII letter

@@ -7,7 +7,9 @@ import unicodedata
 
 import pytest
 
+from indexer.schema import schema
 from search.snippets import WordPattern, passage, trim, word_pattern
+from search.tokens import Tokens
 
 PIECES = [
     "a",
@@ -94,9 +96,9 @@ def test_tokens_found_by_find_are_the_expressions_matches() -> None:
         pattern = word_pattern(tokens)
         assert isinstance(pattern, WordPattern) and pattern._literals is not None
         everywhere = [
-            (m.start(), m.end(), pattern.word_of[m.lastindex - 1])
-            for m in pattern.regex.finditer(text)
-            if m.lastindex and not (m.start() and text[m.start() - 1].isalnum())
+            (start, end, word)
+            for start, end, word in pattern._matched(text)
+            if not (start and text[start - 1].isalnum())
         ]
         assert list(pattern.finditer(text)) == everywhere
         checked += bool(everywhere)
@@ -132,3 +134,25 @@ def test_tokens_without_case_found_by_find_are_the_expressions_matches() -> None
 def test_a_passage_marks_the_query_words(text: str) -> None:
     found = passage(text, word_pattern([["json"], ["encod"], ["西湖"]]), width=40)
     assert "**" in found and len(found.replace("*", "")) <= 44
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "marked"),
+    [
+        ("mod", "The module mod_cgi can modify the mod.", "The module **mod**_cgi can modify the **mod**."),
+        ("i", "It is what I said.", "It is what **I** said."),
+        (
+            "encoders",
+            "JSON encoder and encoders, not encyclopedias.",
+            "JSON **encoder** and **encoders**, not encyclopedias.",
+        ),
+        ("ferry", "The ferry and the ferries.", "The **ferry** and the **ferries**."),
+        ("tests", "Testing tests in a testament.", "**Testing** **tests** in a testament."),
+    ],
+)
+def test_highlighting_marks_whole_terms_as_the_query_matched_them(query: str, text: str, marked: str) -> None:
+    tokens = Tokens(schema()["title"].analyzer)
+    pattern = word_pattern([tokens.marked(word) for word in query.split()])
+    assert pattern is not None
+    assert pattern.mark(text) == marked
+    assert pattern.mark(text.upper()) == marked.upper()
