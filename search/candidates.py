@@ -91,6 +91,35 @@ def filters(text: str) -> tuple[str, Query | None, list[Query]]:
     return rest, filter_query, excluded
 
 
+# A question's own words: what a question asks with, not what it is about.
+_INTERROGATIVES = frozenset("how what why when where which who whom whose".split())
+_QUESTION_WORDS = _INTERROGATIVES | frozenset(
+    """do does did can could should would will shall may might must i me my we our you your is are was were be
+    been am there a an the to of it its""".split()
+)
+
+
+def without_question_words(text: str) -> str:
+    """A plain query put as a question (it begins with an interrogative or
+    ends with "?") without the words it asks with, which no page needs to
+    hold: ``how do I undo the last commit`` asks for ``undo last commit``.
+    Anything else, and a question that would be left with fewer than two
+    words, as it is.
+
+    >>> without_question_words("how do I undo the last commit?")
+    'undo last commit'
+    >>> without_question_words("why does my query not use the index")
+    'query not use index'
+    >>> without_question_words("how to"), without_question_words("the last commit")
+    ('how to', 'the last commit')
+    """
+    words = text.split()
+    if len(words) < 3 or (words[0].lower() not in _INTERROGATIVES and not text.endswith("?")):
+        return text
+    kept = [word for word in (word.rstrip("?") for word in words) if word and word.lower() not in _QUESTION_WORDS]
+    return " ".join(kept) if len(kept) >= 2 else text
+
+
 @dataclass(frozen=True)
 class Request:
     """A query as the engine runs it: its words (restrictions out), whether
@@ -105,6 +134,8 @@ class Request:
     # A query of one word whose tokens may be relaxed to any of them: a
     # Chinese run without spaces (西湖醋鱼做法, five bigrams) is one word.
     runs: bool = False
+    # The words as typed (a question's own words too: a title may be the question).
+    asked: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, text: str, tokens: Tokens, hide_anchor_only: bool) -> Request:
@@ -112,12 +143,15 @@ class Request:
         ``hide_anchor_only``, pages known only by links are masked."""
         words_text, restrict, excluded = filters(text)
         plain = not _OPERATORS.search(words_text)
+        asked = [word for word in words_text.split() if tokens(word)] if plain else []
+        if plain:
+            words_text = without_question_words(words_text)
         words = [word for word in words_text.split() if tokens(word)] if plain else []
         if hide_anchor_only:
             excluded = [*excluded, Term(fields.CRAWLED, False)]
         mask = None if not excluded else excluded[0] if len(excluded) == 1 else Or(excluded)
         runs = any(has_cjk(word) and len(tokens(word)) > 1 for word in words)
-        return cls(words_text, words, plain, restrict, mask, runs=runs)
+        return cls(words_text, words, plain, restrict, mask, runs=runs, asked=asked)
 
     @property
     def question(self) -> bool:

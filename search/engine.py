@@ -269,7 +269,7 @@ class SearchEngine:
         candidates = found.candidates
         script = ranking.query_script(request.text)
         if candidates:
-            self.ranker.rank(searcher, candidates, request.words, script)
+            self.ranker.rank(searcher, candidates, request.words, script, request.asked)
         candidates, translations = one_per_family(
             candidates,
             lambda c: family(c.url, c.get(fields.ALTERNATES) or ()),

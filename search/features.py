@@ -65,20 +65,27 @@ class Ranker:
         self.anchor_min_sources = anchor_min_sources
         self._hosts: frozenset[str] | None = None
 
-    def rank(self, searcher: Any, candidates: list[Candidate], words: list[str], script: str) -> None:
+    def rank(
+        self, searcher: Any, candidates: list[Candidate], words: list[str], script: str, asked: list[str] | None = None
+    ) -> None:
         """Score and order ``candidates`` (in place) for a query of ``words``
         in ``script`` (:func:`ranking.query_script`); then, with a page
-        store, put a page whose heading is the query first among the first."""
-        self._score_and_order(searcher, candidates, words, script)
+        store, put a page whose heading is the query first among the first.
+        ``asked``: the words as typed, when a question's own words were
+        taken out of ``words``: a title or heading that is the question
+        ("How to use git-daemon") is still the query's."""
+        self._score_and_order(searcher, candidates, words, script, asked or words)
         if words and self.sections is not None:
-            self._headings_first(candidates, words, self.sections)
+            self._headings_first(candidates, asked or words, self.sections)
 
-    def _score_and_order(self, searcher: Any, candidates: list[Candidate], words: list[str], script: str) -> None:
+    def _score_and_order(
+        self, searcher: Any, candidates: list[Candidate], words: list[str], script: str, asked: list[str]
+    ) -> None:
         question = len(words) >= QUESTION_WORDS
         near = proximity_scores(self.corpus.top_docs(), searcher, candidates, self.tokens.one_per_position(words))
         urls = [c.url for c in candidates]
         ranks, nodes = self.pageranks(urls)
-        query_tokens = self.tokens(" ".join(words)) if words else []
+        query_tokens = self.tokens(" ".join(asked)) if asked else []
         titled = self._may_be_titled(candidates, query_tokens)
         for candidate, may_be_title in zip(candidates, titled, strict=False):
             crawled = bool(candidate.get(fields.CRAWLED, True))

@@ -402,3 +402,25 @@ def test_a_result_carries_the_day_its_page_was_fetched(build: Build) -> None:
     )
     days = {result.url: result.fetched for result in engine.search("harbour").results}
     assert days["http://a.test/"] == "2025-12-02" and days["http://c.test/"] == ""
+
+
+# --- questions ------------------------------------------------------------------------
+
+
+def test_a_question_finds_the_page_that_answers_it_not_the_one_that_asks_likewise(build: Build) -> None:
+    engine = build(
+        page(
+            "http://git.test/git-reset.html",
+            "git-reset(1)",
+            "Reset current HEAD. Undo the last commit and keep the changes in the working tree. " + FILLER,
+        ),
+        page(
+            "http://git.test/howto/messages.html",
+            "How do I write a commit message",
+            "How do I know what to write? I do it as the project does: a commit says why. " + FILLER,
+        ),
+    )
+    for question in ("how do I undo the last commit", "How can I undo my last commit?"):
+        assert urls(engine, question)[0] == "http://git.test/git-reset.html", question
+    # A title that is a question is still its page's, word for word.
+    assert urls(engine, "How do I write a commit message")[0] == "http://git.test/howto/messages.html"
