@@ -64,11 +64,15 @@ def probe(url: str) -> float | None:
 
 
 def _probes(url: str, slow: list[socket.socket]) -> list[float | None]:
-    """``PROBES`` probes, each after one more header line on every slow connection."""
+    """``PROBES`` probes, each after one more header line on every slow
+    connection the server has not closed."""
     times = []
     for number in range(PROBES):
         for client in slow:
-            client.sendall(f"X-Slow-{number}: still coming\r\n".encode())
+            try:
+                client.sendall(f"X-Slow-{number}: still coming\r\n".encode())
+            except OSError:  # the server cut it off: its request took too long
+                pass
         times.append(probe(url))
     return times
 
