@@ -22,6 +22,8 @@ Chinese or Japanese text cut into character bigrams.
 
 from __future__ import annotations
 
+import re
+
 from whoosh.analysis.analyzers import CompositeAnalyzer
 from whoosh.fields import BOOLEAN, ID, KEYWORD, STORED, Schema
 
@@ -56,6 +58,7 @@ __all__ = [
     "TEXT_FIELDS",
     "has_cjk",
     "lang_terms",
+    "language_tag",
     "primary_lang",
     "PHRASE_FIELDS",
 ]
@@ -119,15 +122,34 @@ def primary_lang(lang: str) -> str:
     return lang.strip().lower().replace("_", "-").split("-")[0]
 
 
-def lang_terms(lang: str) -> str:
-    """What the ``lang`` field holds for a page: the tag as declared, then its
-    primary subtag, so ``lang:zh`` finds ``zh-cn`` pages and ``lang:zh-cn``
-    only those.
+# A BCP 47 tag as pages write it: a primary language of 2-3 letters (or
+# "x"/"i", private and grandfathered tags), then subtags of 1-8 letters and digits.
+_LANGUAGE_TAG = re.compile(r"(?:[a-z]{2,3}|[xi])(?:-[a-z0-9]{1,8}){0,7}")
 
-    >>> lang_terms("zh-CN"), lang_terms("en"), lang_terms("")
-    ('zh-cn zh', 'en', '')
+
+def language_tag(declared: str) -> str:
+    """A page's declared language (``<html lang>``, ``Content-Language``)
+    as one tag, lower case, hyphenated; "" for a value that is no language
+    tag (it is shown to searchers as a fact of the page).
+
+    >>> language_tag("EN_us "), language_tag("zh-Hant-TW"), language_tag("de")
+    ('en-us', 'zh-hant-tw', 'de')
+    >>> language_tag("<b>English</b>"), language_tag("english please"), language_tag("e"), language_tag("")
+    ('', '', '', '')
     """
-    full = lang.strip().lower().replace("_", "-")
+    tag = declared.strip().lower().replace("_", "-")
+    return tag if _LANGUAGE_TAG.fullmatch(tag) else ""
+
+
+def lang_terms(lang: str) -> str:
+    """What the ``lang`` field holds for a page: its tag (:func:`language_tag`),
+    then its primary subtag, so ``lang:zh`` finds ``zh-cn`` pages and
+    ``lang:zh-cn`` only those.
+
+    >>> lang_terms("zh-CN"), lang_terms("en"), lang_terms(""), lang_terms("no language")
+    ('zh-cn zh', 'en', '', '')
+    """
+    full = language_tag(lang)
     return " ".join(dict.fromkeys(filter(None, (full, primary_lang(full)))))
 
 

@@ -39,6 +39,8 @@ import lxml.html
 import nh3
 from warcio.archiveiterator import ArchiveIterator
 
+from search.display import shown
+
 __all__ = ["ArchiveIndex", "Copy", "read_copy", "render_copy", "CSP"]
 
 logger = logging.getLogger(__name__)
@@ -188,7 +190,8 @@ def render_copy(copy: Copy, limit: int, user_agent: str) -> str | None:
     document = _document(text) if kind in _HTML_TYPES else None
     if document is None or "noarchive" in page_directives(_metas(document), robots_tags, user_agent):
         return None
-    return _page(copy, _cleaned(text, copy.url), _styles(document), document.findtext(".//title") or copy.url)
+    title = shown(document.findtext(".//title") or "")
+    return _page(copy, _cleaned(text, copy.url), _styles(document), title or copy.url)
 
 
 def _decoded(copy: Copy, limit: int) -> tuple[str, str] | None:
