@@ -11,7 +11,9 @@ the purpose) against plain Whoosh over the same pages
 (:mod:`bench.search_quality`); query latency against plain Whoosh
 (:mod:`bench.query`); PageRank against a direct scipy iteration and
 NetworkX (:mod:`bench.pagerank`); the visited-URL set's
-memory against scrapy-redis' (:mod:`bench.dedup_memory`). Ratios are ours
+memory against scrapy-redis' (:mod:`bench.dedup_memory`); a search
+answered while 200 slow clients hold connections, against the same
+search with none (:mod:`bench.slow_clients`). Ratios are ours
 over the baseline, measured in the same run; absolute figures vary between
 machines.
 """
@@ -22,7 +24,7 @@ import datetime
 import os
 import platform
 
-from bench import broad, crawl, dedup_memory, pagerank, query, search_quality
+from bench import broad, crawl, dedup_memory, pagerank, query, search_quality, slow_clients
 
 
 def main() -> None:
@@ -37,6 +39,7 @@ def main() -> None:
     query.main([])
     pagerank.main([])
     dedup_memory.main([1_000_000])
+    slow_clients.main([])
 
 
 if __name__ == "__main__":

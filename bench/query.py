@@ -305,10 +305,10 @@ def ours_web_concurrent(index: Index, clients: int = CLIENTS, same: bool = False
 
 
 @contextmanager
-def _web_server(data: Path, timeout: float = 60.0) -> Iterator[str]:
-    """``python -m search.web`` on a free port; its base URL once it says it serves."""
+def _web_server(data: Path, *options: str, timeout: float = 60.0) -> Iterator[str]:
+    """``python -m search.web`` on a free port (and ``options``); its base URL once it says it serves."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "search.web", "--data", str(data), "--port", "0", "--quiet"],
+        [sys.executable, "-m", "search.web", "--data", str(data), "--port", "0", "--quiet", *options],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -27,6 +27,7 @@ from __future__ import annotations
 from whoosh.analysis.analyzers import CompositeAnalyzer
 from whoosh.fields import BOOLEAN, ID, KEYWORD, STORED, Schema
 
+from crawler.extractors.lang import language_tag
 from indexer.analysis import MixedTokenizer, NormalizeFilter, has_cjk
 from indexer.codec import FastText
 
@@ -61,6 +62,7 @@ __all__ = [
     "TEXT_FIELDS",
     "has_cjk",
     "lang_terms",
+    "language_tag",
     "primary_lang",
     "PHRASE_FIELDS",
 ]
@@ -127,15 +129,17 @@ def primary_lang(lang: str) -> str:
     return lang.strip().lower().replace("_", "-").split("-")[0]
 
 
+# A BCP 47 tag as pages write it: a primary language of 2-3 letters (or
+# "x"/"i", private and grandfathered tags), then subtags of 1-8 letters and digits.
 def lang_terms(lang: str) -> str:
-    """What the ``lang`` field holds for a page: the tag as declared, then its
-    primary subtag, so ``lang:zh`` finds ``zh-cn`` pages and ``lang:zh-cn``
-    only those.
+    """What the ``lang`` field holds for a page: its tag (:func:`language_tag`),
+    then its primary subtag, so ``lang:zh`` finds ``zh-cn`` pages and
+    ``lang:zh-cn`` only those.
 
-    >>> lang_terms("zh-CN"), lang_terms("en"), lang_terms("")
-    ('zh-cn zh', 'en', '')
+    >>> lang_terms("zh-CN"), lang_terms("en"), lang_terms(""), lang_terms("no language")
+    ('zh-cn zh', 'en', '', '')
     """
-    full = lang.strip().lower().replace("_", "-")
+    full = language_tag(lang)
     return " ".join(dict.fromkeys(filter(None, (full, primary_lang(full)))))
 
 

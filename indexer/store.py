@@ -24,6 +24,7 @@ from typing import Any
 
 from crawler.items import PageItem
 from indexer._sqlite import connect, rows_in
+from indexer.schema import language_tag
 
 __all__ = ["PageStore", "STORED_FIELDS"]
 
@@ -149,7 +150,7 @@ class PageStore:
                 item["url"],
                 host,
                 item.get("title") or "",
-                item.get("lang") or "",
+                language_tag(item.get("lang") or ""),
                 item.get("status"),
                 item.get("depth"),
                 item.get("fetched"),

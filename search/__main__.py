@@ -15,7 +15,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import json
-import re
 import sys
 
 from search.lean import start_lean
@@ -24,10 +23,9 @@ start_lean()  # before Whoosh is imported
 
 from crawler.version import VERSION  # noqa: E402
 from indexer.output import emit  # noqa: E402
+from search.display import marked  # noqa: E402
 from search.engine import Result, Results, SearchEngine, SearchError, page_language  # noqa: E402
 from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options  # noqa: E402
-
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
 def render(results: Results, explain: bool = False, color: bool = False) -> str:
@@ -65,12 +63,9 @@ def _result_lines(number: int, result: Result, language: str, explain: bool, col
     title = result.title if result.crawled else f"{result.title} [not fetched]"
     if result.members_only:
         title += " [members only]"
-    snippet = result.snippet
+    snippet = _snippet_shown(result.snippet, color)
     if color:
         title = f"\033[1m{title}\033[0m"
-        snippet = _BOLD.sub("\033[1m\\1\033[0m", snippet)
-    else:
-        snippet = _BOLD.sub(r"\1", snippet)
     lines = [f"{number:2d}. {title}"]
     if result.hierarchy:
         lines.append("    " + " › ".join(result.hierarchy))
@@ -85,6 +80,16 @@ def _result_lines(number: int, result: Result, language: str, explain: bool, col
     if explain:
         lines.append(f"    score {result.score:.4f} = " + json.dumps(result.explain, ensure_ascii=False))
     return lines
+
+
+def _snippet_shown(snippet: str, color: bool) -> str:
+    """A snippet as a terminal shows it: the engine's matches bold (``color``), or plain.
+
+    >>> _snippet_shown(r"a **tea** \\*\\*cup\\*\\*", color=False)
+    'a tea **cup**'
+    """
+    on, off = ("\033[1m", "\033[0m") if color else ("", "")
+    return "".join(f"{on}{text}{off}" if mark else text for text, mark in marked(snippet))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,46 +13,58 @@ offers a result's latest archived copy:
   ``<meta name="lanternbot">`` or ``X-Robots-Tag``), nor for a page fetched
   with a site owner's credentials (``lantern-members-only`` in its metadata
   record: ARCHITECTURE.md, item 12), whoever asks;
-- cleaned: scripts, frames, objects, ``<base>``, meta refreshes and event
-  handler attributes removed, links made absolute to the live site, a
-  banner naming the URL and the fetch time on top. The web server adds
+- cleaned by a maintained sanitizer, ``nh3`` (Ammonia, on html5ever: it
+  reads the page as a browser does, so nothing a browser would make an
+  element of hides from it): only elements and attributes of an allow-list
+  are kept, scripts, frames, objects, SVG and MathML removed with their
+  content, links made absolute to the live site and only ``http(s):``
+  ones kept; the page's style sheets kept in the copy's head, a banner
+  naming the URL and the fetch time on top. The web server adds
   ``Content-Security-Policy: sandbox; default-src 'none'; style-src
-  'unsafe-inline'`` so that whatever is left can neither run nor load.
+  'unsafe-inline'``, a second wall: were anything left, it could neither
+  run nor load.
 """
 
 from __future__ import annotations
 
 import html
 import logging
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
 
 import lxml.html
+import nh3
 from warcio.archiveiterator import ArchiveIterator
+
+from search.display import shown
 
 __all__ = ["ArchiveIndex", "Copy", "read_copy", "render_copy", "CSP"]
 
 logger = logging.getLogger(__name__)
 
 CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'"
-# Elements whose content could run, load or navigate: dropped with their content.
-_DROPPED = (
-    "script",
-    "noscript",
-    "iframe",
-    "frame",
-    "frameset",
-    "object",
-    "embed",
-    "applet",
-    "base",
-    "link",
-    "portal",
-    "template",
+# Elements whose content could run, load or navigate, or is no text to
+# read: dropped with their content (any other element not allowed is
+# dropped, its content kept).
+_DROPPED = frozenset(
+    {
+        *("script", "noscript", "template", "style", "title", "textarea", "select"),
+        *("iframe", "frame", "frameset", "noframes", "object", "embed", "noembed", "applet", "portal"),
+        *("svg", "math"),
+    }
 )
+# The sanitizer's allow-list, and the page's layout elements and attributes
+# that change how it reads, not what it does.
+_KEPT = frozenset(nh3.ALLOWED_TAGS | {"main", "section", "address", "tfoot", "font", "big", "label", "legend"})
+_ATTRIBUTES = {
+    **{tag: set(names) for tag, names in nh3.ALLOWED_ATTRIBUTES.items()},
+    "*": {"class", "id", "style", "title", "lang", "dir"},
+}
+# An XML declaration, which lxml refuses in a decoded string (an XHTML page's first line).
+_XML_DECLARATION = re.compile(r"\A\ufeff?\s*<\?xml\b[^>]*>")
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 # The metadata line of a page fetched with credentials (crawler/archive.py).
 _MEMBERS_ONLY = b"lantern-members-only: true"
@@ -178,9 +190,8 @@ def render_copy(copy: Copy, limit: int, user_agent: str) -> str | None:
     document = _document(text) if kind in _HTML_TYPES else None
     if document is None or "noarchive" in page_directives(_metas(document), robots_tags, user_agent):
         return None
-    _clean(document, copy.url)
-    inner, styles = _body_and_styles(document)
-    return _page(copy, inner, styles, document.findtext(".//title") or copy.url)
+    title = shown(document.findtext(".//title") or "")
+    return _page(copy, _cleaned(text, copy.url), _styles(document), title or copy.url)
 
 
 def _decoded(copy: Copy, limit: int) -> tuple[str, str] | None:
@@ -201,7 +212,7 @@ def _decoded(copy: Copy, limit: int) -> tuple[str, str] | None:
 def _document(text: str) -> Any | None:
     """The page's tree, or None for text lxml cannot read at all."""
     try:
-        return lxml.html.document_fromstring(text or "<p></p>")
+        return lxml.html.document_fromstring(_XML_DECLARATION.sub("", text) or "<p></p>")
     except Exception:
         return None
 
@@ -215,46 +226,41 @@ def _metas(document: Any) -> dict[str, str]:
     }
 
 
-def _body_and_styles(document: Any) -> tuple[str, str]:
-    """The body's content as HTML, and the style sheets outside the body
-    (the head's), which the copy keeps in its own head."""
-    body_element = document.find("body")
-    inner = (
-        "" if body_element is None else "".join(lxml.html.tostring(child, encoding="unicode") for child in body_element)
-    )
-    if body_element is not None and body_element.text:
-        inner = html.escape(body_element.text) + inner
-    styles = "".join(
-        lxml.html.tostring(style, encoding="unicode")
-        for style in document.iter("style")
-        if body_element is None or style not in body_element.iter("style")
-    )
-    return inner, styles
+def _cleaned(text: str, base: str) -> str:
+    """The page's content, sanitized: what the allow-list keeps, links
+    absolute to the live site (``base``; relative ones dropped if it is no
+    URL), none but ``http(s):``.
+
+    >>> _cleaned('<p onclick="x()">a <a href="b.html">b</a><embed src=x> c', "http://s.test/")
+    '<p>a <a href="http://s.test/b.html">b</a> c</p>'
+    >>> _cleaned("<svg><style><img src=x onerror=alert(1)></style></svg>", "http://s.test/")
+    '<img src="http://s.test/x">'
+    """
+    options: dict[str, Any] = {
+        "tags": _KEPT,
+        "clean_content_tags": _DROPPED,
+        "attributes": _ATTRIBUTES,
+        "url_schemes": {"http", "https"},
+        "link_rel": None,
+    }
+    try:
+        return nh3.clean(text, url_relative=("rewrite_with_base", base), **options)
+    except ValueError:  # a base nh3 cannot read
+        return nh3.clean(text, url_relative="deny", **options)
 
 
-def _clean(document: Any, base: str) -> None:
-    """Remove what could run, load or navigate; links to the live site."""
-    for element in list(document.iter(*_DROPPED)):
-        element.drop_tree()
-    for meta in list(document.iter("meta")):
-        if (meta.get("http-equiv") or "").strip().lower() in ("refresh", "set-cookie", "content-security-policy"):
-            meta.drop_tree()
-    for element in document.iter():
-        if not isinstance(element.tag, str):
-            continue
-        for name in list(element.attrib):
-            lowered = name.lower()
-            if lowered.startswith("on") or lowered in ("srcdoc", "formaction", "ping", "background"):
-                del element.attrib[name]
-        for name in ("href", "src", "action", "poster", "data"):
-            value = element.get(name)
-            if value is None:
-                continue
-            absolute = urljoin(base, value.strip())
-            if absolute.lower().startswith(("http://", "https://")):
-                element.set(name, absolute)
-            else:  # javascript:, data:, vbscript: ...
-                del element.attrib[name]
+def _styles(document: Any) -> str:
+    """The page's style sheets, for the copy's head: their text only, where
+    a ``<`` cannot end the element (it is escaped as CSS reads it); those of
+    its SVG and MathML are dropped with them."""
+    sheets = []
+    for style in document.iter("style"):
+        if any(parent.tag in ("svg", "math") for parent in style.iterancestors()):
+            continue  # not the page's: a browser reads its content as markup
+        media = style.get("media")
+        opening = f'<style media="{html.escape(media, quote=True)}">' if media else "<style>"
+        sheets.append(opening + (style.text or "").replace("<", "\\3c ") + "</style>")
+    return "".join(sheets)
 
 
 def _page(copy: Copy, inner: str, styles: str = "", title: str = "") -> str:

@@ -1,8 +1,8 @@
 """The search page, rendered: parameters and results in, HTML out, no server needed.
 
 Everything shown comes from crawled pages and is untrusted: every string is
-HTML-escaped before the engine's ``**word**`` marks become ``<mark>``, and
-only ``http:``/``https:`` URLs become links. The page carries one script,
+HTML-escaped, the engine's ``**word**`` marks (:func:`search.display.marked`)
+then become ``<mark>``, and only ``http:``/``https:`` URLs become links. The page carries one script,
 :data:`KEYS_SCRIPT` (``/`` puts the cursor in the search box), which the
 server's Content-Security-Policy allows by its hash (:mod:`search.web`).
 """
@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from indexer.stats import IndexStats
+from search.display import marked
 from search.engine import TYPE_NAMES, Result, Results, page_language
 from search.options import DEFAULT_N
 
@@ -23,7 +24,6 @@ __all__ = ["FAVICON", "KEYS_SCRIPT", "Params", "render_opensearch", "render_page
 
 # Page numbers shown either side of the current one.
 _PAGE_SPAN = 4
-_MARK = re.compile(r"\*\*(.+?)\*\*")
 # The page's one script: "/" anywhere but in a text field puts the cursor
 # in the search box, as on the big search engines' pages.
 KEYS_SCRIPT = (
@@ -92,12 +92,13 @@ def _e(text: object) -> str:
 
 
 def _highlighted(snippet: str) -> str:
-    """Escaped snippet text; only then the engine's ``**word**`` marks become ``<mark>``.
+    r"""Escaped snippet text, the engine's ``**word**`` marks as ``<mark>``
+    (not the page's own, which the snippet holds escaped).
 
-    >>> _highlighted("a **<b>** c")
-    'a <mark>&lt;b&gt;</mark> c'
+    >>> _highlighted(r"a **<b>** c \*\*d\*\*")
+    'a <mark>&lt;b&gt;</mark> c **d**'
     """
-    return _MARK.sub(r"<mark>\1</mark>", _e(snippet))
+    return "".join(f"<mark>{_e(text)}</mark>" if mark else _e(text) for text, mark in marked(snippet))
 
 
 def _link(url: str, content: str, extra: str = "") -> str:

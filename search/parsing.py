@@ -118,7 +118,7 @@ class _WordForms(Plugin):
                 group[index] = self._unphrase(parser, node)
             elif isinstance(node, PhrasePlugin.PhraseNode) and not self._positional(node.fieldname):
                 words = [self._word(node, word) for word in node.text.split()]
-                group[index] = syntax.AndGroup(words) if len(words) > 1 else words[0]
+                group[index] = words[0] if len(words) == 1 else syntax.AndGroup(words)  # "": none
         return group
 
     def _positional(self, name: str | None) -> bool:

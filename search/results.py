@@ -24,6 +24,7 @@ from indexer.graph import personalization_weights
 from search import ranking
 from search.candidates import FACETS, QUESTION_WORDS, Candidate
 from search.deeplinks import best_section
+from search.display import escape_marks, shown
 from search.parsing import ANY, LEVELS, PARTS, STRICT, word_forms
 from search.snippets import WordPattern, passage, sentence, word_pattern
 from search.tokens import Tokens
@@ -344,13 +345,13 @@ class ResultMaker:
         features = candidate.features
         return Result(
             url=f"{url}#{quote(section, safe=_FRAGMENT_SAFE)}" if section else url,
-            title=title,
-            snippet=self._snippet(candidate, body, pattern, crawled),
+            title=shown(title),
+            snippet=shown(self._snippet(candidate, body, pattern, crawled)),
             score=round(candidate.final, 4),
             pagerank=features.pagerank,
             host=candidate.get(fields.HOST, ""),
             page=url,
-            lang=(candidate.get(fields.LANG) or "").split(" ")[0],
+            lang=fields.language_tag((candidate.get(fields.LANG) or "").split(" ")[0]),
             crawled=crawled,
             fetched=_day(candidate.get(fields.FETCHED)) if crawled else "",
             type=candidate.get(fields.TYPE) or "",
@@ -380,10 +381,10 @@ class ResultMaker:
             else:
                 text = sentence(body or hit.get(fields.DESCRIPTION) or "", pattern)
         else:
-            text = passage(body, pattern) if body else hit.get(fields.DESCRIPTION) or ""
+            text = passage(body, pattern) if body else escape_marks(hit.get(fields.DESCRIPTION) or "")
         if not crawled and not text:
             anchors = sorted(set((hit.get(fields.LINKED) or "").split("\n")))
-            text = "Not fetched; linked as: " + "; ".join(a for a in anchors if a)
+            text = "Not fetched; linked as: " + escape_marks("; ".join(a for a in anchors if a))
         return text
 
     # --- explanation ---------------------------------------------------------------

@@ -6,8 +6,9 @@ forms in the page's text (``encod`` finds "encoder" and "encoding"); the
 snippet is the window with the most distinct query words, trimmed to a width
 a result line can hold (a Chinese character counts two columns). Finding
 words by expression instead of re-analysing every result's text keeps
-snippets cheap on long pages. Matched words are wrapped in ``**``: the CLI
-turns that into bold, the web page into ``<mark>`` after escaping everything
+snippets cheap on long pages. Matched words are wrapped in ``**``, the
+page's own ``*`` and ``\\`` escaped (:mod:`search.display`): the CLI turns
+the marks into bold, the web page into ``<mark>`` after escaping everything
 else.
 
 A members-only page (crawled with a site owner's credentials) gets no more
@@ -28,6 +29,7 @@ from unicodedata import east_asian_width
 from whoosh import highlight
 
 from indexer.analysis import has_cjk, is_cjk, plain_term
+from search.display import escape_marks
 
 __all__ = ["snippet", "trim", "word_pattern", "passage", "sentence", "WordPattern"]
 
@@ -269,12 +271,12 @@ class WordPattern:
                 break
 
     def mark(self, text: str) -> str:
-        """``text`` with every match wrapped in ``**``."""
+        """``text`` with every match wrapped in ``**``, its own ``*`` and ``\\`` escaped."""
         pieces, last = [], 0
         for start, end, _ in self.finditer(text):
-            pieces += [text[last:start], f"**{text[start:end]}**"]
+            pieces += [escape_marks(text[last:start]), f"**{escape_marks(text[start:end])}**"]
             last = end
-        return "".join(pieces) + text[last:]
+        return "".join(pieces) + escape_marks(text[last:])
 
 
 def _whole_term(text: str, start: int, after: int, token: str) -> int:
@@ -362,7 +364,7 @@ def passage(text: str, pattern: WordPattern | None, width: int = WIDTH) -> str:
             if best_count >= pattern.words:  # type: ignore[union-attr]
                 break
     if best < 0 or pattern is None:
-        return trim(text, width)
+        return trim(escape_marks(text), width)
     start = starts[best]
     lead = text.rfind(" ", max(0, start - width // 6), start)
     start = lead + 1 if lead > 0 else (0 if start < width // 6 else start)

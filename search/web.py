@@ -1,6 +1,7 @@
 """``python -m search.web``: the search page and its JSON API, standard library only.
 
-    python -m search.web --data DIR [--host 127.0.0.1] [--port 8080] [--workers N] [--quiet]
+    python -m search.web --data DIR [--host 127.0.0.1] [--port 8080] [--allowed-host NAME]...
+                         [--workers N] [--quiet]
 
 ``GET /`` is the page (a form; with ``q``, a page of results), ``GET
 /api/search?q=...&n=...&page=...`` answers with exactly the JSON that
@@ -20,17 +21,16 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import io
 import json
 import logging
-import queue
 import re
 import socket
 import sys
-import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -39,6 +39,7 @@ from crawler import settings as defaults
 from crawler.datadir import archive_dir
 from search.cached import CSP, ArchiveIndex, read_copy, render_copy
 from search.engine import MAX_QUERY_CHARS, SearchError
+from search.front import Front
 from search.live import LiveEngine
 from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options
 from search.page import FAVICON, KEYS_SCRIPT, Params, render_opensearch, render_page
@@ -100,15 +101,49 @@ def _number(values: dict[str, list[str]], name: str, default: int, low: int, hig
 
 
 class SearchHandler(BaseHTTPRequestHandler):
-    """GET and HEAD of ``/`` and ``/api/search``; 404 elsewhere, 405 for other methods."""
+    """GET and HEAD of ``/`` and ``/api/search``; 404 elsewhere, 405 for
+    other methods, 421 for a name the server does not answer to.
 
-    server: SearchServer
+    Not on a socket: the front (:mod:`search.front`) has read the request's
+    head, the handler reads it from memory and writes the whole response
+    there, which the front sends.
+    """
+
+    server: SearchServer  # type: ignore[assignment]  # the front's server, not a socketserver
     server_version = "search.web"
-    timeout = 30  # seconds a client may take to send its request
-    # A response's headers and body leave in one write when the handler
-    # flushes (the standard library writes each at once: two trips through
-    # the network stack, 6% of a search request's time).
-    wbufsize = 64 * 1024
+
+    def __init__(self, head: bytes, client_address: Any, server: SearchServer) -> None:
+        self.rfile = io.BytesIO(head)
+        self.wfile = self._response = io.BytesIO()
+        self.client_address = client_address
+        self.server = server
+        self.close_connection = True
+
+    def answer(self) -> bytes:
+        """The response to the request read."""
+        self.handle_one_request()
+        return self._response.getvalue()
+
+    def refuse(self, status: HTTPStatus) -> bytes:
+        """The response to a request that could not be read whole (too slow, too large)."""
+        self.request_version = "HTTP/1.0"
+        self.send_error(status)
+        return self._response.getvalue()
+
+    def parse_request(self) -> bool:
+        """The request line and headers read, and the name asked for one the
+        server answers to: a page of another site, its name pointed at this
+        address (DNS rebinding), must not read the index."""
+        if not super().parse_request():
+            return False
+        if not host_allowed(self.headers.get("Host"), self.server.allowed_hosts):
+            self.send_error(
+                HTTPStatus.MISDIRECTED_REQUEST,
+                "this server answers to localhost, its loopback addresses and the names given with "
+                "--host or --allowed-host",
+            )
+            return False
+        return True
 
     def do_GET(self) -> None:
         self._started = time.perf_counter()
@@ -224,8 +259,8 @@ class SearchHandler(BaseHTTPRequestHandler):
         """Malformed requests (bad request line, header overflow) answered with our headers too."""
         self._started = time.perf_counter()
         self.close_connection = True
-        text = f"{code} {message or HTTPStatus(code).phrase}\n"
-        if self.command is None or not hasattr(self, "path"):
+        text = f"{code} {HTTPStatus(code).phrase}" + (f": {message}" if message else "") + "\n"
+        if getattr(self, "command", None) is None or not hasattr(self, "path"):
             self.command, self.path = "-", "-"
         self._send(code, "text/plain; charset=utf-8", text.encode())
 
@@ -257,18 +292,20 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text[:300])
 
 
-class SearchServer(HTTPServer):
-    """``WORKERS`` threads answer the connections accepted, at most one
-    each: past them, connections wait in the listen queue
-    (``request_queue_size`` long, as far as the kernel's ``somaxconn``
-    allows). The standard library's 5 overflowed under 200 concurrent
-    requests, and so did 128: a connection the full queue drops is tried
-    again by its client a second later (200 requests for the icon at once:
-    p95 1,030 ms with 128, 91 ms with 1,024). The threads are started once,
-    not one a request (starting one was 4% of a search server's time)."""
+class SearchServer:
+    """The search page's server: connections read by a front
+    (:mod:`search.front`), each request within ``REQUEST_TIMEOUT``
+    seconds, answered by :class:`SearchHandler` on ``WORKERS`` threads (a
+    thread is started once, not one a request: starting one was 4% of a
+    search server's time). Connections not yet accepted wait in the listen
+    queue, 1,024 long as far as the kernel's ``somaxconn`` allows (the
+    standard library's 5 overflowed under 200 concurrent requests, and so
+    did 128: a connection the full queue drops is tried again by its client
+    a second later)."""
 
     request_queue_size = 1024
     WORKERS = 16
+    REQUEST_TIMEOUT = 10.0
 
     def __init__(
         self,
@@ -276,61 +313,77 @@ class SearchServer(HTTPServer):
         engine: LiveEngine,
         log_requests: bool = True,
         listener: socket.socket | None = None,
+        allowed_hosts: Iterable[str] = (),
+        request_timeout: float | None = None,
     ) -> None:
         """Bound to ``address``, or serving from ``listener``, a socket
-        already listening (shared by the processes of ``--workers``)."""
-        if ":" in address[0]:
-            self.address_family = socket.AF_INET6
+        already listening (shared by the processes of ``--workers``);
+        answering to the loopback names and ``allowed_hosts``."""
         self.engine = engine
         self.log_requests = log_requests
+        self.allowed_hosts = frozenset(_host_name(host) for host in allowed_hosts)
         self.archive = ArchiveIndex(archive_dir(engine.data_dir))
-        self._workers = threading.BoundedSemaphore(self.WORKERS)
-        self._accepted: queue.SimpleQueue[tuple[Any, Any] | None] = queue.SimpleQueue()
-        self._threads: list[threading.Thread] = []
-        super().__init__(address, SearchHandler, bind_and_activate=listener is None)
-        if listener is not None:
-            self.socket.close()
-            self.socket, self.server_address = listener, listener.getsockname()
+        self.socket = listener if listener is not None else listen(*address)
+        self.server_address = self.socket.getsockname()
+        self.front = Front(
+            self.socket,
+            lambda head, client: SearchHandler(head, client, self).answer(),
+            lambda status, client: SearchHandler(b"", client, self).refuse(status),
+            self.WORKERS,
+            request_timeout or self.REQUEST_TIMEOUT,
+            self.request_queue_size,
+        )
 
-    def process_request(self, request: Any, client_address: Any) -> None:
-        """Hand the connection to a free thread (waiting for one)."""
-        self._workers.acquire()
-        if not self._threads:
-            self._threads = [
-                threading.Thread(target=self._answer, daemon=True, name=f"search-{number}")
-                for number in range(self.WORKERS)
-            ]
-            for thread in self._threads:
-                thread.start()
-        self._accepted.put((request, client_address))
+    def serve_forever(self) -> None:
+        self.front.serve_forever()
 
-    def _answer(self) -> None:
-        """A worker thread: each connection handed to it, until the server closes."""
-        while (accepted := self._accepted.get()) is not None:
-            request, client_address = accepted
-            try:
-                self.finish_request(request, client_address)
-            except Exception:
-                self.handle_error(request, client_address)
-            finally:
-                self.shutdown_request(request)
-                self._workers.release()
+    def shutdown(self) -> None:
+        """Stop :meth:`serve_forever`, called from another thread."""
+        self.front.shutdown()
 
     def server_close(self) -> None:
-        super().server_close()
-        for _ in self._threads:
-            self._accepted.put(None)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that hung up is not our error; anything else is logged with its traceback."""
-        if isinstance(sys.exc_info()[1], ConnectionError):
-            logger.debug("Client %s hung up", client_address)
-        else:
-            logger.exception("Error serving %s", client_address)
+        self.front.close()
 
     @property
     def url(self) -> str:
         return _url(self.server_address)
+
+
+def host_allowed(host: str | None, allowed: frozenset[str]) -> bool:
+    """Whether a request's ``Host`` is a name this server answers to: a
+    loopback one (``localhost``, ``127.x.x.x``, ``[::1]``), or one of
+    ``allowed``; with or without its port. A request without one (HTTP/1.0)
+    comes from no browser's page, and is answered.
+
+    >>> [host_allowed(h, frozenset()) for h in ("localhost:8080", "127.3.0.1", "[::1]:80", "LOCALHOST.")]
+    [True, True, True, True]
+    >>> [host_allowed(h, frozenset()) for h in ("evil.test", "127.0.0.1.evil.test", "10.0.0.1", "")]
+    [False, False, False, False]
+    >>> host_allowed("Search.Example:8080", frozenset({"search.example"})), host_allowed(None, frozenset())
+    (True, True)
+    """
+    if host is None:
+        return True
+    name = _host_name(host)
+    return name in allowed or name in ("localhost", "::1") or _LOOPBACK_V4.fullmatch(name) is not None
+
+
+_LOOPBACK_V4 = re.compile(r"127(\.(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])){3}")
+
+
+def _host_name(host: str) -> str:
+    """A host as written in ``Host`` or ``--host``, without its port, the
+    brackets of an IPv6 address or a final dot, in lower case.
+
+    >>> _host_name("[::1]:8080"), _host_name("Example.ORG.:80"), _host_name("::1"), _host_name("127.0.0.1")
+    ('::1', 'example.org', '::1', '127.0.0.1')
+    """
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    if host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    return host.rstrip(".")
 
 
 def _url(address: Any) -> str:
@@ -340,8 +393,8 @@ def _url(address: Any) -> str:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """A socket listening on ``host:port`` (0: any free port) as
-    :class:`SearchServer` binds its own, for several processes to share."""
+    """A socket listening on ``host:port`` (0: any free port), for one
+    :class:`SearchServer` or several processes to share."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     return socket.create_server((host, port), family=family, backlog=SearchServer.request_queue_size)
 
@@ -354,14 +407,17 @@ def make_server(
     anchor_only: str | None = None,
     members_snippet: str | None = None,
     listener: socket.socket | None = None,
+    allowed_hosts: Iterable[str] = (),
+    request_timeout: float | None = None,
 ) -> SearchServer:
     """A server bound to ``host:port`` (0: any free port), or serving from
     ``listener``, a socket already listening; not yet serving, its engine
-    warmed (:meth:`SearchEngine.warm`)."""
+    warmed (:meth:`SearchEngine.warm`). It answers to the loopback names,
+    ``host`` and ``allowed_hosts``."""
     engine = LiveEngine(data_dir, anchor_only=anchor_only, members_snippet=members_snippet)
     try:
         engine.warm()
-        return SearchServer(listener.getsockname() if listener else (host, port), engine, log_requests, listener)
+        return SearchServer((host, port), engine, log_requests, listener, [host, *allowed_hosts], request_timeout)
     except BaseException:
         engine.close()
         raise
@@ -372,6 +428,14 @@ def main(argv: list[str] | None = None) -> int:
     add_data_option(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free one (default: 8080)")
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name the server answers to besides localhost, its loopback addresses and --host "
+        "(repeatable); requests for other names get 421",
+    )
     parser.add_argument(
         "--workers",
         type=int,
@@ -387,7 +451,11 @@ def main(argv: list[str] | None = None) -> int:
     if workers < 1:
         parser.error(f"--workers must be 1 or more, not {workers}")
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s", stream=sys.stderr)
-    options: dict[str, Any] = {"log_requests": not args.quiet, **engine_options(args)}
+    options: dict[str, Any] = {
+        "log_requests": not args.quiet,
+        "allowed_hosts": [args.host, *args.allowed_host],
+        **engine_options(args),
+    }
     if workers > 1:
         return _serve_in_processes(args.data, args.host, args.port, workers, options)
     try:

@@ -101,6 +101,9 @@ LANGUAGES = frozenset(
     se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi
     vo wa wo xh yi yo za zh zu""".split()
 )
+# BCP 47 in outline: a primary language (or x-, i- for private and
+# grandfathered ones) and up to seven subtags.
+_LANGUAGE_TAG = re.compile(r"(?:[a-z]{2,3}|[xi])(?:-[a-z0-9]{1,8}){0,7}")
 # A language tag as URLs write it: a code, then a region or script
 # (``zh-CN``, ``zh_TW``, ``pt-br``, ``sr-Latn``).
 _TAG = r"([a-z]{2})(?:[-_]([a-z]{2}|[a-z]{4}|\d{3}))?"
@@ -110,19 +113,18 @@ _SUFFIX = re.compile(rf"(?i)(?P<stem>[^/]+?)\.{_TAG}(?P<ext>\.x?html?)$|(?P<stem
 _QUERY_NAMES = frozenset(["lang", "hl", "locale", "language"])
 
 
-def language_tag(value: str) -> str:
-    """A language tag as written anywhere (``EN_us``, `` zh-CN``), as the
-    index keeps it: lower case, ``-`` between its parts; "" for anything
-    that is no tag (``<script>``, ``english please``).
+def language_tag(declared: str) -> str:
+    """A language as declared anywhere (``<html lang>``, ``Content-Language``,
+    ``hreflang``) as one tag, lower case, hyphenated, as the index keeps it
+    and a result shows it; "" for a value that is no language tag.
 
-    >>> language_tag("EN_us "), language_tag("zh-Hans-CN"), language_tag("x"), language_tag("fr;q=1")
-    ('en-us', 'zh-hans-cn', '', '')
+    >>> language_tag("EN_us "), language_tag("zh-Hant-TW"), language_tag("de")
+    ('en-us', 'zh-hant-tw', 'de')
+    >>> language_tag("<b>English</b>"), language_tag("english please"), language_tag("e"), language_tag("fr;q=1")
+    ('', '', '', '')
     """
-    tag = value.strip().lower().replace("_", "-")
-    parts = tag.split("-")
-    if not tag or len(tag) > 35 or not all(part.isalnum() and part.isascii() for part in parts):
-        return ""
-    return tag if 2 <= len(parts[0]) <= 3 and parts[0].isalpha() else ""
+    tag = declared.strip().lower().replace("_", "-")
+    return tag if _LANGUAGE_TAG.fullmatch(tag) else ""
 
 
 def _tag(code: str, region: str | None) -> str:

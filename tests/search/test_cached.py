@@ -27,6 +27,16 @@ HOSTILE = f"""<!doctype html><html><head><title>Harbour notes</title>
 <a href="javascript:{RUNS}">click</a> <img src="x" onerror="{RUNS}">
 <iframe srcdoc="<script>{RUNS}</script>"></iframe><object data="http://evil.test/o"></object>
 <svg onload="{RUNS}"><a href="javascript:{RUNS}"><text>svg</text></a></svg></p></body></html>"""
+# What libxml2 reads otherwise than a browser: an <embed> it does not know
+# is void (everything after it its content), and a <style> inside <svg>,
+# whose content a browser reads as markup, breaking out of it.
+EMBED = b'<p>Before the embed.</p><embed src="clip.swf"><p>After the embed, the timetable.</p>'
+BREAKOUT = f'<p>Tide notes</p><svg><style><img src=x onerror="{RUNS}"></style></svg><p>Low tide</p>'
+XHTML = (
+    b'<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" '
+    b'"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">\n<html xmlns="http://www.w3.org/1999/xhtml">'
+    b"<head><title>Debian reference</title></head><body><p>The apt ferry of packages.</p></body></html>"
+)
 
 
 def _fetch(url: str, body: bytes, headers: list[tuple[str, str]] | None = None) -> Fetch:
@@ -47,6 +57,9 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "gzip": "http://harbour.test/gzip.html",
         "noarchive": "http://harbour.test/private.html",
         "header": "http://harbour.test/header.html",
+        "embed": "http://harbour.test/embed.html",
+        "breakout": "http://harbour.test/breakout.html",
+        "xhtml": "http://harbour.test/reference.html",
     }
     with ArchiveWriter(archive_dir(directory), max_bytes=10**9) as archive:
         archive.write(_fetch(urls["hostile"], b"<p>An older version</p>"))
@@ -66,6 +79,9 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 [("Content-Type", "text/html"), ("X-Robots-Tag", "lanternbot: noarchive")],
             )
         )
+        archive.write(_fetch(urls["embed"], EMBED))
+        archive.write(_fetch(urls["breakout"], BREAKOUT.encode()))
+        archive.write(_fetch(urls["xhtml"], XHTML, [("Content-Type", "application/xhtml+xml; charset=utf-8")]))
     with IndexBuilder(directory) as builder:
         builder.add([page(url, name, "ferry harbour") for name, url in urls.items()])
         builder.finalize()
@@ -135,3 +151,34 @@ def test_nothing_in_a_hostile_copy_runs_in_chromium(base: str, tmp_path: Path) -
     )
     assert "<title>Cached: Harbour notes</title>" in dom and "pwned" not in dom.split("</title>")[0]
     assert "The ferry leaves at nine." in dom
+
+
+def test_a_copy_goes_on_past_an_embed(base: str) -> None:
+    status, _, text = _cached(base, "http://harbour.test/embed.html")
+    assert status == 200 and "Before the embed." in text and "After the embed, the timetable." in text
+    assert "<embed" not in text.lower() and "clip.swf" not in text
+
+
+def test_markup_a_browser_reads_out_of_an_svg_style_is_cleaned_too(base: str) -> None:
+    status, _, text = _cached(base, "http://harbour.test/breakout.html")
+    assert status == 200 and "Tide notes" in text and "Low tide" in text
+    assert "onerror" not in text.lower() and "pwned" not in text
+
+
+def test_a_page_starting_with_an_xml_declaration_has_its_copy(base: str) -> None:
+    status, _, text = _cached(base, "http://harbour.test/reference.html")
+    assert status == 200 and "The apt ferry of packages." in text
+    assert "<title>Cached: Debian reference</title>" in text and "<?xml" not in text
+
+
+def test_the_cleaned_copy_runs_nothing_even_without_its_sandbox(base: str, tmp_path: Path) -> None:
+    """The sandbox is the second wall: the copy, saved and opened as a file
+    with no Content-Security-Policy, still runs none of its payloads."""
+    browser.chromium()
+    for url in ("http://harbour.test/notes.html", "http://harbour.test/breakout.html"):
+        _, _, text = _cached(base, url)
+        saved = tmp_path / "copy.html"
+        saved.write_text(text, encoding="utf-8")
+        dom = browser.dump_dom(saved.as_uri(), tmp_path)
+        assert "<title>Cached: " in dom and "pwned" not in dom.split("</title>")[0], url
+        assert "onerror" not in dom and "<script" not in dom, url

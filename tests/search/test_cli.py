@@ -79,8 +79,11 @@ def test_json_output_has_the_documented_shape(data: Path) -> None:
         "members_only",
         "type",
         "size",
+        "hierarchy",
+        "also_in",
     }
     assert first["members_only"] is False
+    assert first["hierarchy"] == [] and first["also_in"] == []
     assert first["url"] == first["page"] == "http://docs.test/json.html"
     assert first["host"] == "docs.test"
     assert "**json**" in first["snippet"]

@@ -78,11 +78,11 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-def _start(data_dir: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
+def _start(data_dir: Path, log: Path, *options: str) -> tuple[subprocess.Popen[str], str]:
     """``python -m search.web`` on a free port, and its URL once it says it listens."""
     with log.open("w") as stderr:
         server = subprocess.Popen(
-            [sys.executable, "-m", "search.web", "--data", str(data_dir), "--port", "0", "--quiet"],
+            [sys.executable, "-m", "search.web", "--data", str(data_dir), "--port", "0", "--quiet", *options],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=stderr,
@@ -100,9 +100,9 @@ def _start(data_dir: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
     return server, line.split()[-1]
 
 
-def serving(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def serving(data: Path, tmp_path_factory: pytest.TempPathFactory, *options: str) -> Iterator[str]:
     """``python -m search.web`` on ``data`` for a module's tests: its URL; stopped after them."""
-    server, url = _start(data, tmp_path_factory.mktemp("log") / "web.log")
+    server, url = _start(data, tmp_path_factory.mktemp("log") / "web.log", *options)
     try:
         yield url
     finally:
@@ -379,11 +379,44 @@ def test_a_favicon_and_an_opensearch_description_are_served_and_linked(base: str
     assert f'template="{base}?q={{searchTerms}}"'.encode() in description
 
 
-def test_a_forged_host_header_is_not_echoed_into_the_description(base: str) -> None:
-    request = urllib.request.Request(base + "opensearch.xml", headers={"Host": 'evil"><x a="'})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        body = response.read().decode()
-    assert "evil" not in body and f'template="{base}?q=' in body
+def _get_as(url: str, host: str) -> tuple[int, bytes]:
+    """``url`` asked for with ``host`` in the ``Host`` header, as a page whose name points here asks."""
+    request = urllib.request.Request(url, headers={"Host": host})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, error.read()
+
+
+@pytest.mark.parametrize("host", ['evil"><x a="', "evil.test", "127.0.0.1.evil.test", "10.0.0.1:8080", "local"])
+def test_a_name_the_server_does_not_answer_to_gets_421(base: str, host: str) -> None:
+    """DNS rebinding: another site's page, its name pointed at 127.0.0.1, reads nothing."""
+    for path in ("api/search?q=python", "", "opensearch.xml", "cached?url=http://py0.test/p0.html"):
+        status, body = _get_as(base + path, host)
+        assert status == 421 and b"evil" not in body and b"python" not in body.lower()
+        assert body.startswith(b"421 Misdirected Request: this server answers to localhost")
+
+
+def test_loopback_names_are_answered_and_echoed_into_the_description(base: str) -> None:
+    port = urllib.parse.urlsplit(base).port
+    for host in (f"localhost:{port}", "LOCALHOST", "127.0.0.2", f"[::1]:{port}", "localhost."):
+        assert _get_as(base + "api/search?q=python", host)[0] == 200
+    status, body = _get_as(base + "opensearch.xml", f"localhost:{port}")
+    assert status == 200 and f'template="http://localhost:{port}/?q='.encode() in body
+
+
+def test_names_given_with_allowed_host_are_answered(data: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    served = serving(data, tmp_path_factory, "--allowed-host", "search.example", "--allowed-host", "Lantern.Test")
+    url = next(served)
+    try:
+        assert _get_as(url + "api/search?q=python", "search.example:8080")[0] == 200
+        assert _get_as(url + "api/search?q=python", "lantern.test")[0] == 200
+        assert _get_as(url + "api/search?q=python", "localhost")[0] == 200
+        assert _get_as(url + "api/search?q=python", "other.example")[0] == 421
+    finally:
+        served.close()
 
 
 def test_the_search_box_and_its_button_fit_a_375_pixel_screen(chromium: str, base: str, tmp_path: Path) -> None:
