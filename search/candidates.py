@@ -136,6 +136,9 @@ class Request:
     runs: bool = False
     # The words as typed (a question's own words too: a title may be the question).
     asked: list[str] = field(default_factory=list)
+    # A question as typed, when its own words were taken out of ``text``
+    # (the pages holding every word of it, an FAQ's entry, are found too).
+    as_asked: str = ""
 
     @classmethod
     def of(cls, text: str, tokens: Tokens, hide_anchor_only: bool) -> Request:
@@ -144,6 +147,7 @@ class Request:
         words_text, restrict, excluded = filters(text)
         plain = not _OPERATORS.search(words_text)
         asked = [word for word in words_text.split() if tokens(word)] if plain else []
+        as_asked = words_text
         if plain:
             words_text = without_question_words(words_text)
         words = [word for word in words_text.split() if tokens(word)] if plain else []
@@ -151,7 +155,16 @@ class Request:
             excluded = [*excluded, Term(fields.CRAWLED, False)]
         mask = None if not excluded else excluded[0] if len(excluded) == 1 else Or(excluded)
         runs = any(has_cjk(word) and len(tokens(word)) > 1 for word in words)
-        return cls(words_text, words, plain, restrict, mask, runs=runs, asked=asked)
+        return cls(
+            words_text,
+            words,
+            plain,
+            restrict,
+            mask,
+            runs=runs,
+            asked=asked,
+            as_asked="" if as_asked == words_text else as_asked,
+        )
 
     @property
     def question(self) -> bool:
@@ -263,6 +276,12 @@ class Retrieval:
         found = Found()
         seen: set[str] = set()
         previous: Query | None = None
+        if request.as_asked:
+            fresh = self._found_at_level(
+                searcher, found, seen, request, 0, self.parser.parse(request.as_asked, STRICT), depth
+            )
+            found.candidates.extend(fresh)
+            seen.update(candidate.url for candidate in fresh)
         for number, level in enumerate(LEVELS):
             if number and request.stops_before(level, len(seen), wanted):
                 break

@@ -34,6 +34,38 @@ _TITLE_SEPARATORS = re.compile(r"\s+[—–|·:-]\s+|\s+-\s+")
 # The number before a heading's text: "11.4.4. ", "2. ", "1.2 " (not "404 ").
 _SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.\s+|^\s*\d+(?:\.\d+)+\s+")
 
+# What an API reference writes before the name it defines: Sphinx's
+# definitions in lower case ("exception shutil.Error", "async classmethod"),
+# Node's headings with a colon ("Class: Error", "Static method: Buffer.from").
+_KINDS = (
+    r"abstract|async|static|class|classmethod|staticmethod|final|coroutine|exception|function|method|"
+    r"attribute|property|module|data|event|interface|enum|struct|type|def|const|var|let|macro|constructor"
+)
+_DEFINITION_KIND = re.compile(rf"^\s*(?:(?:{_KINDS})\s+)+")
+_HEADING_KIND = re.compile(rf"^\s*(?:(?i:{_KINDS})\s*)+:\s*")
+
+
+def defined_name(heading: str, tag: str = "dt") -> str:
+    """The name a definition defines (a ``dt``'s text, or a heading that
+    says what kind of thing it names): without that kind and without its
+    signature, so that ``Error`` is the name of ``exception Error`` and not
+    of ``exception pkg.sub.Error``; any other heading as it is.
+
+    >>> defined_name("exception shutil.Error"), defined_name("Class: Error", "h3")
+    ('shutil.Error', 'Error')
+    >>> defined_name("json.dumps(obj, *, indent)"), defined_name("Static method: Buffer.alloc(size)", "h3")
+    ('json.dumps', 'Buffer.alloc')
+    >>> defined_name("Type hints", "h2"), defined_name("Writing your first patch", "h1")
+    ('Type hints', 'Writing your first patch')
+    """
+    kind = _DEFINITION_KIND if tag == "dt" else _HEADING_KIND
+    named = kind.sub("", heading, count=1)
+    if tag != "dt" and named == heading:
+        return heading
+    cut = named.find("(")
+    return (named[:cut] if cut > 0 else named).strip() or heading
+
+
 Pageranks = Callable[[list[str]], tuple[dict[str, float], int]]
 Sections = Callable[[list[str]], dict[str, list[list[str]]]]
 
@@ -131,15 +163,20 @@ class Ranker:
             candidates[:RERANK] = head
 
     def _is_heading(self, section: list[str], wanted: list[str]) -> bool:
-        """Whether a section's heading is the query. Its number ("11.4.4.
-        Printing with CUPS", as DocBook writes them) is not part of what it says."""
+        """Whether a section's heading is the query, or the name it defines
+        is (``exception Error`` for ``Error``, not ``exception pkg.sub.Error``).
+        A heading's number ("11.4.4. Printing with CUPS", as DocBook writes
+        them) is not part of what it says."""
         if len(section) < 2:
             return False
         heading = section[1]
         if self.tokens.analyses_to(heading, wanted):
             return True
         unnumbered = _SECTION_NUMBER.sub("", heading, count=1)
-        return unnumbered != heading and self.tokens.analyses_to(unnumbered, wanted)
+        if unnumbered != heading and self.tokens.analyses_to(unnumbered, wanted):
+            return True
+        named = defined_name(heading, section[2] if len(section) > 2 else "")
+        return named != heading and self.tokens.analyses_to(named, wanted)
 
     def _weak_anchors(self, hit: Candidate) -> bool:
         """Whether a page known only by anchors goes after the crawled results:
