@@ -37,8 +37,9 @@ DATA_DIR = "data"
 REDIS_URL = None
 REDIS_CLUSTER_NODES = None
 # Arguments of a shared server's client, as scrapy-redis takes them
-# ({"socket_timeout": 10, "db": 2}; crawler/connection.py). A db the URL
-# does not name goes into the URL the indexer beside the crawl is given.
+# ({"socket_timeout": 10, "db": 2}; crawler/connection.py). A db, username
+# or password the URL does not name goes into the URL the indexer beside the
+# crawl is given (in its environment, never on its command line).
 REDIS_PARAMS: dict[str, object] = {}
 # Start URLs anyone pushes into Redis while the crawl runs, read by every
 # node as scrapy-redis' spiders read them (crawler/start_urls.py): a list
