@@ -233,6 +233,9 @@ DOWNLOADER_MIDDLEWARES = {
     # Before Redirect (600) and HttpCompression (590) on the way out: it
     # archives each response as received (crawler/archive_middleware.py).
     "crawler.archive_middleware.ArchiveMiddleware": 800,
+    # Before the archive on the way in: a redirect to user:password@host
+    # loses the password before anything keeps or logs it (crawler/middlewares.py).
+    "crawler.middlewares.RedirectUserinfoMiddleware": 820,
     # Replaced: it reads the download_maxsize 0 of every request (bodies are
     # cut off, not dropped) as "inflate without limit"; this one inflates a
     # body to DOWNLOAD_MAXSIZE at most (crawler/limits.py).
