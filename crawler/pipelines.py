@@ -26,7 +26,7 @@ from twisted.internet.threads import deferToThread
 from crawler._async import REDIS_DOWN, sleep
 from crawler.connection import URL_VARIABLE
 from crawler.cores import free_cores
-from crawler.datadir import index_dir
+from crawler.datadir import access_mode, index_dir
 from crawler.frontier import Frontier
 from crawler.items import Item, encode_item
 from crawler.personalization import personalization_argument
@@ -56,8 +56,10 @@ class IndexerProcess:
         niceness: int = 0,
         processes: int = 1,
         personalization: str | None = None,
+        data_mode: int | None = None,
     ) -> None:
         self.data_dir = data_dir
+        self.data_mode = data_mode
         self.redis_url = redis_url
         self.items_key = items_key
         self.niceness = niceness
@@ -78,6 +80,7 @@ class IndexerProcess:
             "--processes",
             str(self.processes),
             *(["--personalization", self.personalization] if self.personalization else []),
+            *(["--data-mode", oct(self.data_mode)] if self.data_mode is not None else []),
             *args,
         ]
 
@@ -200,6 +203,7 @@ class ItemQueuePipeline:
                 settings.getint("INDEX_NICENESS"),
                 _index_processes(settings),
                 personalization_argument(settings.get("PAGERANK_PERSONALIZATION")),
+                access_mode(settings.get("DATA_DIR_MODE")),
             )
         return cls(frontier, crawler.stats, indexer)
 

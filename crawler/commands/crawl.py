@@ -25,7 +25,7 @@ from scrapy.exceptions import UsageError
 
 from crawler.connection import RedisUnreachable
 from crawler.console import quiet_scrapy_dumps
-from crawler.datadir import OtherFormat
+from crawler.datadir import OtherFormat, access_mode, create_with
 from crawler.embedded import DataDirBusy
 from crawler.frontier import OtherFrontier
 from crawler.halt import CRAWLED_NOTHING, DISK_FULL
@@ -52,6 +52,7 @@ class Command(ScrapyCrawl):
             return
         assert self.settings is not None and self.crawler_process is not None
         check_arguments(self.settings, **opts.spargs)  # raises UsageError
+        create_with(access_mode(self.settings.get("DATA_DIR_MODE")))  # before anything is written
         crawler = self._create_crawler(args[0])
         _one_line_on_failure(self.crawler_process.crawl(crawler, **opts.spargs))
         self.crawler_process.start()

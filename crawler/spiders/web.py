@@ -45,7 +45,7 @@ from crawler.codings import inflate
 from crawler.connection import redis_params
 from crawler.cores import cores
 from crawler.credentials import load as load_credentials
-from crawler.datadir import pages_path, redis_dir
+from crawler.datadir import access_mode, pages_path, redis_dir
 from crawler.extract import Page
 from crawler.extract_pool import ExtractPool
 from crawler.frontier import Frontier
@@ -221,6 +221,7 @@ def check_arguments(
         RevisitBounds.from_settings(settings)
         load_credentials(settings.get("CRAWLER_CREDENTIALS_FILE"))
         redis_params(settings)
+        access_mode(settings.get("DATA_DIR_MODE"))
     except ValueError as exc:  # CredentialsError too: one line, never a value of the file
         raise UsageError(str(exc)) from None
     revisiting = recrawl_mode(recrawl)
