@@ -7,7 +7,10 @@ every request loses the headers any entry sets, then gets those of the
 entry whose area holds its URL. It answers Digest challenges, logs in to a
 form once per node and entry and again when a page comes back logged out,
 gives up an entry whose password is wrong, and marks each page fetched with
-credentials ``members_only``.
+credentials ``members_only``. A page fetched with credentials that prints
+them back (a debug page echoing the request's headers) loses them before
+anything keeps it: every secret its request sent, and the area's passwords,
+become ``[redacted]`` in its body (:func:`crawler.credentials.without_secrets`).
 
 Design: ARCHITECTURE.md, "Members-only areas" (item 12).
 """
@@ -27,8 +30,9 @@ from scrapy.http.cookies import CookieJar
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet import defer
 
+from crawler.archive import REDACTED
 from crawler.codings import decode
-from crawler.credentials import Credential, Credentials, load, readable_by_others
+from crawler.credentials import Credential, Credentials, load, readable_by_others, without_secrets
 from crawler.logins import (
     Challenge,
     basic_authorization,
@@ -96,6 +100,7 @@ class AuthMiddleware:
         self.maxsize = maxsize
         self._sessions: dict[str, _Session] = {}
         self._tries: dict[str, int] = {}
+        self._form_secrets: dict[str, tuple[str, ...]] = {}  # an entry's key: what its login form's passwords were
         self._headers = tuple(name.encode("latin-1") for name in sorted(credentials.header_names))
 
     @classmethod
@@ -215,6 +220,8 @@ class AuthMiddleware:
                 session.jar.extract_cookies(response, request)
             return response
         credential = self.credentials.for_url(request.url)
+        if credential is not None and meta.get("members_only"):
+            response = self._without_secrets(credential, request, response)
         if credential is None or meta.get("robots_txt") and credential.method == "form":
             return response
         session = self._session(credential)
@@ -265,6 +272,45 @@ class AuthMiddleware:
         self._count_failed(session, "its pages come back logged out after a login")
         raise IgnoreRequest(f"logged out of {session.credential.key}")
 
+    def _without_secrets(self, credential: Credential, request: Request, response: Response) -> Response:
+        """``response`` with what :meth:`_secrets` finds replaced in its body,
+        decoded first when it came in a content coding (and kept decoded: the
+        archive then holds it so); IgnoreRequest for a body not in its coding."""
+        body, headers = response.body, response.headers.copy()
+        codings = _codings(response)
+        if codings:
+            try:
+                body, left, _ = decode(body, codings, self.maxsize)
+            except ValueError:
+                left = codings
+            if left:
+                self.stats.inc_value("auth/undecodable")
+                raise IgnoreRequest(f"{response.url}: a members-only page in a coding this crawler cannot read")
+            del headers[b"Content-Encoding"]
+        encoding = response.encoding if isinstance(response, TextResponse) else "utf-8"
+        redacted = without_secrets(body, self._secrets(credential, request), REDACTED.encode(), encoding)
+        if redacted == response.body:
+            return response
+        if redacted != body:
+            self.stats.inc_value("auth/redacted")
+        if b"Content-Length" in headers:
+            headers[b"Content-Length"] = str(len(redacted)).encode()
+        return response.replace(body=redacted, headers=headers)
+
+    def _secrets(self, credential: Credential, request: Request) -> list[str]:
+        """What ``request`` sent that opens the area (its ``Authorization``,
+        ``Cookie`` and the entry's headers; a token and each cookie also
+        alone), and the entry's passwords (a form's, as its last login sent them)."""
+        found = [credential.password, *self._form_secrets.get(credential.key, ())]
+        for name in {*credential.header_names, "Authorization", "Cookie"}:
+            for raw in request.headers.getlist(name):
+                value = raw.decode("latin-1")
+                found += [value, value.partition(" ")[2]]  # "Basic TOKEN": the token too
+                if name == "Cookie":
+                    for pair in value.split(";"):
+                        found += [pair.strip(), pair.partition("=")[2].strip()]
+        return found
+
     def _logged_out(self, credential: Credential, response: Response) -> bool:
         """A 401, a redirect to the login page, or a page without ``logged_in``."""
         if response.status == 401:
@@ -282,14 +328,8 @@ class AuthMiddleware:
             or b"html" not in (response.headers.get(b"Content-Type") or b"text/html").lower()
         ):
             return False
-        codings = [
-            part.strip().lower()
-            for value in response.headers.getlist(b"Content-Encoding")
-            for part in value.decode("latin-1").split(",")
-            if part.strip()
-        ]
         try:
-            body, left, _ = decode(response.body, codings, self.maxsize)
+            body, left, _ = decode(response.body, _codings(response), self.maxsize)
         except ValueError:
             return False  # the crawl's decoder will say what is wrong with it
         if left:
@@ -369,6 +409,7 @@ class AuthMiddleware:
         form = login_form(response.text, response.url, credential.fields)
         if form is None:
             return f"its login page {credential.login_url} has no login form"
+        self._form_secrets[credential.key] = form.secrets
         if form.method != "POST":
             return "its login form would send the password in a URL (method GET)"
         if _site(form.action) != credential.site:
@@ -425,6 +466,16 @@ def _site(url: str) -> str | None:
         return site_of(url)
     except ValueError:
         return None
+
+
+def _codings(response: Response) -> list[str]:
+    """The content codings ``Content-Encoding`` lists, in the order applied."""
+    return [
+        part.strip().lower()
+        for value in response.headers.getlist(b"Content-Encoding")
+        for part in value.decode("latin-1").split(",")
+        if part.strip()
+    ]
 
 
 def _target(url: str) -> str:

@@ -58,11 +58,14 @@ def logged_in(html: str, marker: str) -> bool:
 
 @dataclass(frozen=True)
 class LoginForm:
-    """What submitting a login form sends: where, how, and its fields."""
+    """What submitting a login form sends: where, how, and its fields;
+    ``secrets``, the values given for its password inputs (all given values
+    when it has none): what a page of the area must never be kept showing."""
 
     action: str
     method: str
     data: tuple[tuple[str, str], ...] = field(repr=False)
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
 
 def login_form(html: str, url: str, fields: Iterable[tuple[str, str]]) -> LoginForm | None:
@@ -74,8 +77,8 @@ def login_form(html: str, url: str, fields: Iterable[tuple[str, str]]) -> LoginF
     >>> form = login_form('<form action="/in" method=post><input type=hidden name=t value=7>'
     ...                   '<input name=user><input type=password name=pw><button name=go value=1>Go</button>'
     ...                   '</form>', "http://a.test/login", [("user", "u"), ("pw", "p")])
-    >>> form.action, form.method, [name for name, _ in form.data]
-    ('http://a.test/in', 'POST', ['t', 'user', 'pw', 'go'])
+    >>> form.action, form.method, [name for name, _ in form.data], form.secrets
+    ('http://a.test/in', 'POST', ['t', 'user', 'pw', 'go'], ('p',))
     """
     fields = list(fields)
     try:
@@ -89,7 +92,9 @@ def login_form(html: str, url: str, fields: Iterable[tuple[str, str]]) -> LoginF
     data = [(name, value) for name, value in chosen.form_values() if name not in wanted]
     data += fields
     data += _submit_button(chosen)
-    return LoginForm(chosen.action or url, (chosen.method or "GET").upper(), tuple(data))
+    passwords = {control.name for control in chosen.inputs if (control.get("type") or "").lower() == "password"}
+    secrets = tuple(value for name, value in fields if name in passwords or not passwords)
+    return LoginForm(chosen.action or url, (chosen.method or "GET").upper(), tuple(data), secrets)
 
 
 def _login_form_of(forms: list[lxml.html.FormElement], wanted: set[str]) -> lxml.html.FormElement | None:

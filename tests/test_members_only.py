@@ -215,6 +215,21 @@ def test_no_credential_is_kept_or_logged_anywhere(crawled: Crawled) -> None:
     assert b"Ferry revenue grew by a third" in archive
 
 
+def test_pages_that_print_the_credentials_back_are_kept_and_shown_without_them(crawled: Crawled) -> None:
+    site = crawled.site
+    secrets = [PASSWORD, base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode(), TOKEN, COOKIE, *site.issued]
+    echoes = {site.url(f"/{area}/echo.html") for area in ("basic", "form", "api", "premium")}
+    served = [request for request in site.requests if request.path.endswith("/echo.html") and request.status == 200]
+    assert {site.url(request.path) for request in served} == echoes  # each was fetched logged in, and said it all
+    results = _search(crawled.data, "--members-snippet", "short", "authorization", "cookie")["results"]
+    shown = {result["url"]: result["snippet"] for result in results if result["url"] in echoes}
+    assert set(shown) == echoes, results
+    for url, snippet in shown.items():
+        assert "[redacted]" in snippet, (url, snippet)
+        assert not [secret for secret in secrets if secret in snippet], (url, snippet)
+    assert _stat(crawled.log, "auth/redacted") == len(echoes)
+
+
 def test_a_rebuild_keeps_the_marks(crawled: Crawled, tmp_path: Path) -> None:
     data = tmp_path / "data"
     shutil.copytree(crawled.data, data)

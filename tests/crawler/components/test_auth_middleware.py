@@ -3,6 +3,8 @@ to its site only, and nowhere else (ARCHITECTURE.md, item 12)."""
 
 from __future__ import annotations
 
+import gzip
+import inspect
 import json
 import logging
 import re
@@ -206,3 +208,28 @@ async def test_a_failed_form_login_drops_its_areas_requests_and_the_crawl_goes_o
             await _sent(auth, site.url("/public.html"))
             assert site.failed_logins == 1, "a login that failed is not tried again for every page"
             assert auth.stats.get_value("auth/failed") == 2
+
+
+async def _answered(auth: AuthMiddleware, request: Request, response: HtmlResponse) -> Any:
+    """``process_response``'s answer, awaited if the middleware answers asynchronously (Scrapy takes both)."""
+    answer = auth.process_response(request, response)
+    return await answer if inspect.isawaitable(answer) else answer
+
+
+async def test_a_page_printing_the_credentials_back_loses_them_compressed_or_not(tmp_path: Path) -> None:
+    auth = _auth(tmp_path)
+    echoed = b"<p>X-Api-Key: k-123. Authorization: Basic " + basic_authorization("ann", "s3cret")[6:].encode() + b"</p>"
+    api = await _sent(auth, "https://api.test/echo")
+    body = gzip.compress(echoed)
+    compressed = HtmlResponse(
+        api.url, headers={"Content-Encoding": "gzip", "Content-Length": str(len(body))}, body=body, request=api
+    )
+    kept = await _answered(auth, api, compressed)
+    assert kept.body == b"<p>X-Api-Key: [redacted]. Authorization: Basic YW5uOnMzY3JldA==</p>"  # not this area's
+    assert b"Content-Encoding" not in kept.headers and kept.headers[b"Content-Length"] == str(len(kept.body)).encode()
+    basic = await _sent(auth, AREA + "echo")
+    kept = await _answered(auth, basic, HtmlResponse(basic.url, body=echoed, request=basic))
+    assert kept.body == b"<p>X-Api-Key: k-123. Authorization: [redacted]</p>"
+    public = Request("https://members.test/echo")
+    assert (await _answered(auth, public, HtmlResponse(public.url, body=echoed, request=public))).body == echoed
+    assert auth.stats.get_value("auth/redacted") == 2
