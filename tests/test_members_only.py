@@ -268,6 +268,14 @@ def test_results_are_marked_and_their_snippets_short(crawled: Crawled) -> None:
     assert "The board approved" not in text.stdout
 
 
+def test_a_link_only_members_pages_carry_is_members_only_text(crawled: Crawled) -> None:
+    minutes = crawled.site.url("/basic/private/minutes.html")  # robots.txt keeps it out: known by its link alone
+    short = next(r for r in _search(crawled.data, "board", "minutes")["results"] if r["url"] == minutes)
+    assert short["members_only"] is True and short["snippet"] == "Not fetched; linked as: **Board** **minutes**"
+    none = _search(crawled.data, "--members-snippet", "none", "board", "minutes")["results"]
+    assert [(r["members_only"], r["snippet"]) for r in none if r["url"] == minutes] == [(True, "")]
+
+
 @pytest.fixture(scope="module")
 def base(crawled: Crawled, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield from serving(crawled.data, tmp_path_factory)
