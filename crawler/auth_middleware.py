@@ -7,7 +7,10 @@ every request loses the headers any entry sets, then gets those of the
 entry whose area holds its URL. It answers Digest challenges, logs in to a
 form once per node and entry and again when a page comes back logged out,
 gives up an entry whose password is wrong, and marks each page fetched with
-credentials ``members_only``. A page fetched with credentials that prints
+credentials ``members_only``. Basic and Digest credentials go, as a
+browser sends them, only where the site has asked for them with a 401
+(:func:`crawler.logins.protection_space`): one key can then name a whole
+site, and only the pages that needed them are marked. A page fetched with credentials that prints
 them back (a debug page echoing the request's headers) loses them before
 anything keeps it: every secret its request sent, and the area's passwords,
 become ``[redacted]`` in its body (:func:`crawler.credentials.without_secrets`).
@@ -40,6 +43,8 @@ from crawler.logins import (
     digest_challenge,
     logged_in,
     login_form,
+    parse_challenges,
+    protection_space,
 )
 from crawler.sites import site_of
 
@@ -74,6 +79,7 @@ class _Session:
     def __init__(self, credential: Credential) -> None:
         self.credential = credential
         self.challenge: Challenge | None = None
+        self.spaces: set[str] = set()  # Basic, Digest: the paths (and below) the site asked credentials for
         self.nc = 0  # requests answered with the challenge's nonce
         self.jar = CookieJar()
         self.active = False  # logged in (form)
@@ -169,6 +175,8 @@ class AuthMiddleware:
         credential = session.credential
         method = credential.method
         headers = request.headers
+        if method in ("basic", "digest") and not _in_space(request.url, session.spaces):
+            return False  # a 401 of the site's says where they are wanted
         if method == "basic":
             headers[b"Authorization"] = basic_authorization(credential.user, credential.password)
         elif method == "digest":
@@ -227,6 +235,8 @@ class AuthMiddleware:
         session = self._session(credential)
         if credential.method == "digest":
             return self._digest(session, request, response)
+        if credential.method == "basic" and response.status == 401 and not meta.get("members_only"):
+            return self._basic_challenge(session, request, response)
         if not meta.get("members_only"):
             return response
         if credential.method == "form":
@@ -245,6 +255,7 @@ class AuthMiddleware:
         challenge = digest_challenge(value.decode("latin-1") for value in response.headers.getlist(b"WWW-Authenticate"))
         if challenge is not None and (not request.meta.get("members_only") or challenge.stale):
             session.challenge, session.nc = challenge, 0
+            session.spaces.add(protection_space(request.url))
             self.stats.inc_value("auth/challenged")
             again = self._again(request)
             if again is not None:
@@ -255,6 +266,23 @@ class AuthMiddleware:
             if challenge is not None
             else "the site asks for no Digest authentication this crawler can answer",
         )
+        return response
+
+    def _basic_challenge(self, session: _Session, request: Request, response: Response) -> Request | Response:
+        """A 401 to a request sent without credentials: a Basic challenge
+        opens its protection space to them, and the request goes again;
+        any other 401 (a challenge of another scheme) is the page's answer."""
+        challenges = parse_challenges(
+            value.decode("latin-1") for value in response.headers.getlist(b"WWW-Authenticate")
+        )
+        if not any(scheme == "basic" for scheme, _ in challenges):
+            return response
+        session.spaces.add(protection_space(request.url))
+        self.stats.inc_value("auth/challenged")
+        again = self._again(request)
+        if again is not None:
+            return again
+        self._count_failed(session, "the site keeps asking for credentials (401)")
         return response
 
     def _form(self, session: _Session, request: Request, response: Response) -> Request | Response:
@@ -466,6 +494,12 @@ def _site(url: str) -> str | None:
         return site_of(url)
     except ValueError:
         return None
+
+
+def _in_space(url: str, spaces: set[str]) -> bool:
+    """Whether ``url``'s path is at or below one of ``spaces``."""
+    path = urlsplit(url).path or "/"
+    return any(path.startswith(space) for space in spaces)
 
 
 def _codings(response: Response) -> list[str]:

@@ -15,6 +15,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import lxml.etree
 import lxml.html
@@ -30,6 +31,7 @@ __all__ = [
     "logged_in",
     "login_form",
     "parse_challenges",
+    "protection_space",
 ]
 
 #: An HTTP token (RFC 9110 5.6.2): a header's, an authentication scheme's or parameter's name.
@@ -151,6 +153,20 @@ _PREFERENCE = ("SHA-256", "SHA-256-SESS", "MD5", "MD5-SESS")
 _SCHEME = re.compile(rf"\s*({TOKEN})")
 _PARAM = re.compile(rf'\s*({TOKEN})\s*=\s*(?:"((?:[^"\\]|\\.)*)"|({TOKEN}))\s*')
 _TOKEN68 = re.compile(r"\s*[A-Za-z0-9\-._~+/]+=*\s*(?=,|$)")
+
+
+def protection_space(url: str) -> str:
+    """The paths a 401 challenge to ``url`` is taken to cover, as browsers
+    take it (RFC 7617 2.2): those at or below the directory of its path.
+    Credentials go to them only once the site has asked for them there.
+
+    >>> protection_space("http://a.test/members/report.html"), protection_space("http://a.test/m/?q=1")
+    ('/members/', '/m/')
+    >>> protection_space("http://a.test")
+    '/'
+    """
+    path = urlsplit(url).path or "/"
+    return path[: path.rfind("/") + 1]
 
 
 def parse_challenges(values: Iterable[str]) -> list[tuple[str, dict[str, str]]]:

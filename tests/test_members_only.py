@@ -147,8 +147,8 @@ def test_credentials_go_to_their_area_only(crawled: Crawled) -> None:
             assert authorization == f"Bearer {TOKEN}" and cookie is None, request
         elif request.path.startswith("/premium/"):
             assert cookie == f"session={COOKIE}" and authorization is None, request
-        elif request.path.startswith("/basic/"):
-            assert authorization and authorization.startswith("Basic ") and cookie is None, request
+        elif request.path.startswith("/basic/"):  # Basic once the site asked for it (a 401 to /basic/)
+            assert (authorization or "Basic ").startswith("Basic ") and cookie is None, request
         elif request.path.startswith("/digest/"):
             assert (authorization is None or authorization.startswith("Digest ")) and cookie is None, request
         elif request.path.startswith("/form/"):
@@ -157,6 +157,9 @@ def test_credentials_go_to_their_area_only(crawled: Crawled) -> None:
         else:
             assert authorization is None and cookie is None, request
     assert any(request.path == "/form/logout" for request in site.requests)  # fetched, without a session
+    basic = [request for request in site.requests if request.path.startswith("/basic/")]
+    assert basic[0].status == 401 and "Authorization" not in basic[0].headers
+    assert all(request.headers.get("Authorization") for request in basic[1:])
     # The other port of the same host gets no credentials, by link or by redirect,
     # and learns no members-only address from a Referer.
     assert {request.path for request in other.requests} >= {
@@ -315,6 +318,23 @@ def test_the_mark_and_the_short_snippet_in_a_browser(crawled: Crawled, base: str
 
 
 # --- what goes wrong --------------------------------------------------------------------
+
+
+def test_one_basic_key_for_the_whole_site_marks_only_the_pages_that_asked_for_it(tmp_path: Path) -> None:
+    with serve_site(_other_site()) as other, serve_members(other.base) as site:
+        credentials = tmp_path / "credentials.json"
+        credentials.write_text(json.dumps({site.url("/"): {"basic": {"user": USER, "password": PASSWORD}}}))
+        credentials.chmod(0o600)
+        done = crawl([site.url("/")], tmp_path / "data", *SETTINGS, f"CRAWLER_CREDENTIALS_FILE={credentials}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    documents = {url: stored for url, stored in stored_documents(tmp_path / "data").items() if stored.get("crawled")}
+    for path in ("/basic/", "/basic/report-1.html", "/basic/echo.html"):
+        assert documents[site.url(path)].get("members_only") is True, path
+    for path in ("/", "/public.html", "/login"):
+        assert not documents[site.url(path)].get("members_only"), path
+    sent = {request.path for request in site.requests if request.headers.get("Authorization")}
+    assert sent and all(path.startswith("/basic/") for path in sent), sent
+    assert _stat(done.stderr, "auth/failed") == 0
 
 
 def test_a_wrong_password_is_counted_warned_once_and_the_crawl_goes_on(tmp_path: Path) -> None:

@@ -55,6 +55,14 @@ def _answer(request: Request, status: int = 200, headers: dict[str, str] | None 
     return HtmlResponse(request.url, status=status, headers=headers, body=b"<p>x</p>", request=request)
 
 
+async def _challenge(auth: AuthMiddleware, url: str) -> None:
+    """The site answers a request of ``url`` with a Basic challenge: the request is to go again."""
+    request = await _sent(auth, url)
+    assert b"Authorization" not in request.headers and "members_only" not in request.meta  # not asked yet
+    again = await _answered(auth, request, _answer(request, 401, {"WWW-Authenticate": 'Basic realm="r"'}))
+    assert isinstance(again, Request) and again.url == url
+
+
 def _authorization(request: Request) -> str:
     value = request.headers.get(b"Authorization")
     assert value is not None
@@ -70,6 +78,7 @@ def test_switched_off_without_a_credentials_file_or_without_an_area(tmp_path: Pa
 
 async def test_basic_credentials_go_to_their_area_only(tmp_path: Path) -> None:
     auth = _auth(tmp_path)
+    await _challenge(auth, AREA + "report.html")
     inside = await _sent(auth, AREA + "report.html")
     assert inside.headers[b"Authorization"] == basic_authorization("ann", "s3cret").encode()
     assert inside.meta["members_only"] is True
@@ -81,6 +90,25 @@ async def test_basic_credentials_go_to_their_area_only(tmp_path: Path) -> None:
     ):
         outside = await _sent(auth, url)
         assert b"Authorization" not in outside.headers and "members_only" not in outside.meta, url
+
+
+async def test_basic_credentials_go_only_where_the_site_asked_for_them(tmp_path: Path) -> None:
+    auth = _auth(tmp_path, {"https://members.test": {"basic": {"user": "ann", "password": "s3cret"}}})  # the site
+    public = await _sent(auth, "https://members.test/news.html")
+    assert await _answered(auth, public, _answer(public)) is not None and "members_only" not in public.meta
+    await _challenge(auth, "https://members.test/reports/q3.html")
+    for url, asked in (
+        ("https://members.test/reports/q4.html", True),  # the same protection space: at once, as browsers do
+        ("https://members.test/reports/2024/q1.html", True),
+        ("https://members.test/news.html", False),
+        ("https://members.test/", False),
+    ):
+        request = await _sent(auth, url)
+        assert (b"Authorization" in request.headers, request.meta.get("members_only", False)) == (asked, asked), url
+    other = await _sent(auth, "https://members.test/api/x")  # a 401 of another scheme: the page's answer
+    bearer = _answer(other, 401, {"WWW-Authenticate": 'Bearer realm="api"'})
+    assert await _answered(auth, other, bearer) is bearer
+    assert auth.stats.get_value("auth/challenged") == 1 and auth.stats.get_value("auth/failed") is None
 
 
 async def test_credentials_a_redirect_kept_are_stripped_when_it_leaves_the_area(tmp_path: Path) -> None:
@@ -117,6 +145,7 @@ async def test_a_refusal_of_the_credentials_is_counted_and_said_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     auth = _auth(tmp_path)
+    await _challenge(auth, AREA + "a")
     for path in ("a", "b"):
         request = await _sent(auth, AREA + path)
         refused = _answer(request, 401)
@@ -227,6 +256,7 @@ async def test_a_page_printing_the_credentials_back_loses_them_compressed_or_not
     kept = await _answered(auth, api, compressed)
     assert kept.body == b"<p>X-Api-Key: [redacted]. Authorization: Basic YW5uOnMzY3JldA==</p>"  # not this area's
     assert b"Content-Encoding" not in kept.headers and kept.headers[b"Content-Length"] == str(len(kept.body)).encode()
+    await _challenge(auth, AREA + "echo")
     basic = await _sent(auth, AREA + "echo")
     kept = await _answered(auth, basic, HtmlResponse(basic.url, body=echoed, request=basic))
     assert kept.body == b"<p>X-Api-Key: k-123. Authorization: [redacted]</p>"
