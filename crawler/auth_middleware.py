@@ -223,9 +223,7 @@ class AuthMiddleware:
         meta = request.meta
         login = meta.get("auth_login")
         if login is not None:
-            session = self._sessions.get(login)
-            if session is not None and _site(request.url) == session.credential.site:
-                session.jar.extract_cookies(response, request)
+            self._keep_login_cookies(login, request, response)
             return response
         credential = self.credentials.for_url(request.url)
         if credential is not None and meta.get("members_only"):
@@ -300,44 +298,24 @@ class AuthMiddleware:
         self._count_failed(session, "its pages come back logged out after a login")
         raise IgnoreRequest(f"logged out of {session.credential.key}")
 
-    def _without_secrets(self, credential: Credential, request: Request, response: Response) -> Response:
-        """``response`` with what :meth:`_secrets` finds replaced in its body,
-        decoded first when it came in a content coding (and kept decoded: the
-        archive then holds it so); IgnoreRequest for a body not in its coding."""
-        body, headers = response.body, response.headers.copy()
-        codings = _codings(response)
-        if codings:
-            try:
-                body, left, _ = decode(body, codings, self.maxsize)
-            except ValueError:
-                left = codings
-            if left:
-                self.stats.inc_value("auth/undecodable")
-                raise IgnoreRequest(f"{response.url}: a members-only page in a coding this crawler cannot read")
-            del headers[b"Content-Encoding"]
-        encoding = response.encoding if isinstance(response, TextResponse) else "utf-8"
-        redacted = without_secrets(body, self._secrets(credential, request), REDACTED.encode(), encoding)
-        if redacted == response.body:
-            return response
-        if redacted != body:
-            self.stats.inc_value("auth/redacted")
-        if b"Content-Length" in headers:
-            headers[b"Content-Length"] = str(len(redacted)).encode()
-        return response.replace(body=redacted, headers=headers)
+    def _keep_login_cookies(self, login: str, request: Request, response: Response) -> None:
+        """The cookies a login exchange set, into its entry's jar (from its own site only)."""
+        session = self._sessions.get(login)
+        if session is not None and _site(request.url) == session.credential.site:
+            session.jar.extract_cookies(response, request)
 
-    def _secrets(self, credential: Credential, request: Request) -> list[str]:
-        """What ``request`` sent that opens the area (its ``Authorization``,
-        ``Cookie`` and the entry's headers; a token and each cookie also
-        alone), and the entry's passwords (a form's, as its last login sent them)."""
-        found = [credential.password, *self._form_secrets.get(credential.key, ())]
-        for name in {*credential.header_names, "Authorization", "Cookie"}:
-            for raw in request.headers.getlist(name):
-                value = raw.decode("latin-1")
-                found += [value, value.partition(" ")[2]]  # "Basic TOKEN": the token too
-                if name == "Cookie":
-                    for pair in value.split(";"):
-                        found += [pair.strip(), pair.partition("=")[2].strip()]
-        return found
+    def _without_secrets(self, credential: Credential, request: Request, response: Response) -> Response:
+        """``response`` with the secrets its request sent out of its body
+        (:func:`_redacted`); IgnoreRequest for a body not in its coding."""
+        secrets = _secrets_sent(credential, request, self._form_secrets.get(credential.key, ()))
+        try:
+            kept, replaced = _redacted(response, secrets, self.maxsize)
+        except ValueError:
+            self.stats.inc_value("auth/undecodable")
+            raise IgnoreRequest(f"{response.url}: a members-only page in a coding this crawler cannot read") from None
+        if replaced:
+            self.stats.inc_value("auth/redacted")
+        return kept
 
     def _logged_out(self, credential: Credential, response: Response) -> bool:
         """A 401, a redirect to the login page, or a page without ``logged_in``."""
@@ -494,6 +472,42 @@ def _site(url: str) -> str | None:
         return site_of(url)
     except ValueError:
         return None
+
+
+def _secrets_sent(credential: Credential, request: Request, form_secrets: Iterable[str]) -> list[str]:
+    """What ``request`` sent that opens the area (its ``Authorization``,
+    ``Cookie`` and the entry's headers; a token and each cookie also
+    alone), and the entry's passwords (a form's, as its last login sent them)."""
+    found = [credential.password, *form_secrets]
+    for name in {*credential.header_names, "Authorization", "Cookie"}:
+        for raw in request.headers.getlist(name):
+            value = raw.decode("latin-1")
+            found += [value, value.partition(" ")[2]]  # "Basic TOKEN": the token too
+            if name == "Cookie":
+                for pair in value.split(";"):
+                    found += [pair.strip(), pair.partition("=")[2].strip()]
+    return found
+
+
+def _redacted(response: Response, secrets: list[str], maxsize: int) -> tuple[Response, bool]:
+    """``response`` with ``secrets`` replaced in its body by ``[redacted]``,
+    decoded first when it came in a content coding (and kept decoded: the
+    archive then holds it so), and whether a secret was there; ValueError
+    for a body not in its coding."""
+    body, headers = response.body, response.headers.copy()
+    codings = _codings(response)
+    if codings:
+        body, left, _ = decode(body, codings, maxsize)
+        if left:
+            raise ValueError(f"unknown content coding {left[-1]!r}")
+        del headers[b"Content-Encoding"]
+    encoding = response.encoding if isinstance(response, TextResponse) else "utf-8"
+    redacted = without_secrets(body, secrets, REDACTED.encode(), encoding)
+    if redacted == response.body:
+        return response, False
+    if b"Content-Length" in headers:
+        headers[b"Content-Length"] = str(len(redacted)).encode()
+    return response.replace(body=redacted, headers=headers), redacted != body
 
 
 def _in_space(url: str, spaces: set[str]) -> bool:
