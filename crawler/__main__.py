@@ -27,7 +27,16 @@ from scrapy import Request
 
 from crawler import settings as defaults
 from crawler.connection import client_for
-from crawler.datadir import OtherFormat, check_format, claim_format, graph_dir, index_dir, pages_files
+from crawler.datadir import (
+    OtherFormat,
+    access_mode,
+    check_format,
+    claim_format,
+    create_with,
+    graph_dir,
+    index_dir,
+    pages_files,
+)
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from crawler.frontier import QUEUED, Frontier, OtherFrontier, encode_request, forget_crawl
 from crawler.monitor import last_finish
@@ -177,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     reset_parser = commands.add_parser("reset", help="forget the crawl")
     reset_parser.add_argument("--all", action="store_true", help="also remove the index")
     args = parser.parse_args(argv)
+    create_with(access_mode(defaults.DATA_DIR_MODE))
     try:
         _check_data_dir(args)
         with open_redis(args.data, args.redis) as (client, server, running):

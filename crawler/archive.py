@@ -292,9 +292,15 @@ def _target(url: str) -> str:
 
 
 def _with_host(url: str, headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The request's headers with the ``Host`` it was sent with: the host and
+    port, never a ``user:password@`` the URL may hold.
+
+    >>> _with_host("http://u:secret@a.test:8080/p", [])
+    [('Host', 'a.test:8080')]
+    """
     if any(name.lower() == "host" for name, _ in headers):
         return list(headers)
-    return [("Host", urlsplit(url).netloc), *headers]
+    return [("Host", urlsplit(url).netloc.rpartition("@")[2]), *headers]
 
 
 def _metadata(fetch: Fetch) -> str:

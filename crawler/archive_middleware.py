@@ -27,6 +27,7 @@ from scrapy.exceptions import NotConfigured
 from crawler.archive import REDACTED, ArchiveWriter, Fetch
 from crawler.datadir import archive_dir
 from crawler.pages import page_settings
+from crawler.urls import without_userinfo
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -69,7 +70,7 @@ def fetch_of(request: Request, response: Response) -> Fetch:
     members_only = bool(meta.get("members_only"))
     secret = _SECRET_REQUEST_HEADERS | {name.lower() for name in meta.get("auth_headers", ())}
     return Fetch(
-        url=request.url,
+        url=without_userinfo(request.url),
         status=response.status,
         headers=_pairs(response.headers, _SECRET_RESPONSE_HEADERS if members_only else frozenset()),
         body=response.body,
@@ -78,7 +79,7 @@ def fetch_of(request: Request, response: Response) -> Fetch:
         protocol=response.protocol or "HTTP/1.1",
         role=role,
         depth=int(meta.get("depth", 0)),
-        redirects=list(meta.get("redirect_urls", ())),
+        redirects=[without_userinfo(url) for url in meta.get("redirect_urls", ())],
         truncated=any(flag in response.flags for flag in _CUT_SHORT),
         members_only=members_only,
     )

@@ -7,7 +7,13 @@ every request loses the headers any entry sets, then gets those of the
 entry whose area holds its URL. It answers Digest challenges, logs in to a
 form once per node and entry and again when a page comes back logged out,
 gives up an entry whose password is wrong, and marks each page fetched with
-credentials ``members_only``.
+credentials ``members_only``. Basic and Digest credentials go, as a
+browser sends them, only where the site has asked for them with a 401
+(:func:`crawler.logins.protection_space`): one key can then name a whole
+site, and only the pages that needed them are marked. A page fetched with credentials that prints
+them back (a debug page echoing the request's headers) loses them before
+anything keeps it: every secret its request sent, and the area's passwords,
+become ``[redacted]`` in its body (:func:`crawler.credentials.without_secrets`).
 
 Design: ARCHITECTURE.md, "Members-only areas" (item 12).
 """
@@ -27,8 +33,9 @@ from scrapy.http.cookies import CookieJar
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet import defer
 
+from crawler.archive import REDACTED
 from crawler.codings import decode
-from crawler.credentials import Credential, Credentials, load, readable_by_others
+from crawler.credentials import Credential, Credentials, load, readable_by_others, without_secrets
 from crawler.logins import (
     Challenge,
     basic_authorization,
@@ -36,6 +43,8 @@ from crawler.logins import (
     digest_challenge,
     logged_in,
     login_form,
+    parse_challenges,
+    protection_space,
 )
 from crawler.sites import site_of
 
@@ -70,6 +79,7 @@ class _Session:
     def __init__(self, credential: Credential) -> None:
         self.credential = credential
         self.challenge: Challenge | None = None
+        self.spaces: set[str] = set()  # Basic, Digest: the paths (and below) the site asked credentials for
         self.nc = 0  # requests answered with the challenge's nonce
         self.jar = CookieJar()
         self.active = False  # logged in (form)
@@ -96,6 +106,7 @@ class AuthMiddleware:
         self.maxsize = maxsize
         self._sessions: dict[str, _Session] = {}
         self._tries: dict[str, int] = {}
+        self._form_secrets: dict[str, tuple[str, ...]] = {}  # an entry's key: what its login form's passwords were
         self._headers = tuple(name.encode("latin-1") for name in sorted(credentials.header_names))
 
     @classmethod
@@ -164,6 +175,8 @@ class AuthMiddleware:
         credential = session.credential
         method = credential.method
         headers = request.headers
+        if method in ("basic", "digest") and not _in_space(request.url, session.spaces):
+            return False  # a 401 of the site's says where they are wanted
         if method == "basic":
             headers[b"Authorization"] = basic_authorization(credential.user, credential.password)
         elif method == "digest":
@@ -210,16 +223,18 @@ class AuthMiddleware:
         meta = request.meta
         login = meta.get("auth_login")
         if login is not None:
-            session = self._sessions.get(login)
-            if session is not None and _site(request.url) == session.credential.site:
-                session.jar.extract_cookies(response, request)
+            self._keep_login_cookies(login, request, response)
             return response
         credential = self.credentials.for_url(request.url)
+        if credential is not None and meta.get("members_only"):
+            response = self._without_secrets(credential, request, response)
         if credential is None or meta.get("robots_txt") and credential.method == "form":
             return response
         session = self._session(credential)
         if credential.method == "digest":
             return self._digest(session, request, response)
+        if credential.method == "basic" and response.status == 401 and not meta.get("members_only"):
+            return self._basic_challenge(session, request, response)
         if not meta.get("members_only"):
             return response
         if credential.method == "form":
@@ -238,6 +253,7 @@ class AuthMiddleware:
         challenge = digest_challenge(value.decode("latin-1") for value in response.headers.getlist(b"WWW-Authenticate"))
         if challenge is not None and (not request.meta.get("members_only") or challenge.stale):
             session.challenge, session.nc = challenge, 0
+            session.spaces.add(protection_space(request.url))
             self.stats.inc_value("auth/challenged")
             again = self._again(request)
             if again is not None:
@@ -248,6 +264,23 @@ class AuthMiddleware:
             if challenge is not None
             else "the site asks for no Digest authentication this crawler can answer",
         )
+        return response
+
+    def _basic_challenge(self, session: _Session, request: Request, response: Response) -> Request | Response:
+        """A 401 to a request sent without credentials: a Basic challenge
+        opens its protection space to them, and the request goes again;
+        any other 401 (a challenge of another scheme) is the page's answer."""
+        challenges = parse_challenges(
+            value.decode("latin-1") for value in response.headers.getlist(b"WWW-Authenticate")
+        )
+        if not any(scheme == "basic" for scheme, _ in challenges):
+            return response
+        session.spaces.add(protection_space(request.url))
+        self.stats.inc_value("auth/challenged")
+        again = self._again(request)
+        if again is not None:
+            return again
+        self._count_failed(session, "the site keeps asking for credentials (401)")
         return response
 
     def _form(self, session: _Session, request: Request, response: Response) -> Request | Response:
@@ -264,6 +297,25 @@ class AuthMiddleware:
             return again
         self._count_failed(session, "its pages come back logged out after a login")
         raise IgnoreRequest(f"logged out of {session.credential.key}")
+
+    def _keep_login_cookies(self, login: str, request: Request, response: Response) -> None:
+        """The cookies a login exchange set, into its entry's jar (from its own site only)."""
+        session = self._sessions.get(login)
+        if session is not None and _site(request.url) == session.credential.site:
+            session.jar.extract_cookies(response, request)
+
+    def _without_secrets(self, credential: Credential, request: Request, response: Response) -> Response:
+        """``response`` with the secrets its request sent out of its body
+        (:func:`_redacted`); IgnoreRequest for a body not in its coding."""
+        secrets = _secrets_sent(credential, request, self._form_secrets.get(credential.key, ()))
+        try:
+            kept, replaced = _redacted(response, secrets, self.maxsize)
+        except ValueError:
+            self.stats.inc_value("auth/undecodable")
+            raise IgnoreRequest(f"{response.url}: a members-only page in a coding this crawler cannot read") from None
+        if replaced:
+            self.stats.inc_value("auth/redacted")
+        return kept
 
     def _logged_out(self, credential: Credential, response: Response) -> bool:
         """A 401, a redirect to the login page, or a page without ``logged_in``."""
@@ -282,14 +334,8 @@ class AuthMiddleware:
             or b"html" not in (response.headers.get(b"Content-Type") or b"text/html").lower()
         ):
             return False
-        codings = [
-            part.strip().lower()
-            for value in response.headers.getlist(b"Content-Encoding")
-            for part in value.decode("latin-1").split(",")
-            if part.strip()
-        ]
         try:
-            body, left, _ = decode(response.body, codings, self.maxsize)
+            body, left, _ = decode(response.body, _codings(response), self.maxsize)
         except ValueError:
             return False  # the crawl's decoder will say what is wrong with it
         if left:
@@ -369,6 +415,7 @@ class AuthMiddleware:
         form = login_form(response.text, response.url, credential.fields)
         if form is None:
             return f"its login page {credential.login_url} has no login form"
+        self._form_secrets[credential.key] = form.secrets
         if form.method != "POST":
             return "its login form would send the password in a URL (method GET)"
         if _site(form.action) != credential.site:
@@ -425,6 +472,58 @@ def _site(url: str) -> str | None:
         return site_of(url)
     except ValueError:
         return None
+
+
+def _secrets_sent(credential: Credential, request: Request, form_secrets: Iterable[str]) -> list[str]:
+    """What ``request`` sent that opens the area (its ``Authorization``,
+    ``Cookie`` and the entry's headers; a token and each cookie also
+    alone), and the entry's passwords (a form's, as its last login sent them)."""
+    found = [credential.password, *form_secrets]
+    for name in {*credential.header_names, "Authorization", "Cookie"}:
+        for raw in request.headers.getlist(name):
+            value = raw.decode("latin-1")
+            found += [value, value.partition(" ")[2]]  # "Basic TOKEN": the token too
+            if name == "Cookie":
+                for pair in value.split(";"):
+                    found += [pair.strip(), pair.partition("=")[2].strip()]
+    return found
+
+
+def _redacted(response: Response, secrets: list[str], maxsize: int) -> tuple[Response, bool]:
+    """``response`` with ``secrets`` replaced in its body by ``[redacted]``,
+    decoded first when it came in a content coding (and kept decoded: the
+    archive then holds it so), and whether a secret was there; ValueError
+    for a body not in its coding."""
+    body, headers = response.body, response.headers.copy()
+    codings = _codings(response)
+    if codings:
+        body, left, _ = decode(body, codings, maxsize)
+        if left:
+            raise ValueError(f"unknown content coding {left[-1]!r}")
+        del headers[b"Content-Encoding"]
+    encoding = response.encoding if isinstance(response, TextResponse) else "utf-8"
+    redacted = without_secrets(body, secrets, REDACTED.encode(), encoding)
+    if redacted == response.body:
+        return response, False
+    if b"Content-Length" in headers:
+        headers[b"Content-Length"] = str(len(redacted)).encode()
+    return response.replace(body=redacted, headers=headers), redacted != body
+
+
+def _in_space(url: str, spaces: set[str]) -> bool:
+    """Whether ``url``'s path is at or below one of ``spaces``."""
+    path = urlsplit(url).path or "/"
+    return any(path.startswith(space) for space in spaces)
+
+
+def _codings(response: Response) -> list[str]:
+    """The content codings ``Content-Encoding`` lists, in the order applied."""
+    return [
+        part.strip().lower()
+        for value in response.headers.getlist(b"Content-Encoding")
+        for part in value.decode("latin-1").split(",")
+        if part.strip()
+    ]
 
 
 def _target(url: str) -> str:

@@ -13,25 +13,62 @@ client arguments as scrapy-redis reads them (``{"socket_timeout": 10,
 scrapy-redis' own factory. They go over Lantern's defaults, not
 scrapy-redis': its ``retry_on_timeout`` would send a command again after a
 timeout, and a frontier script that ran but whose answer was lost must not
-run twice. A ``db`` the URL does not name itself goes into the URL the other
-programs are given (:func:`with_db`); credentials belong in the URL.
+run twice. A ``db``, ``username`` or ``password`` the URL does not name
+itself goes into the URL the other programs are given (:func:`with_db`,
+:func:`with_credentials`).
+
+That URL may carry a password, so it never goes on a command line (any local
+user reads ``/proc/PID/cmdline``) nor, whole, into a message: a program of a
+crawl hands it to another in the environment variable :data:`URL_VARIABLE`,
+and a Redis that cannot be reached is said in one line with the password
+redacted (:class:`RedisUnreachable`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from redis.cluster import ClusterNode, RedisCluster
 from scrapy.utils.misc import load_object
 from scrapy_redis.connection import get_redis
 
+from crawler.console import redacted
 from crawler.partitions import Partitions
 
-__all__ = ["client_for", "cluster_url", "is_cluster", "partitions_of", "redis_params", "with_db", "CLUSTER_SCHEME"]
+__all__ = [
+    "client_for",
+    "cluster_url",
+    "is_cluster",
+    "partitions_of",
+    "redis_params",
+    "with_credentials",
+    "with_db",
+    "CLUSTER_SCHEME",
+    "RedisUnreachable",
+    "URL_VARIABLE",
+]
 
 CLUSTER_SCHEME = "redis+cluster://"
+#: The environment variable in which a crawl gives its Redis URL to the indexer it starts.
+URL_VARIABLE = "LANTERN_REDIS_URL"
+
+
+class RedisUnreachable(RuntimeError):
+    """Redis does not answer, or refuses the credentials: said in one line,
+    the password redacted from the URL and from the error alike.
+
+    >>> str(RedisUnreachable("redis://:s3cret@r:6379/0", OSError("s3cret refused")))
+    'cannot reach Redis at redis://:***@r:6379/0: *** refused'
+    """
+
+    def __init__(self, url: str, error: BaseException) -> None:
+        password = urlsplit(url).password
+        said = " ".join(str(error).split())
+        if password:
+            said = said.replace(unquote(password), "***").replace(password, "***")
+        super().__init__(f"cannot reach Redis at {redacted(url)}: {said or type(error).__name__}")
 
 
 def cluster_url(nodes: str) -> str:
@@ -105,6 +142,27 @@ def with_db(url: str, params: Mapping[str, Any]) -> str:
     if parts.scheme == "unix":
         return f"{url}{'&' if parts.query else '?'}db={int(db)}"
     return parts._replace(path=f"/{int(db)}").geturl()
+
+
+def with_credentials(url: str, params: Mapping[str, Any]) -> str:
+    """``url`` with the ``username`` and ``password`` ``params`` give, when it
+    names none itself: the indexer a crawl starts reaches Redis as the crawl does.
+
+    >>> with_credentials("redis://r:6379/0", {"password": "p@ss", "db": 2})
+    'redis://:p%40ss@r:6379/0'
+    >>> with_credentials("unix:///run/redis.sock?db=0", {"username": "crawl", "password": "pw"})
+    'unix://crawl:pw@/run/redis.sock?db=0'
+    >>> with_credentials("redis+cluster://a:7000,b:7001", {"password": "pw"})
+    'redis+cluster://:pw@a:7000,b:7001'
+    >>> with_credentials("redis://u:given@r:6379", {"password": "other"}), with_credentials("redis://r", {})
+    ('redis://u:given@r:6379', 'redis://r')
+    """
+    username, password = params.get("username"), params.get("password")
+    scheme, _, rest = url.partition("://")
+    if not (username or password) or "@" in rest.split("/", 1)[0]:
+        return url
+    userinfo = quote(str(username or ""), safe="") + (f":{quote(str(password), safe='')}" if password else "")
+    return f"{scheme}://{userinfo}@{rest}"
 
 
 def client_for(url: str, timeout: float = 30, **params: Any) -> Any:

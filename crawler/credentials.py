@@ -13,6 +13,7 @@ Design: ARCHITECTURE.md, "Members-only areas" (item 12).
 
 from __future__ import annotations
 
+import html
 import ipaddress
 import json
 import os
@@ -39,6 +40,7 @@ __all__ = [
     "looks_like_logout",
     "parse",
     "readable_by_others",
+    "without_secrets",
 ]
 
 METHODS = ("basic", "digest", "form", "header", "cookie")
@@ -56,6 +58,8 @@ _HEADER_NAME = re.compile(rf"{TOKEN}\Z")
 _COOKIE_NAME = re.compile(rf"{TOKEN}\Z")
 _COOKIE_VALUE = re.compile(r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*\Z")  # RFC 6265 cookie-octet
 _FIELD_VALUE = re.compile(r"[^\x00-\x08\x0a-\x1f\x7f]*\Z")  # no control characters but tab
+# Shorter values are not looked for in a page: replacing them would mangle its text.
+_SHORTEST_SECRET = 4
 # A URL that logs out: never sent a session (the crawl would end its own).
 _LOGOUT = re.compile(r"(?i)(?:^|[/_.\-=?&])(?:log|sign)[_\-]?(?:out|off)(?:$|[/_.\-?&=;])")
 
@@ -160,6 +164,30 @@ class Credentials:
 
 def _same_path(url: str, other: str) -> bool:
     return urlsplit(url).path == urlsplit(other).path
+
+
+def without_secrets(body: bytes, secrets: Iterable[str], replacement: bytes, encoding: str = "utf-8") -> bytes:
+    """``body`` with each secret (of 4 characters or more) replaced, as written
+    and as HTML writes it, in UTF-8 and in the body's ``encoding``; the
+    longest first, so a secret that holds another goes whole.
+
+    >>> without_secrets(b"<p>Authorization: Basic bTpw</p><p>sid=a&amp;bc</p>", ["Basic bTpw", "bTpw", "a&bc", "no"],
+    ...                 b"[redacted]")
+    b'<p>Authorization: [redacted]</p><p>sid=[redacted]</p>'
+    """
+    found: set[bytes] = set()
+    for secret in secrets:
+        if len(secret) < _SHORTEST_SECRET:
+            continue
+        for text in (secret, html.escape(secret, quote=True), html.escape(secret, quote=False)):
+            for codec in ("utf-8", encoding):
+                try:
+                    found.add(text.encode(codec))
+                except (LookupError, UnicodeError):
+                    continue
+    for written in sorted(found, key=len, reverse=True):
+        body = body.replace(written, replacement)
+    return body
 
 
 def looks_like_logout(url: str) -> bool:

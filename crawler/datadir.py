@@ -24,7 +24,9 @@ lies inside a part belongs to the module named beside it.
 ===========================================  =====================================================================
 
 The crawl writes ``redis/``, ``archive/`` and ``reports/``; the indexer
-writes :data:`INDEXER_PARTS` and ``purged.txt``; search only reads.  What
+writes :data:`INDEXER_PARTS` and ``purged.txt``; search only reads. Each
+program that writes creates what it writes for the owner only, unless
+``DATA_DIR_MODE`` says otherwise (:func:`create_with`).  What
 each part holds, for a user: docs/indexing.md, "The data directory".
 :func:`claim_format` records :data:`DATA_FORMAT` in a new directory's
 ``format`` (:func:`stamp_format` after a rebuild), :func:`check_format`
@@ -56,7 +58,9 @@ __all__ = [
     "OtherFormat",
     "archive_dir",
     "check_format",
+    "access_mode",
     "claim_format",
+    "create_with",
     "format_path",
     "graph_dir",
     "index_dir",
@@ -147,6 +151,34 @@ def rebuild_old_dir(data_dir: PathLike, pid: int) -> Path:
 
 def format_path(data_dir: PathLike) -> Path:
     return Path(data_dir) / FORMAT_FILE
+
+
+def access_mode(value: int | str) -> int:
+    """``DATA_DIR_MODE`` as a number (``-s`` gives it as octal text); ValueError
+    for a mode that would keep the owner out of the directory.
+
+    >>> oct(access_mode(0o700)), oct(access_mode("0o750")), oct(access_mode("750"))
+    ('0o700', '0o750', '0o750')
+    >>> access_mode("640")
+    Traceback (most recent call last):
+    ...
+    ValueError: DATA_DIR_MODE must give the owner read, write and execute (0o7..), not '640'
+    """
+    try:
+        mode = value if isinstance(value, int) else int(str(value).strip(), 8)
+    except ValueError:
+        mode = -1
+    if not 0 <= mode <= 0o777 or mode & 0o700 != 0o700:
+        raise ValueError(f"DATA_DIR_MODE must give the owner read, write and execute (0o7..), not {value!r}")
+    return mode
+
+
+def create_with(mode: int) -> None:
+    """From now on, this process and those it starts (the embedded Redis,
+    the indexer beside the crawl) create directories with at most ``mode``
+    and files with at most its read and write bits: the umask, as Whoosh,
+    SQLite and redis-server create their files themselves."""
+    os.umask(0o777 & ~mode)
 
 
 class OtherFormat(RuntimeError):

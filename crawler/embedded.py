@@ -17,16 +17,21 @@ hold the data directory hostage:
 
 Other processes (the indexer, ``python -m crawler status``) attach to a
 running server through :func:`socket_url` instead of starting their own.
+The socket is ``DATA_DIR/redis/redis.sock``; a data directory whose path
+leaves no room for that in a unix socket address has it in a private
+directory of its own under the temporary directory (``mkdtemp``: mode
+0700, a name no other user can guess and take first), whose path the owner
+records in ``DATA_DIR/redis/socket``.
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
-import hashlib
 import importlib.util
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -49,6 +54,9 @@ _START_TIMEOUT = 20.0
 _STOP_TIMEOUT = 30.0
 # Where the server keeps its data ("appendonly yes" below, its default file name).
 _APPEND_ONLY_FILE = "appendonly.aof"
+# Where the owner records the socket it made outside the directory.
+_SOCKET_RECORD = "socket"
+_PRIVATE_PREFIX = "lantern-redis-"
 
 
 class DataDirBusy(RuntimeError):
@@ -73,19 +81,38 @@ def redis_server_binary() -> str:
     return str(binary)
 
 
+def _fits(path: Path) -> bool:
+    return len(str(path)) <= _MAX_SOCKET_PATH
+
+
 def _socket_path(directory: Path) -> Path:
-    """Where the server listens: inside the directory when the path fits."""
-    path = directory / "redis.sock"
-    if len(str(path)) <= _MAX_SOCKET_PATH:
-        return path
-    digest = hashlib.md5(str(directory).encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"lantern-{digest}.sock"
+    """Where the server of ``directory`` listens: inside it when the path
+    fits, else where its owner recorded (that path, inside, if none did:
+    there is no server to reach)."""
+    inside = directory / "redis.sock"
+    if _fits(inside):
+        return inside
+    try:
+        return Path((directory / _SOCKET_RECORD).read_text().strip() or inside)
+    except OSError:
+        return inside
 
 
 def socket_url(data_dir: str | os.PathLike[str]) -> str:
     """The ``unix://`` URL of the embedded server of ``data_dir``."""
     directory = redis_dir(Path(data_dir).resolve())
     return f"unix://{_socket_path(directory)}?db=0"
+
+
+def _remove_private(socket: Path) -> None:
+    """Remove the private directory a server's socket was made in, if it is one of ours."""
+    parent = socket.parent
+    try:
+        ours = parent.name.startswith(_PRIVATE_PREFIX) and parent.stat().st_uid == os.getuid()
+    except OSError:
+        return
+    if ours:
+        shutil.rmtree(parent, ignore_errors=True)
 
 
 def has_saved_state(data_dir: str | os.PathLike[str]) -> bool:
@@ -119,10 +146,13 @@ class EmbeddedRedis:
 
     def __init__(self, data_dir: str | os.PathLike[str]) -> None:
         self.directory = redis_dir(Path(data_dir).resolve())
-        self.socket = _socket_path(self.directory)
-        self.url = f"unix://{self.socket}?db=0"
+        self.socket = self.directory / "redis.sock"  # until start() places it
         self._process: subprocess.Popen[bytes] | None = None
         self._lock_fd: int | None = None
+
+    @property
+    def url(self) -> str:
+        return f"unix://{self.socket}?db=0"
 
     @property
     def running(self) -> bool:
@@ -141,8 +171,10 @@ class EmbeddedRedis:
         self._acquire_lock()
         try:
             self._recover_stale()
+            self._place_socket()
             self._spawn()
         except BaseException:
+            self._forget_socket()
             self._release_lock()
             raise
         return self.url
@@ -152,6 +184,8 @@ class EmbeddedRedis:
         process, self._process = self._process, None
         if process is not None and process.poll() is None:
             self._shutdown(process.pid, lambda: process.wait(_STOP_TIMEOUT))
+        if process is not None:
+            self._forget_socket()
         self._release_lock()
 
     def __enter__(self) -> EmbeddedRedis:
@@ -192,7 +226,34 @@ class EmbeddedRedis:
             logger.warning("Stopping an orphaned embedded Redis server (pid %d)", pid)
             self._shutdown(pid, lambda: self._wait_gone(pid))
         pidfile.unlink(missing_ok=True)
-        self.socket.unlink(missing_ok=True)
+        recorded = _socket_path(self.directory)
+        if _fits(recorded):
+            recorded.unlink(missing_ok=True)
+        else:
+            _remove_private(recorded)
+            (self.directory / _SOCKET_RECORD).unlink(missing_ok=True)
+
+    def _forget_socket(self) -> None:
+        """Remove the private directory of a socket placed outside, and its record."""
+        if self.socket.parent != self.directory:
+            _remove_private(self.socket)
+            (self.directory / _SOCKET_RECORD).unlink(missing_ok=True)
+
+    def _place_socket(self) -> None:
+        """The socket inside the directory when its path fits a unix socket
+        address; else in a private directory made for it, recorded for the
+        other programs in ``DATA_DIR/redis/socket``."""
+        self.socket = self.directory / "redis.sock"
+        if _fits(self.socket):
+            return
+        self.socket = Path(tempfile.mkdtemp(prefix=_PRIVATE_PREFIX)) / "redis.sock"
+        if not _fits(self.socket):
+            _remove_private(self.socket)
+            raise RuntimeError(
+                f"no room for the embedded Redis server's socket: {self.directory} and the temporary "
+                f"directory {tempfile.gettempdir()} both have long paths; set TMPDIR to a shorter one"
+            )
+        (self.directory / _SOCKET_RECORD).write_text(f"{self.socket}\n")
 
     def _spawn(self) -> None:
         config = self.directory / "redis.conf"

@@ -29,7 +29,16 @@ import redis
 from scrapy import Request, signals
 
 from crawler import settings as defaults
-from crawler.connection import client_for, cluster_url, is_cluster, piped, redis_params, with_db
+from crawler.connection import (
+    RedisUnreachable,
+    client_for,
+    cluster_url,
+    is_cluster,
+    piped,
+    redis_params,
+    with_credentials,
+    with_db,
+)
 from crawler.datadir import claim_format
 from crawler.embedded import EmbeddedRedis
 from crawler.fingerprints import simhash_blocks
@@ -277,17 +286,17 @@ def connect(settings: BaseSettings) -> tuple[Any, str, EmbeddedRedis | None]:
     params: dict[str, Any] = {}
     if url:
         params = redis_params(settings)
-        url = with_db(url, params)
+        url = with_credentials(with_db(url, params), params)
     else:
         server = EmbeddedRedis(settings.get("DATA_DIR"))
         url = server.start()
     try:
         client = client_for(url, **params)
         client.ping()
-    except (redis.ConnectionError, redis.exceptions.RedisClusterException, TypeError) as exc:
+    except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, TypeError, ValueError) as exc:
         if server is not None:
             server.stop()
-        raise RuntimeError(f"cannot reach Redis at {url}: {exc}") from exc
+        raise RedisUnreachable(url, exc) from None
     return client, url, server
 
 

@@ -15,6 +15,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import lxml.etree
 import lxml.html
@@ -30,6 +31,7 @@ __all__ = [
     "logged_in",
     "login_form",
     "parse_challenges",
+    "protection_space",
 ]
 
 #: An HTTP token (RFC 9110 5.6.2): a header's, an authentication scheme's or parameter's name.
@@ -58,11 +60,14 @@ def logged_in(html: str, marker: str) -> bool:
 
 @dataclass(frozen=True)
 class LoginForm:
-    """What submitting a login form sends: where, how, and its fields."""
+    """What submitting a login form sends: where, how, and its fields;
+    ``secrets``, the values given for its password inputs (all given values
+    when it has none): what a page of the area must never be kept showing."""
 
     action: str
     method: str
     data: tuple[tuple[str, str], ...] = field(repr=False)
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
 
 def login_form(html: str, url: str, fields: Iterable[tuple[str, str]]) -> LoginForm | None:
@@ -74,8 +79,8 @@ def login_form(html: str, url: str, fields: Iterable[tuple[str, str]]) -> LoginF
     >>> form = login_form('<form action="/in" method=post><input type=hidden name=t value=7>'
     ...                   '<input name=user><input type=password name=pw><button name=go value=1>Go</button>'
     ...                   '</form>', "http://a.test/login", [("user", "u"), ("pw", "p")])
-    >>> form.action, form.method, [name for name, _ in form.data]
-    ('http://a.test/in', 'POST', ['t', 'user', 'pw', 'go'])
+    >>> form.action, form.method, [name for name, _ in form.data], form.secrets
+    ('http://a.test/in', 'POST', ['t', 'user', 'pw', 'go'], ('p',))
     """
     fields = list(fields)
     try:
@@ -89,7 +94,9 @@ def login_form(html: str, url: str, fields: Iterable[tuple[str, str]]) -> LoginF
     data = [(name, value) for name, value in chosen.form_values() if name not in wanted]
     data += fields
     data += _submit_button(chosen)
-    return LoginForm(chosen.action or url, (chosen.method or "GET").upper(), tuple(data))
+    passwords = {control.name for control in chosen.inputs if (control.get("type") or "").lower() == "password"}
+    secrets = tuple(value for name, value in fields if name in passwords or not passwords)
+    return LoginForm(chosen.action or url, (chosen.method or "GET").upper(), tuple(data), secrets)
 
 
 def _login_form_of(forms: list[lxml.html.FormElement], wanted: set[str]) -> lxml.html.FormElement | None:
@@ -146,6 +153,20 @@ _PREFERENCE = ("SHA-256", "SHA-256-SESS", "MD5", "MD5-SESS")
 _SCHEME = re.compile(rf"\s*({TOKEN})")
 _PARAM = re.compile(rf'\s*({TOKEN})\s*=\s*(?:"((?:[^"\\]|\\.)*)"|({TOKEN}))\s*')
 _TOKEN68 = re.compile(r"\s*[A-Za-z0-9\-._~+/]+=*\s*(?=,|$)")
+
+
+def protection_space(url: str) -> str:
+    """The paths a 401 challenge to ``url`` is taken to cover, as browsers
+    take it (RFC 7617 2.2): those at or below the directory of its path.
+    Credentials go to them only once the site has asked for them there.
+
+    >>> protection_space("http://a.test/members/report.html"), protection_space("http://a.test/m/?q=1")
+    ('/members/', '/m/')
+    >>> protection_space("http://a.test")
+    '/'
+    """
+    path = urlsplit(url).path or "/"
+    return path[: path.rfind("/") + 1]
 
 
 def parse_challenges(values: Iterable[str]) -> list[tuple[str, dict[str, str]]]:

@@ -1,4 +1,5 @@
-"""Downloader middlewares: who we are, and which site a request belongs to."""
+"""Downloader middlewares: who we are, which site a request belongs to, and
+no password a redirect names."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ from typing import TYPE_CHECKING
 
 from crawler.httpdate import parse_http_date
 from crawler.sites import site_of
+from crawler.urls import has_userinfo, without_userinfo
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from scrapy.statscollectors import StatsCollector
 
-__all__ = ["IdentityMiddleware", "SiteSlotMiddleware", "retry_after_seconds"]
+__all__ = ["IdentityMiddleware", "RedirectUserinfoMiddleware", "SiteSlotMiddleware", "retry_after_seconds"]
 
 
 def retry_after_seconds(value: bytes | str | None, now: float | None = None) -> float | None:
@@ -33,6 +37,33 @@ def retry_after_seconds(value: bytes | str | None, now: float | None = None) -> 
     if when is None:
         return None
     return max(0.0, when - (time.time() if now is None else now))
+
+
+class RedirectUserinfoMiddleware:
+    """Drops the ``user:password@`` a redirect's ``Location`` names, counted
+    as ``redirect/credentials_in_location``.
+
+    Placed before the archive on the way in: the redirect that follows, the
+    frontier, the archive and the log never hold the password (a link on a
+    page loses it in canonicalization, :func:`crawler.urls.has_userinfo`).
+    """
+
+    def __init__(self, stats: StatsCollector) -> None:
+        self.stats = stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RedirectUserinfoMiddleware:
+        assert crawler.stats is not None
+        return cls(crawler.stats)
+
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+        location = response.headers.get(b"Location")
+        if location and 300 <= response.status < 400:
+            target = location.decode("latin-1")
+            if has_userinfo(target):
+                response.headers[b"Location"] = without_userinfo(target).encode("latin-1")
+                self.stats.inc_value("redirect/credentials_in_location")
+        return response
 
 
 class IdentityMiddleware:

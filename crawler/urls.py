@@ -42,9 +42,11 @@ __all__ = [
     "calendar_years",
     "canonicalize",
     "fingerprint",
+    "has_userinfo",
     "percent_normalizer",
     "trap_reason",
     "url_pattern",
+    "without_userinfo",
 ]
 
 
@@ -77,6 +79,35 @@ def _split(url: str) -> _Parts:
     if "\t" in url or "\n" in url or "\r" in url:
         url = url.translate(_TAB_NEWLINE)
     return _URI_RE.match(url).groups(default=None)  # type: ignore[union-attr,return-value]
+
+
+def has_userinfo(url: str) -> bool:
+    """Whether ``url`` names a user (and maybe a password) before its host:
+    :func:`canonicalize` drops it; the crawl counts the links that had one.
+
+    >>> has_userinfo("http://user:secret@a.test/"), has_userinfo("/p@ge"), has_userinfo("mailto:x@a.test")
+    (True, False, False)
+    """
+    return "@" in url and "@" in (_split(url)[1] or "")
+
+
+def without_userinfo(url: str) -> str:
+    """``url`` without the user and password before its host, otherwise as written.
+
+    >>> without_userinfo("http://user:secret@a.test:8080/p?q#f"), without_userinfo("//u@a.test/@x")
+    ('http://a.test:8080/p?q#f', '//a.test/@x')
+    """
+    if not has_userinfo(url):
+        return url
+    scheme, authority, path, query, fragment = _split(url)
+    return (
+        ("" if scheme is None else scheme + ":")
+        + "//"
+        + (authority or "").rpartition("@")[2]
+        + path
+        + ("" if query is None else "?" + query)
+        + ("" if fragment is None else "#" + fragment)
+    )
 
 
 def _remove_dot_segments(path: str) -> str:
@@ -431,11 +462,11 @@ class UrlPolicy:
         if not authority:
             raise ValueError(f"{scheme} URL without a host: {_show(url)}")
 
-        userinfo, _, hostport = authority.rpartition("@")
+        # The userinfo goes (RFC 9110 4.2.4: not to be sent, and a secret
+        # when there is one): it never reaches the frontier, the index or a report.
+        _, _, hostport = authority.rpartition("@")
         host, port = _split_host_port(hostport, url)
         netloc = _canonical_host(host, url, self.drop_www) + _canonical_port(port, scheme, url)
-        if userinfo:  # kept, case and all; an empty "@" says nothing
-            netloc = _normalize_userinfo(userinfo) + "@" + netloc
 
         if path:
             path = _normalize_path(path)  # before dots: %2E is "."

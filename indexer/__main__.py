@@ -12,7 +12,9 @@
                                                            from DIR/archive (no network, no Redis)
     python -m indexer --data DIR stats [--json]           what the index holds
 
-Without ``--redis`` the indexer uses the embedded Redis server of ``DIR``
+Without ``--redis`` the indexer reads the URL from the environment variable
+``LANTERN_REDIS_URL`` (:data:`crawler.connection.URL_VARIABLE`: a password
+kept off the command line), else uses the embedded Redis server of ``DIR``
 (:func:`_connect`); the loop that drains the queue, and why stopping it
 loses nothing, is :mod:`indexer.drain`.  Each command and option, and the
 indexer beside a crawl: docs/indexing.md, "The indexer".
@@ -24,6 +26,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
@@ -34,9 +37,10 @@ from pathlib import Path
 import redis
 
 from crawler import settings as defaults
-from crawler.connection import client_for
+from crawler.connection import URL_VARIABLE, RedisUnreachable, client_for
+from crawler.console import redacted
 from crawler.cores import free_cores
-from crawler.datadir import OtherFormat, check_format, index_dir, purged_path
+from crawler.datadir import OtherFormat, access_mode, check_format, create_with, index_dir, purged_path
 from crawler.disk import FULL_DISK_STATUS, disk_full
 from crawler.embedded import DataDirBusy, EmbeddedRedis, has_saved_state, socket_url
 from crawler.personalization import parse_personalization
@@ -63,8 +67,11 @@ def _connect(data_dir: Path, url: str | None) -> Iterator[redis.Redis | None]:
     when ``data_dir`` has never had a crawl.
     """
     if url is not None:
-        client = client_for(url)
-        client.ping()
+        try:
+            client = client_for(url)
+            client.ping()
+        except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, ValueError) as exc:
+            raise RedisUnreachable(url, exc) from None
         yield client
         return
     client = redis.Redis.from_url(socket_url(data_dir), socket_timeout=30)
@@ -86,7 +93,19 @@ def _connect(data_dir: Path, url: str | None) -> Iterator[redis.Redis | None]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m indexer", description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
-    parser.add_argument("--redis", help="Redis URL of the crawl (default: the embedded server of --data)")
+    parser.add_argument(
+        "--redis",
+        default=os.environ.get(URL_VARIABLE) or None,
+        help=f"Redis URL of the crawl (default: ${URL_VARIABLE}, else the embedded server of --data)",
+    )
+    parser.add_argument(
+        "--data-mode",
+        type=_data_mode,
+        default=access_mode(defaults.DATA_DIR_MODE),
+        metavar="MODE",
+        help=f"who may read what is written in --data: its directories' mode, its files' without the "
+        f"execute bits (default: DATA_DIR_MODE, {oct(defaults.DATA_DIR_MODE)}: the owner only)",
+    )
     parser.add_argument("--queue", default="web:items", help="item queue key (default: web:items)")
     parser.add_argument("--follow", action="store_true", help="keep draining until stopped")
     parser.add_argument(
@@ -130,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
 
     data_dir = Path(args.data)
+    create_with(args.data_mode)
     if (args.command == "purge") != bool(args.targets):
         parser.error("purge takes URL_OR_SITE arguments (and only purge does)")
     if args.command == "rebuild":  # a directory of any format: that is what it is for
@@ -156,9 +176,9 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             return _index(data_dir, client, args, stop)
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, ValueError) as exc:
-        print(f"indexer: cannot reach Redis at {args.redis or data_dir}: {exc}", file=sys.stderr)
+        print(f"indexer: {RedisUnreachable(args.redis or str(data_dir), exc)}", file=sys.stderr)
         return 2
-    except (IndexBusy, QueueBusy, DataDirBusy, ShardFailed) as exc:
+    except (IndexBusy, QueueBusy, DataDirBusy, ShardFailed, RedisUnreachable) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
 
@@ -181,6 +201,13 @@ def _stats(data_dir: Path, as_json: bool) -> int:
 def _personalization(text: str) -> dict[str, float]:
     try:
         return parse_personalization(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _data_mode(text: str) -> int:
+    try:
+        return access_mode(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -308,7 +335,7 @@ def _publish(data_dir: Path, url: str | None, key: str, lines: list[str]) -> str
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError) as exc:
         if url:
             print(
-                f"indexer: cannot tell the crawl at {url} ({exc}); its nodes read "
+                f"indexer: cannot tell the crawl at {redacted(url)} ({exc}); its nodes read "
                 f"{purged_path(data_dir)} only when they start",
                 file=sys.stderr,
             )

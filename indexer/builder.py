@@ -337,7 +337,7 @@ class IndexBuilder:
 
     @staticmethod
     def _anchor_document(
-        url: str, anchors: str, sources: int, crawled: bool, lang: str, doctype: str, members_only: bool
+        url: str, anchors: str, sources: int, crawled: bool, lang: str, doctype: str, members_only: bool, shown: str
     ) -> dict[str, Any]:
         """The anchor document of ``url``: the text of the links to it, and,
         for a page never fetched, what to show for it (its commonest anchor
@@ -346,7 +346,12 @@ class IndexBuilder:
         on Python's documentation, 3,600 links to a bug tracker and source
         files made a third of the anchor index's terms). The page's language,
         type and members-only mark are repeated, so the filters on them keep
-        or drop the URL whichever of its documents a query matched."""
+        or drop the URL whichever of its documents a query matched.
+
+        ``shown`` is the anchor text to show: that of the links on public
+        pages. A page never fetched that only members' pages link to is
+        marked members-only itself, its anchor text shown as a members'
+        page's text is (search limits its snippet)."""
         host = host_of(url)
         document = {
             fields.URL: url,
@@ -362,8 +367,10 @@ class IndexBuilder:
         if members_only:
             document[fields.ACCESS] = fields.MEMBERS
         if not crawled:
-            document[fields.LABEL] = Counter(anchors.split("\n")).most_common(1)[0][0] if anchors else url
-            document[fields.LINKED] = anchors
+            document[fields.LABEL] = Counter(shown.split("\n")).most_common(1)[0][0] if shown else url
+            document[fields.LINKED] = shown
+            if members_only:
+                document[fields.MEMBERS_ONLY] = True
         return document
 
     def personalization(self) -> dict[str, float]:
@@ -403,6 +410,7 @@ class IndexBuilder:
         pages."""
         aliases = self.store.aliases()
         crawled = self.store.urls()
+        members = self.store.members_only()
         gone = self.store.gone()
         purged = self._purged()
         if targets is None:
@@ -421,6 +429,8 @@ class IndexBuilder:
                 continue
             state.inbound[target].append(text)
             state.sources[target].add(source)
+            if source not in members:
+                state.public[target].append(text)
         return state
 
     def _write_anchors(self, state: _AnchorState, urls: Iterable[str] | None = None) -> int:
@@ -444,12 +454,15 @@ class IndexBuilder:
             crawled = url in state.crawled
             linking = len(state.sources[url])
             lang, kind, members_only = marks.get(url, ("", "", False))
+            public = state.public.get(url)
+            shown = anchor_text(public) if public else anchors
+            members_only = members_only or not crawled and not public  # only members' pages link to it
             doctype = document_type(kind, url)
-            digest = _digest(f"{anchors}\n{linking}\n{crawled}\n{lang}\n{doctype}\n{members_only}")
+            digest = _digest(f"{anchors}\n{linking}\n{crawled}\n{lang}\n{doctype}\n{members_only}\n{shown}")
             if indexed.get(url) == digest:
                 continue
             self.parts.update_anchor(
-                url, self._anchor_document(url, anchors, linking, crawled, lang, doctype, members_only)
+                url, self._anchor_document(url, anchors, linking, crawled, lang, doctype, members_only, shown)
             )
             updated.append((url, digest))
         for url in stale:
@@ -512,6 +525,7 @@ class _AnchorState:
     aliases: dict[str, str]
     inbound: defaultdict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     sources: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    public: defaultdict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # texts on public pages
 
 
 _WORD = re.compile(r"[a-z]{3,24}")

@@ -235,6 +235,10 @@ class PageStore:
     def urls(self) -> set[str]:
         return {url for (url,) in self.db.execute("SELECT url FROM pages")}
 
+    def members_only(self) -> set[str]:
+        """The stored pages fetched with a site owner's credentials."""
+        return {url for (url,) in self.db.execute("SELECT url FROM pages WHERE members_only = 1")}
+
     def meta(self, key: str) -> str | None:
         """A fact the indexer keeps about the data directory (None: never set)."""
         try:

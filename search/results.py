@@ -377,9 +377,11 @@ class ResultMaker:
         never fetched, the anchor text it is linked with."""
         if hit.get(fields.MEMBERS_ONLY):  # no more than a sentence: only members may read the page
             if self.members_snippet == "none":
-                text = ""
-            else:
-                text = sentence(body or hit.get(fields.DESCRIPTION) or "", pattern)
+                return ""
+            if not crawled:  # only members' pages link to it: the one anchor text that best matches
+                linked = sentence(". ".join((hit.get(fields.LINKED) or "").split("\n")), pattern)
+                return f"Not fetched; linked as: {linked}" if linked else ""
+            text = sentence(body or hit.get(fields.DESCRIPTION) or "", pattern)
         else:
             text = passage(body, pattern) if body else escape_marks(hit.get(fields.DESCRIPTION) or "")
         if not crawled and not text:

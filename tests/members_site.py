@@ -9,7 +9,9 @@
         site.requests            # every request, with its headers, in order
 
 Everything else is public. The members' pages link to another site (``other``, on
-another port) and redirect to it, so a test can see what reached it. The server
+another port) and redirect to it, so a test can see what reached it. Each area
+but Digest's has a debug page, ``echo.html``, that prints the request's
+credentials back (the form area's, the password on file too). The server
 checks credentials itself, the way a web server would: Digest answers are
 verified from RFC 7616's formulas written here, not by the crawler's code.
 """
@@ -18,12 +20,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import re
 import secrets
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, quote
 
@@ -88,6 +92,7 @@ class MembersSite:
                 "/basic/",
                 "/basic/report-1.html",
                 "/basic/report-2.html",
+                "/basic/echo.html",
                 "/digest/",
                 "/digest/report-3.html",
                 "/digest/report-4.html?part=2",
@@ -96,10 +101,13 @@ class MembersSite:
                 "/form/report-6.html",
                 "/form/report-7.html",
                 "/form/report-8.html",
+                "/form/echo.html",
                 "/api/",
                 "/api/data.html",
+                "/api/echo.html",
                 "/premium/",
                 "/premium/story.html",
+                "/premium/echo.html",
             )
         ]
 
@@ -112,6 +120,13 @@ def _page(title: str, body: str, links: tuple[tuple[str, str], ...] = (), head: 
         f"<!doctype html><html><head><title>{title}</title>{head}</head><body><h1>{title}</h1>"
         f"<p>{body}</p><ul>{anchors}</ul></body></html>"
     )
+
+
+def _echo(area: str, headers: Message, extra: str = "", logout: bool = False) -> str:
+    """A debug page printing the request's credentials back, as such pages do."""
+    shown = " ".join(f"{name}: {html.escape(headers.get(name) or '')}" for name in ("Authorization", "Cookie"))
+    title = f"Request echo of the {area} area"
+    return _page(title, f"The {area} area's debug echo of the request headers. {shown} {extra}", logout=logout)
 
 
 def _login_page(token: str, message: str = "") -> str:
@@ -208,14 +223,20 @@ class _Handler(BaseHTTPRequestHandler):
         if path.startswith("/api/"):
             valid = self.headers.get("Authorization") == f"Bearer {TOKEN}"
             pages = {
-                "/api/": _page("Data", "Data for members.", (("/api/data.html", "Tide data"),)),
+                "/api/": _page(
+                    "Data", "Data for members.", (("/api/data.html", "Tide data"), ("/api/echo.html", "Echo"))
+                ),
                 "/api/data.html": _page("Tide data", _SENTENCES["data"]),
+                "/api/echo.html": _echo("data", self.headers),
             }
         else:
             valid = self.headers.get("Cookie") == f"session={COOKIE}"
             pages = {
-                "/premium/": _page("Premium", "Premium stories.", (("/premium/story.html", "Story"),)),
+                "/premium/": _page(
+                    "Premium", "Premium stories.", (("/premium/story.html", "Story"), ("/premium/echo.html", "Echo"))
+                ),
                 "/premium/story.html": _page("Story", _SENTENCES["story"]),
+                "/premium/echo.html": _echo("premium", self.headers),
             }
         if not valid:
             return 401, [("WWW-Authenticate", 'Bearer realm="api"')], _page("Unauthorized", "Members only.")
@@ -269,8 +290,14 @@ class _Handler(BaseHTTPRequestHandler):
             return 302, [("Location", f"/login?next={quote(path)}")], ""
         if path == "/form/go":
             return 302, [("Location", f"{site.other}/landing-form.html")], ""
+        if path == "/form/echo.html":
+            return (
+                200,
+                [],
+                _echo("reports", self.headers, f"Password on file: {html.escape(site.password)}", logout=True),
+            )
         if path == "/form/":
-            links = tuple((f"/form/report-{n}.html", f"Report {n}") for n in (5, 6, 7, 8))
+            links = (*((f"/form/report-{n}.html", f"Report {n}") for n in (5, 6, 7, 8)), ("/form/echo.html", "Echo"))
             return (
                 200,
                 [],
@@ -306,10 +333,13 @@ class _Handler(BaseHTTPRequestHandler):
                         ("/basic/private/minutes.html", "Board minutes"),
                         ("/basic/noindex.html", "Draft"),
                         ("/basic/go", "Partner landing"),
+                        ("/basic/echo.html", "Echo"),
                         (f"{site.other}/from-basic.html", "Partner"),
                     ),
                 ),
             )
+        if path == "/basic/echo.html":
+            return 200, [], _echo("bulletin", self.headers)
         if path == "/basic/go":
             return 302, [("Location", f"{site.other}/landing.html")], ""
         if path == "/basic/noindex.html":

@@ -147,8 +147,8 @@ def test_credentials_go_to_their_area_only(crawled: Crawled) -> None:
             assert authorization == f"Bearer {TOKEN}" and cookie is None, request
         elif request.path.startswith("/premium/"):
             assert cookie == f"session={COOKIE}" and authorization is None, request
-        elif request.path.startswith("/basic/"):
-            assert authorization and authorization.startswith("Basic ") and cookie is None, request
+        elif request.path.startswith("/basic/"):  # Basic once the site asked for it (a 401 to /basic/)
+            assert (authorization or "Basic ").startswith("Basic ") and cookie is None, request
         elif request.path.startswith("/digest/"):
             assert (authorization is None or authorization.startswith("Digest ")) and cookie is None, request
         elif request.path.startswith("/form/"):
@@ -157,6 +157,9 @@ def test_credentials_go_to_their_area_only(crawled: Crawled) -> None:
         else:
             assert authorization is None and cookie is None, request
     assert any(request.path == "/form/logout" for request in site.requests)  # fetched, without a session
+    basic = [request for request in site.requests if request.path.startswith("/basic/")]
+    assert basic[0].status == 401 and "Authorization" not in basic[0].headers
+    assert all(request.headers.get("Authorization") for request in basic[1:])
     # The other port of the same host gets no credentials, by link or by redirect,
     # and learns no members-only address from a Referer.
     assert {request.path for request in other.requests} >= {
@@ -215,6 +218,21 @@ def test_no_credential_is_kept_or_logged_anywhere(crawled: Crawled) -> None:
     assert b"Ferry revenue grew by a third" in archive
 
 
+def test_pages_that_print_the_credentials_back_are_kept_and_shown_without_them(crawled: Crawled) -> None:
+    site = crawled.site
+    secrets = [PASSWORD, base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode(), TOKEN, COOKIE, *site.issued]
+    echoes = {site.url(f"/{area}/echo.html") for area in ("basic", "form", "api", "premium")}
+    served = [request for request in site.requests if request.path.endswith("/echo.html") and request.status == 200]
+    assert {site.url(request.path) for request in served} == echoes  # each was fetched logged in, and said it all
+    results = _search(crawled.data, "--members-snippet", "short", "authorization", "cookie")["results"]
+    shown = {result["url"]: result["snippet"] for result in results if result["url"] in echoes}
+    assert set(shown) == echoes, results
+    for url, snippet in shown.items():
+        assert "[redacted]" in snippet, (url, snippet)
+        assert not [secret for secret in secrets if secret in snippet], (url, snippet)
+    assert _stat(crawled.log, "auth/redacted") == len(echoes)
+
+
 def test_a_rebuild_keeps_the_marks(crawled: Crawled, tmp_path: Path) -> None:
     data = tmp_path / "data"
     shutil.copytree(crawled.data, data)
@@ -251,6 +269,14 @@ def test_results_are_marked_and_their_snippets_short(crawled: Crawled) -> None:
     text = run("search", "--data", str(crawled.data), "ferry", "revenue", "northern")
     assert text.returncode == 0 and "Report 1 [members only]" in text.stdout
     assert "The board approved" not in text.stdout
+
+
+def test_a_link_only_members_pages_carry_is_members_only_text(crawled: Crawled) -> None:
+    minutes = crawled.site.url("/basic/private/minutes.html")  # robots.txt keeps it out: known by its link alone
+    short = next(r for r in _search(crawled.data, "board", "minutes")["results"] if r["url"] == minutes)
+    assert short["members_only"] is True and short["snippet"] == "Not fetched; linked as: **Board** **minutes**"
+    none = _search(crawled.data, "--members-snippet", "none", "board", "minutes")["results"]
+    assert [(r["members_only"], r["snippet"]) for r in none if r["url"] == minutes] == [(True, "")]
 
 
 @pytest.fixture(scope="module")
@@ -292,6 +318,23 @@ def test_the_mark_and_the_short_snippet_in_a_browser(crawled: Crawled, base: str
 
 
 # --- what goes wrong --------------------------------------------------------------------
+
+
+def test_one_basic_key_for_the_whole_site_marks_only_the_pages_that_asked_for_it(tmp_path: Path) -> None:
+    with serve_site(_other_site()) as other, serve_members(other.base) as site:
+        credentials = tmp_path / "credentials.json"
+        credentials.write_text(json.dumps({site.url("/"): {"basic": {"user": USER, "password": PASSWORD}}}))
+        credentials.chmod(0o600)
+        done = crawl([site.url("/")], tmp_path / "data", *SETTINGS, f"CRAWLER_CREDENTIALS_FILE={credentials}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    documents = {url: stored for url, stored in stored_documents(tmp_path / "data").items() if stored.get("crawled")}
+    for path in ("/basic/", "/basic/report-1.html", "/basic/echo.html"):
+        assert documents[site.url(path)].get("members_only") is True, path
+    for path in ("/", "/public.html", "/login"):
+        assert not documents[site.url(path)].get("members_only"), path
+    sent = {request.path for request in site.requests if request.headers.get("Authorization")}
+    assert sent and all(path.startswith("/basic/") for path in sent), sent
+    assert _stat(done.stderr, "auth/failed") == 0
 
 
 def test_a_wrong_password_is_counted_warned_once_and_the_crawl_goes_on(tmp_path: Path) -> None:

@@ -4,9 +4,11 @@ A bad seed or scope is the user's to fix: it deserves one line naming what
 is wrong (and exit status 2), not a traceback from inside the reactor. So
 does a crawl that cannot start for a reason the user can fix (another crawl
 owns the data directory; the data directory, or the crawl's state in Redis,
-is of another version's format), and one with nothing to crawl: one line,
-exit status 1; and one that had to stop (a full disk: status 1) or crawled
-nothing (every site unreachable: status 3): :data:`EXIT_STATUS`.
+is of another version's format; Redis does not answer, or refuses the
+password), and one with nothing to crawl: one line, exit status 1; and one
+that had to stop (a full disk: status 1) or crawled nothing (every site
+unreachable: status 3): :data:`EXIT_STATUS`. A crawl whose indexer could
+not write the index exits with status 1 too.
 
 Scrapy's start-up dumps (versions, settings, components) are lowered to
 DEBUG before Scrapy starts (:mod:`crawler.console`).
@@ -21,11 +23,13 @@ from typing import Any
 from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.exceptions import UsageError
 
+from crawler.connection import RedisUnreachable
 from crawler.console import quiet_scrapy_dumps
-from crawler.datadir import OtherFormat
+from crawler.datadir import OtherFormat, access_mode, create_with
 from crawler.embedded import DataDirBusy
 from crawler.frontier import OtherFrontier
 from crawler.halt import CRAWLED_NOTHING, DISK_FULL
+from crawler.pipelines import INDEX_FAILED
 from crawler.spiders.web import NOTHING_TO_CRAWL, WebSpider, check_arguments
 
 logger = logging.getLogger(__name__)
@@ -34,7 +38,7 @@ logger = logging.getLogger(__name__)
 EXIT_STATUS = {NOTHING_TO_CRAWL: 1, DISK_FULL: 1, CRAWLED_NOTHING: 3}
 
 #: Why a crawl may fail to start that the user can fix: said in one line, no traceback.
-_EXPECTED = (DataDirBusy, OtherFormat, OtherFrontier)
+_EXPECTED = (DataDirBusy, OtherFormat, OtherFrontier, RedisUnreachable)
 
 
 class Command(ScrapyCrawl):
@@ -48,6 +52,7 @@ class Command(ScrapyCrawl):
             return
         assert self.settings is not None and self.crawler_process is not None
         check_arguments(self.settings, **opts.spargs)  # raises UsageError
+        create_with(access_mode(self.settings.get("DATA_DIR_MODE")))  # before anything is written
         crawler = self._create_crawler(args[0])
         _one_line_on_failure(self.crawler_process.crawl(crawler, **opts.spargs))
         self.crawler_process.start()
@@ -56,7 +61,7 @@ class Command(ScrapyCrawl):
         elif crawler.stats is not None:
             # A halt that came while the crawl was closing already keeps its own reason.
             reason = crawler.stats.get_value("halt/reason") or crawler.stats.get_value("finish_reason")
-            self.exitcode = EXIT_STATUS.get(reason, 0)
+            self.exitcode = EXIT_STATUS.get(reason, 0) or int(bool(crawler.stats.get_value(INDEX_FAILED)))
 
 
 def _one_line_on_failure(started: Any) -> None:

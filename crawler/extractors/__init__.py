@@ -33,9 +33,13 @@ from crawler.extractors.location import (
 from crawler.extractors.page import Link, Page
 from crawler.extractors.sniff import GENERIC, magic, media_type_of, sniff
 from crawler.sites import same_site
-from crawler.urls import canonicalize
+from crawler.urls import canonicalize, has_userinfo
 
 __all__ = ["Extraction", "Extractor", "Link", "Page", "SKIP_REASONS", "extract", "extractor_for"]
+
+#: The note (counted as ``extract/credentials_in_link``) for each link that
+#: named a user or password before its host: the link is kept without them.
+CREDENTIALS_IN_LINK = "credentials_in_link"
 
 #: Why a body gave no page. "binary_as_html"/"binary_as_text": junk served as
 #: text; "unknown_type": a type no extractor reads (CSS, scripts, JSON, fonts...).
@@ -133,11 +137,19 @@ def extract(
     extractor = extractor_for(media_type)
     if extractor is None:
         return Extraction(media_type, skip="unknown_type")
-    result = extractor(body, url, content_type, resolve)
+    with_userinfo: list[str] = []
+
+    def resolve_noting_userinfo(href: str, base: str) -> str:
+        if has_userinfo(href):
+            with_userinfo.append(href)
+        return resolve(href, base)
+
+    result = extractor(body, url, content_type, resolve_noting_userinfo)
     if isinstance(result, str):
         return Extraction(media_type, skip=result)
     result.media_type = media_type
-    _apply_headers(result, lowered, resolve)
+    _apply_headers(result, lowered, resolve_noting_userinfo)
+    result.notes.extend(CREDENTIALS_IN_LINK for _ in with_userinfo)
     return Extraction(media_type, page=result)
 
 

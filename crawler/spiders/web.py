@@ -25,7 +25,6 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import Any, cast
-from urllib.parse import urlsplit
 
 import lxml.etree
 import redis
@@ -45,7 +44,7 @@ from crawler.codings import inflate
 from crawler.connection import redis_params
 from crawler.cores import cores
 from crawler.credentials import load as load_credentials
-from crawler.datadir import pages_path, redis_dir
+from crawler.datadir import access_mode, pages_path, redis_dir
 from crawler.extract import Page
 from crawler.extract_pool import ExtractPool
 from crawler.frontier import Frontier
@@ -58,7 +57,7 @@ from crawler.scope import Scope
 from crawler.sites import host_name, site_of
 from crawler.start_urls import StartUrls
 from crawler.traps import Blacklist, Chains, PatternBudget
-from crawler.urls import TrapRules, UrlPolicy
+from crawler.urls import TrapRules, UrlPolicy, has_userinfo
 
 logger = logging.getLogger(__name__)
 
@@ -112,15 +111,15 @@ def seed_url(url: str, policy: UrlPolicy) -> str:
     ...
     ValueError: bad seed URL 'ftp://example.org/': only http and https can be crawled
     """
-    try:
-        canonical = policy.canonicalize(url)
-    except ValueError as exc:
-        raise ValueError(f"bad seed URL {url!r}: {exc}") from None
-    if "@" in urlsplit(canonical).netloc:
+    if has_userinfo(url):  # before canonicalization, which drops it
         raise ValueError(
             "a seed URL holds credentials: a site owner's credentials go in the file "
             "CRAWLER_CREDENTIALS_FILE names, never on the command line"
         )
+    try:
+        canonical = policy.canonicalize(url)
+    except ValueError as exc:
+        raise ValueError(f"bad seed URL {url!r}: {exc}") from None
     if not canonical.startswith(("http://", "https://")):
         raise ValueError(f"bad seed URL {url!r}: only http and https can be crawled")
     return canonical
@@ -221,6 +220,7 @@ def check_arguments(
         RevisitBounds.from_settings(settings)
         load_credentials(settings.get("CRAWLER_CREDENTIALS_FILE"))
         redis_params(settings)
+        access_mode(settings.get("DATA_DIR_MODE"))
     except ValueError as exc:  # CredentialsError too: one line, never a value of the file
         raise UsageError(str(exc)) from None
     revisiting = recrawl_mode(recrawl)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -124,3 +126,20 @@ def test_stop_leaves_no_process(tmp_path: Path) -> None:
     assert not _alive(pid)
     server.stop()  # idempotent
     assert signal.SIGTERM  # the stop path is SIGTERM, redis's clean shutdown
+
+
+def test_a_long_data_directory_gets_a_private_socket_no_one_can_take_first(tmp_path: Path) -> None:
+    data = tmp_path / ("a-data-directory-with-a-long-name-" * 3)
+    # The name a long directory's socket had, taken before the crawl starts (by another user, say).
+    digest = hashlib.md5(str(data.resolve() / "redis").encode()).hexdigest()[:16]
+    taken = Path(tempfile.gettempdir()) / f"lantern-{digest}.sock"
+    taken.mkdir()
+    try:
+        with EmbeddedRedis(data) as server:
+            private = server.socket.parent
+            assert private != Path(tempfile.gettempdir()) and private.stat().st_mode & 0o777 == 0o700
+            assert socket_url(data) == server.url  # what the indexer and `python -m crawler` attach to
+            assert redis.Redis.from_url(socket_url(data)).ping()
+        assert not private.exists() and not (data / "redis" / "socket").exists()
+    finally:
+        taken.rmdir()

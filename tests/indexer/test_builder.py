@@ -237,3 +237,32 @@ def test_with_writer_processes_anchor_documents_go_to_the_anchor_shard_of_their_
         with index.open_dir(str(index_dir(tmp_path) / f"anchors-{number}")).searcher() as searcher:
             urls = [stored["url"] for stored in searcher.all_stored_fields()]
         assert urls and all(shard_of(url, 2) == number for url in urls)
+
+
+def test_anchor_text_only_members_pages_carry_is_marked_and_shown_as_theirs(tmp_path: Path) -> None:
+    with IndexBuilder(tmp_path) as builder:
+        builder.add(
+            [
+                page(
+                    "http://a.test/members/",
+                    "Members",
+                    "For members.",
+                    [("http://a.test/board.html", "board merger talks"), ("http://a.test/port.html", "harbour merger")],
+                    members_only=True,
+                ),
+                page("http://a.test/", "Home", "Welcome", [("http://a.test/port.html", "port timetable")]),
+            ]
+        )
+        builder.commit()
+        builder.finalize()
+    stored = docs(tmp_path)
+    board, port = stored["http://a.test/board.html"], stored["http://a.test/port.html"]
+    assert board["members_only"] is True and board["label"] == "board merger talks"
+    assert not port.get("members_only") and port["linked"] == "port timetable"  # the public link's text only
+    with SearchEngine(tmp_path, members_snippet="none") as engine:
+        found = {r.page: r for r in engine.search("merger").results}
+    assert found["http://a.test/board.html"].members_only and found["http://a.test/board.html"].snippet == ""
+    assert "merger" not in found["http://a.test/port.html"].snippet  # found by it, never showing it
+    with SearchEngine(tmp_path, members_snippet="short") as engine:
+        board_result = next(r for r in engine.search("board merger").results if r.page == "http://a.test/board.html")
+    assert board_result.snippet == "Not fetched; linked as: **board** **merger** talks"

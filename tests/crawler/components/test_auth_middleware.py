@@ -3,6 +3,8 @@ to its site only, and nowhere else (ARCHITECTURE.md, item 12)."""
 
 from __future__ import annotations
 
+import gzip
+import inspect
 import json
 import logging
 import re
@@ -53,6 +55,14 @@ def _answer(request: Request, status: int = 200, headers: dict[str, str] | None 
     return HtmlResponse(request.url, status=status, headers=headers, body=b"<p>x</p>", request=request)
 
 
+async def _challenge(auth: AuthMiddleware, url: str) -> None:
+    """The site answers a request of ``url`` with a Basic challenge: the request is to go again."""
+    request = await _sent(auth, url)
+    assert b"Authorization" not in request.headers and "members_only" not in request.meta  # not asked yet
+    again = await _answered(auth, request, _answer(request, 401, {"WWW-Authenticate": 'Basic realm="r"'}))
+    assert isinstance(again, Request) and again.url == url
+
+
 def _authorization(request: Request) -> str:
     value = request.headers.get(b"Authorization")
     assert value is not None
@@ -68,6 +78,7 @@ def test_switched_off_without_a_credentials_file_or_without_an_area(tmp_path: Pa
 
 async def test_basic_credentials_go_to_their_area_only(tmp_path: Path) -> None:
     auth = _auth(tmp_path)
+    await _challenge(auth, AREA + "report.html")
     inside = await _sent(auth, AREA + "report.html")
     assert inside.headers[b"Authorization"] == basic_authorization("ann", "s3cret").encode()
     assert inside.meta["members_only"] is True
@@ -79,6 +90,25 @@ async def test_basic_credentials_go_to_their_area_only(tmp_path: Path) -> None:
     ):
         outside = await _sent(auth, url)
         assert b"Authorization" not in outside.headers and "members_only" not in outside.meta, url
+
+
+async def test_basic_credentials_go_only_where_the_site_asked_for_them(tmp_path: Path) -> None:
+    auth = _auth(tmp_path, {"https://members.test": {"basic": {"user": "ann", "password": "s3cret"}}})  # the site
+    public = await _sent(auth, "https://members.test/news.html")
+    assert await _answered(auth, public, _answer(public)) is not None and "members_only" not in public.meta
+    await _challenge(auth, "https://members.test/reports/q3.html")
+    for url, asked in (
+        ("https://members.test/reports/q4.html", True),  # the same protection space: at once, as browsers do
+        ("https://members.test/reports/2024/q1.html", True),
+        ("https://members.test/news.html", False),
+        ("https://members.test/", False),
+    ):
+        request = await _sent(auth, url)
+        assert (b"Authorization" in request.headers, request.meta.get("members_only", False)) == (asked, asked), url
+    other = await _sent(auth, "https://members.test/api/x")  # a 401 of another scheme: the page's answer
+    bearer = _answer(other, 401, {"WWW-Authenticate": 'Bearer realm="api"'})
+    assert await _answered(auth, other, bearer) is bearer
+    assert auth.stats.get_value("auth/challenged") == 1 and auth.stats.get_value("auth/failed") is None
 
 
 async def test_credentials_a_redirect_kept_are_stripped_when_it_leaves_the_area(tmp_path: Path) -> None:
@@ -115,6 +145,7 @@ async def test_a_refusal_of_the_credentials_is_counted_and_said_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     auth = _auth(tmp_path)
+    await _challenge(auth, AREA + "a")
     for path in ("a", "b"):
         request = await _sent(auth, AREA + path)
         refused = _answer(request, 401)
@@ -206,3 +237,29 @@ async def test_a_failed_form_login_drops_its_areas_requests_and_the_crawl_goes_o
             await _sent(auth, site.url("/public.html"))
             assert site.failed_logins == 1, "a login that failed is not tried again for every page"
             assert auth.stats.get_value("auth/failed") == 2
+
+
+async def _answered(auth: AuthMiddleware, request: Request, response: HtmlResponse) -> Any:
+    """``process_response``'s answer, awaited if the middleware answers asynchronously (Scrapy takes both)."""
+    answer = auth.process_response(request, response)
+    return await answer if inspect.isawaitable(answer) else answer
+
+
+async def test_a_page_printing_the_credentials_back_loses_them_compressed_or_not(tmp_path: Path) -> None:
+    auth = _auth(tmp_path)
+    echoed = b"<p>X-Api-Key: k-123. Authorization: Basic " + basic_authorization("ann", "s3cret")[6:].encode() + b"</p>"
+    api = await _sent(auth, "https://api.test/echo")
+    body = gzip.compress(echoed)
+    compressed = HtmlResponse(
+        api.url, headers={"Content-Encoding": "gzip", "Content-Length": str(len(body))}, body=body, request=api
+    )
+    kept = await _answered(auth, api, compressed)
+    assert kept.body == b"<p>X-Api-Key: [redacted]. Authorization: Basic YW5uOnMzY3JldA==</p>"  # not this area's
+    assert b"Content-Encoding" not in kept.headers and kept.headers[b"Content-Length"] == str(len(kept.body)).encode()
+    await _challenge(auth, AREA + "echo")
+    basic = await _sent(auth, AREA + "echo")
+    kept = await _answered(auth, basic, HtmlResponse(basic.url, body=echoed, request=basic))
+    assert kept.body == b"<p>X-Api-Key: k-123. Authorization: [redacted]</p>"
+    public = Request("https://members.test/echo")
+    assert (await _answered(auth, public, HtmlResponse(public.url, body=echoed, request=public))).body == echoed
+    assert auth.stats.get_value("auth/redacted") == 2
