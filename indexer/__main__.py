@@ -8,7 +8,8 @@
     python -m indexer purge --data DIR [--redis URL] URL_OR_SITE...
                                                            remove pages (a site: all of its
                                                            pages) and never fetch them again
-    python -m indexer --data DIR rebuild [--shards K]     rebuild the index, graph and PageRank
+    python -m indexer --data DIR rebuild [--shards K] [--force]
+                                                           rebuild the index, graph and PageRank
                                                            from DIR/archive (no network, no Redis)
     python -m indexer --data DIR stats [--json]           what the index holds
 
@@ -48,7 +49,7 @@ from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, is_corruption
 from indexer.output import emit
 from indexer.purge import purge, purge_rule
 from indexer.queue import ItemQueue, QueueBusy
-from indexer.rebuild import NothingToRebuild, rebuild
+from indexer.rebuild import FewerPages, NothingToRebuild, rebuild, skipped_damage
 from indexer.shards import ShardFailed
 
 logger = logging.getLogger("indexer")
@@ -108,6 +109,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="K",
         help="rebuild: divide the new index into K page shards (default: as it was)",
     )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="rebuild: replace the index even when the new one holds fewer pages",
+    )
     parser.add_argument("--json", action="store_true", help="stats: print one JSON object")
     parser.add_argument(
         "--personalization",
@@ -133,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     if (args.command == "purge") != bool(args.targets):
         parser.error("purge takes URL_OR_SITE arguments (and only purge does)")
     if args.command == "rebuild":  # a directory of any format: that is what it is for
-        return _rebuild(data_dir, args.shards, args.processes)
+        return _rebuild(data_dir, args.shards, args.processes, args.force)
     try:
         check_format(data_dir)
     except OtherFormat as exc:
@@ -145,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         return _stats(data_dir, args.json)
     if args.shards is not None:
         parser.error("--shards is for rebuild (an index keeps the shards it was created with)")
+    if args.force:
+        parser.error("--force is for rebuild")
     stop = Stop()
     try:
         with _connect(data_dir, args.redis) as client:
@@ -192,13 +200,15 @@ def _positive(text: str) -> int:
     return value
 
 
-def _rebuild(data_dir: Path, shards: int | None, processes: int | None) -> int:
+def _rebuild(data_dir: Path, shards: int | None, processes: int | None, force: bool) -> int:
     try:
-        report = rebuild(data_dir, shards=shards, processes=processes)
-    except (NothingToRebuild, IndexBusy, ShardFailed) as exc:
+        report = rebuild(data_dir, shards=shards, processes=processes, force=force)
+    except (NothingToRebuild, FewerPages, IndexBusy, ShardFailed) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
     final = report.final
+    if report.damaged:
+        logger.warning("%s", skipped_damage(report.damaged))
     logger.info(
         "Index rebuilt from %d responses (%d records, %d skipped): %d documents (%d pages, "
         "%d known by anchor text only), %d links, PageRank over %d nodes, in %.1f s",
