@@ -163,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 return 2
             return _index(data_dir, client, args, stop)
+    except CORRUPTION as exc:  # first: bad text in a file is a ValueError too
+        if not is_corruption(exc):
+            raise
+        return _damaged(data_dir, exc)
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, ValueError) as exc:
         print(f"indexer: cannot reach Redis at {args.redis or data_dir}: {exc}", file=sys.stderr)
         return 2
@@ -180,10 +184,16 @@ def _stats(data_dir: Path, as_json: bool) -> int:
     except CORRUPTION as exc:
         if not is_corruption(exc):
             raise
-        print(f"indexer: {IndexDamaged(data_dir, f'the index ({type(exc).__name__}: {exc})')}", file=sys.stderr)
-        return 2
+        return _damaged(data_dir, exc)
     emit(json.dumps(found.to_json(), ensure_ascii=False) if as_json else stats.render(found, data_dir))
     return 0
+
+
+def _damaged(data_dir: Path, error: BaseException) -> int:
+    """The one line a damaged index or page store gets, naming the repair; status 2."""
+    what = "the page store" if isinstance(error, sqlite3.DatabaseError) else "the index"
+    print(f"indexer: {IndexDamaged(data_dir, f'{what} ({type(error).__name__}: {error})')}", file=sys.stderr)
+    return 2
 
 
 def _personalization(text: str) -> dict[str, float]:
@@ -293,7 +303,9 @@ def _purge(data_dir: Path, args: argparse.Namespace) -> int:
             if any(matched.values()):
                 builder.commit()
                 builder.finalize()
-    except (IndexBusy, sqlite3.OperationalError) as exc:
+    except (IndexBusy,) + CORRUPTION as exc:  # busy: the writer's lock, or SQLite's
+        if is_corruption(exc):
+            return _damaged(data_dir, exc)
         print(f"indexer: {exc}; nothing was purged (is another indexer writing {data_dir}?)", file=sys.stderr)
         return 2
     for target, urls in matched.items():

@@ -56,6 +56,7 @@ from search.tokens import Tokens
 __all__ = [
     "SearchEngine",
     "SearchError",
+    "DamagedIndex",
     "Result",
     "Results",
     "ANCHOR_POLICIES",
@@ -77,6 +78,10 @@ ANCHOR_POLICIES = ("rank", "last", "hide")
 
 class SearchError(Exception):
     """A problem the user can fix: no index yet, an empty query..."""
+
+
+class DamagedIndex(SearchError):
+    """A damaged index or page store, met while serving: repaired by a rebuild, not by another query."""
 
 
 class SearchEngine:
@@ -227,7 +232,7 @@ class SearchEngine:
             what = f"the page store or link graph ({error})"
         else:
             what = f"the index ({type(error).__name__}: {str(error)[:80]})"
-        return SearchError(str(IndexDamaged(self.data_dir, what)))
+        return DamagedIndex(str(IndexDamaged(self.data_dir, what)))
 
     def search(self, text: str, n: int = 10, page: int = 1, explain: bool = False, facets: bool = True) -> Results:
         """A page of results for ``text`` (:class:`SearchError` for what the
