@@ -5,7 +5,8 @@ commands per page, the item queue, the fetch-only limit) and indexing
 against plain Whoosh, on the demo web and on python3-doc when it is
 installed (:mod:`bench.crawl`, :mod:`bench.index`); a broad crawl of 30
 polite sites against a plain CrawlSpider with Scrapy's downloader-aware
-queue (:mod:`bench.broad`); search quality (MRR,
+queue (:mod:`bench.broad`); endless calendars on a hostile site, where
+the crawl must end on its own (:mod:`bench.hostile`); search quality (MRR,
 Success@1 and @10 on real documentation sites from Debian, crawled for
 the purpose) against plain Whoosh over the same pages
 (:mod:`bench.search_quality`); query latency against plain Whoosh
@@ -24,7 +25,7 @@ import datetime
 import os
 import platform
 
-from bench import broad, crawl, dedup_memory, pagerank, query, search_quality, slow_clients
+from bench import broad, crawl, dedup_memory, hostile, pagerank, query, search_quality, slow_clients
 
 
 def main() -> None:
@@ -35,6 +36,7 @@ def main() -> None:
     )
     crawl.main()
     broad.main([])
+    hostile.main([])
     search_quality.main([])
     query.main([])
     pagerank.main([])

@@ -38,11 +38,14 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "ArchiveReader",
     "ArchiveWriter",
+    "Damage",
     "Fetch",
     "REDACTED",
     "ROLES",
     "decode_body",
+    "escaped",
     "joined_headers",
+    "scan",
 ]
 
 #: Why a request was made: a page (or anything a link led to), a site's
@@ -54,6 +57,13 @@ REDACTED = "[redacted]"
 _SUFFIX = ".warc.gz"
 _NAME = re.compile(r"^(?P<writer>lantern-\d{20}-.+-\d+)-(?P<serial>\d{5,})\.warc\.gz$")
 _DATE = "%Y-%m-%dT%H:%M:%S.%fZ"
+_GZIP_MAGIC = b"\x1f\x8b\x08"  # a gzip member's first bytes (deflate)
+_SCAN_CHUNK = 1 << 16
+# Bytes of one record, decompressed, at most: more is damage, not a fetch
+# (a record holds one body of at most DOWNLOAD_MAXSIZE, 10 MiB by default).
+_RECORD_MAX = 1 << 30
+_SHOWN = 32  # damaged bytes a warning shows, escaped
+_PROBE_STEP = 16  # bytes fed at a time to find where a damaged member fails
 # Records are written with a faster gzip level than warcio's 9: on
 # python3-doc's pages, level 3 compresses in 0.4 ms a page (6: 0.9 ms) to
 # 14% of the bytes (6: 12%).
@@ -318,6 +328,188 @@ def _metadata(fetch: Fetch) -> str:
 # --- Reading ------------------------------------------------------------------------
 
 
+def escaped(data: bytes) -> str:
+    """Bytes as printable ASCII, any other byte escaped: what an archive
+    holds is shown this way, never written raw to a terminal or a log.
+
+    >>> print(escaped(b"WARC/1.1\\r\\n\\x1b[2J\\xff"))
+    WARC/1.1\\r\\n\\x1b[2J\\xff
+    """
+    return repr(bytes(data))[2:-1]
+
+
+@dataclass
+class Damage:
+    """A stretch of an archive file that holds no readable record: bytes
+    overwritten, or a record cut short. Reading skips it and resumes at the
+    next gzip member that holds a WARC record."""
+
+    path: Path
+    start: int
+    end: int
+    why: str
+    at: int  # where reading failed, as near as decompression tells
+    found: bytes  # the bytes there (at most _SHOWN)
+    record: str = ""  # what the damaged record was, when its headers could be read
+
+    def __str__(self) -> str:
+        what = f"{self.record}; " if self.record else ""
+        return (
+            f"{self.end - self.start:,} damaged bytes at offset {self.start:,} "
+            f"({what}{self.why} at offset {self.at:,}: {escaped(self.found)})"
+        )
+
+
+class _Unreadable(Exception):
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+def scan(path: Path) -> Iterator[tuple[int, int, Any] | Damage]:
+    """Every WARC record of a file, with the offsets where its gzip member
+    starts and ends, and a :class:`Damage` for each stretch between records
+    that holds none.
+
+    Each record is its own gzip member (as the crawl writes them, and as
+    the WARC standard recommends), decompressed and checked (its CRC) on its
+    own before it is parsed: a damaged member costs its own record, and
+    reading resumes at the next member that holds a record. A record must be
+    read before the next one is asked for. A file that is not gzip-compressed
+    is read as it is, up to its first bad bytes.
+    """
+    with open(path, "rb") as stream:
+        size = os.fstat(stream.fileno()).st_size
+        if stream.read(len(_GZIP_MAGIC)) != _GZIP_MAGIC:
+            yield from _plain_records(path, stream, size)
+            return
+        position, damage = 0, None
+        while position < size:
+            try:
+                end, data = _inflate(stream, position)
+                records = iter(ArchiveIterator(io.BytesIO(data), no_record_parse=False, arc2warc=False))
+                first = _first_record(records)
+            except _Unreadable as exc:
+                if damage is None:
+                    head, at = _probe(stream, position)
+                    stream.seek(at)
+                    damage = Damage(path, position, position, exc.why, at, stream.read(_SHOWN), _named(head))
+                position = damage.end = _next_member(stream, position + 1, size)
+                continue
+            if damage is not None:
+                yield damage
+                damage = None
+            yield position, end, first
+            for record in _rest(records, Damage(path, position, end, "a member of several records", position, b"")):
+                yield record if isinstance(record, Damage) else (position, end, record)
+            position = end
+        if damage is not None:
+            yield damage
+
+
+def _inflate(stream: BinaryIO, start: int) -> tuple[int, bytes]:
+    """The gzip member at ``start``: where it ends, and its bytes decompressed
+    (its CRC checked); :class:`_Unreadable` when it cannot be read whole."""
+    stream.seek(start)
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
+    parts: list[bytes] = []
+    size, read = 0, 0
+    try:
+        while not inflater.eof:
+            chunk = stream.read(_SCAN_CHUNK)
+            if not chunk:
+                raise _Unreadable("cut short: the file ends inside it")
+            read += len(chunk)
+            parts.append(inflater.decompress(chunk))
+            size += len(parts[-1])
+            if size > _RECORD_MAX:
+                raise _Unreadable(f"more than {_RECORD_MAX:,} bytes decompressed")
+    except zlib.error as exc:
+        raise _Unreadable(str(exc)) from None
+    return start + read - len(inflater.unused_data), b"".join(parts)
+
+
+def _first_record(records: Iterator[Any]) -> Any:
+    try:
+        return next(records)
+    except StopIteration:
+        raise _Unreadable("no WARC record in it") from None
+    except Exception as exc:  # warcio fails on bad bytes in many ways
+        raise _Unreadable(f"not a WARC record ({type(exc).__name__})") from None
+
+
+def _rest(records: Iterator[Any], damage: Damage) -> Iterator[Any]:
+    """The records after the first in one member (another tool's archive)."""
+    try:
+        yield from records
+    except Exception as exc:
+        damage.why = f"{damage.why}, unreadable after the first ({type(exc).__name__})"
+        yield damage
+
+
+def _next_member(stream: BinaryIO, start: int, size: int) -> int:
+    """The offset of the next gzip member's first bytes from ``start`` (``size`` if none)."""
+    stream.seek(start)
+    carry, offset = b"", start
+    while chunk := stream.read(_SCAN_CHUNK):
+        buffer = carry + chunk
+        found = buffer.find(_GZIP_MAGIC)
+        if found >= 0:
+            return offset - len(carry) + found
+        carry = buffer[-(len(_GZIP_MAGIC) - 1) :]
+        offset += len(chunk)
+    return size
+
+
+def _probe(stream: BinaryIO, start: int) -> tuple[bytes, int]:
+    """A damaged member read again a little at a time: what decompresses
+    before its damage (its WARC headers, most often), and the offset of the
+    bytes at which decompression fails (``start`` when it does not)."""
+    stream.seek(start)
+    data = stream.read(_SCAN_CHUNK)
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
+    head = b""
+    for at in range(0, len(data), _PROBE_STEP):
+        try:
+            out = inflater.decompress(data[at : at + _PROBE_STEP])
+        except zlib.error:
+            return head, start + at
+        if len(head) < _SCAN_CHUNK:
+            head += out
+        if inflater.eof:
+            break
+    return head, start
+
+
+_NAMED = re.compile(rb"^WARC-(Type|Target-URI): *([^\r\n]*)", re.IGNORECASE | re.MULTILINE)
+
+
+def _named(partial: bytes) -> str:
+    """What a damaged record was ("response record for URL"), from the part
+    of it that could be read: its WARC headers, when they came through."""
+    head = partial[: partial.find(b"\r\n\r\n")] if b"\r\n\r\n" in partial else b""
+    found = {name.lower(): value for name, value in _NAMED.findall(head)}
+    if b"type" not in found:
+        return ""
+    uri = found.get(b"target-uri")
+    return escaped(found[b"type"]) + (f" record for {escaped(uri)}" if uri else " record")
+
+
+def _plain_records(path: Path, stream: BinaryIO, size: int) -> Iterator[tuple[int, int, Any] | Damage]:
+    """The records of an uncompressed WARC file, up to its first bad bytes."""
+    stream.seek(0)
+    records = ArchiveIterator(stream, no_record_parse=False, arc2warc=False)
+    start = 0
+    try:
+        for record in records:
+            start = records.get_record_offset()
+            yield start, start, record
+    except Exception as exc:
+        stream.seek(start)
+        why = f"the rest of the file, unreadable ({type(exc).__name__})"
+        yield Damage(path, start, size, why, start, stream.read(_SHOWN))
+
+
 class ArchiveReader:
     """Every complete fetch in a directory's WARC files, oldest first.
 
@@ -333,6 +525,8 @@ class ArchiveReader:
         self.records = 0
         self.skipped = 0
         self.files = 0
+        #: Each stretch of a file that held no readable record, in reading order.
+        self.damaged: list[Damage] = []
         self._positions: dict[Path, int] = {}
         #: Each writer's crawl settings (``lantern-settings`` of its warcinfo), once read.
         self.settings: dict[str, dict[str, Any]] = {}
@@ -376,46 +570,72 @@ class ArchiveReader:
         request: dict[str, Any] | None = None
         info: dict[str, list[str]] = {}
         try:
-            with open(path, "rb") as stream:
-                for record in ArchiveIterator(stream, no_record_parse=False, arc2warc=False):
-                    self.records += 1
-                    self._positions[path] = stream.tell()
-                    kind = record.rec_type
-                    if kind == "request":
-                        request = {
-                            "for": record.rec_headers.get_header("WARC-Concurrent-To"),
-                            "method": record.http_headers.protocol if record.http_headers else "GET",
-                            "headers": list(record.http_headers.headers) if record.http_headers else [],
-                        }
-                    elif kind == "warcinfo":
-                        fields = _fields(_read_all(record).decode("utf-8", "replace"))
-                        for value in fields.get("lantern-settings", ())[:1]:
-                            self.settings.setdefault(writer, json.loads(value))
-                    elif kind == "metadata":
-                        info = _fields(_read_all(record).decode("utf-8", "replace"))
-                    elif kind == "response":
-                        body = _read_all(record)
-                        http = record.http_headers
-                        if http is None or record.raw_stream.limit > 0:
-                            self._skip(path, "a response record cut short")
-                            continue
-                        record_id = record.rec_headers.get_header("WARC-Record-ID")
-                        if request is None or request["for"] != record_id:
-                            self._skip(path, "a response without its request record")
-                            continue
-                        yield _fetch(record, http, body, request, info)
-                        request, info = None, {}
-        except Exception as exc:  # warcio fails on bad bytes in many ways (AttributeError too)
-            self._skip(path, f"the rest of the file, unreadable ({type(exc).__name__}: {str(exc)[:120]})")
-            self._positions[path] = path.stat().st_size
-            return
+            for found in scan(path):
+                if isinstance(found, Damage):
+                    self.damaged.append(found)
+                    self._skip(path, str(found))
+                    # The fetch a damaged record belonged to is not completed
+                    # by what follows: its metadata may have said members only.
+                    request, info = None, {}
+                    continue
+                _, self._positions[path], record = found
+                self.records += 1
+                kind = record.rec_type
+                if kind == "request":
+                    request = {
+                        "for": record.rec_headers.get_header("WARC-Concurrent-To"),
+                        "method": record.http_headers.protocol if record.http_headers else "GET",
+                        "headers": list(record.http_headers.headers) if record.http_headers else [],
+                    }
+                elif kind == "warcinfo":
+                    fields = _fields(_read_all(record).decode("utf-8", "replace"))
+                    for value in fields.get("lantern-settings", ())[:1]:
+                        self.settings.setdefault(writer, json.loads(value))
+                elif kind == "metadata":
+                    info = _fields(_read_all(record).decode("utf-8", "replace"))
+                elif kind == "response":
+                    fetch = self._response(path, record, request, info)
+                    if fetch is not None:
+                        yield fetch
+                    request, info = None, {}
+        except Exception as exc:  # the file unreadable; warcio fails on bad bytes in many ways
+            self._skip(
+                path,
+                f"the rest of the file, unreadable ({type(exc).__name__}: {_shown(str(exc)[:120])})",
+            )
         self._positions[path] = path.stat().st_size
         if request is not None:
             self._skip(path, "a request whose response was never written")
 
+    def _response(
+        self, path: Path, record: Any, request: dict[str, Any] | None, info: dict[str, list[str]]
+    ) -> Fetch | None:
+        body = _read_all(record)
+        http = record.http_headers
+        if http is None or record.raw_stream.limit > 0:
+            self._skip(path, "a response record cut short")
+            return None
+        record_id = record.rec_headers.get_header("WARC-Record-ID")
+        if request is None or request["for"] != record_id:
+            self._skip(
+                path,
+                f"a response without its request record ({_shown(_target_of(record))})",
+            )
+            return None
+        return _fetch(record, http, body, request, info)
+
     def _skip(self, path: Path, why: str) -> None:
         self.skipped += 1
         logger.warning("Skipping %s in %s", why, path.name)
+
+
+def _target_of(record: Any) -> str:
+    return record.rec_headers.get_header("WARC-Target-URI") or "no URL"
+
+
+def _shown(text: str) -> str:
+    """Text read from an archive, escaped as :func:`escaped` shows bytes."""
+    return escaped(text.encode("utf-8", "backslashreplace"))
 
 
 def _read_all(record: Any) -> bytes:

@@ -745,6 +745,19 @@ class Frontier:
         """The crawl's leases seen by a node (``node=`` a name for a look from outside)."""
         return Leases(self.client, self.name, self.queue_key, partitions=self.partitions, **options)
 
+    def known(self, entries: Sequence[tuple[bytes, str]]) -> list[bool]:
+        """Whether each ``(fingerprint, site)`` was queued before by any node
+        of the crawl: read only, one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        counts = []
+        for fp, site in entries:
+            lookups = self._part_seen.lookups(self.part(site).seen_prefix, fp)
+            for command in lookups:
+                pipe.execute_command(*command)
+            counts.append(len(lookups))
+        answers = iter(pipe.execute() if entries else ())
+        return [all([int(next(answers)) for _ in range(count)]) for count in counts]
+
     def content_seen(self, digest: bytes, url: str, near: int | None = None) -> str | None:
         """Record ``url``'s content; return the first other URL with the same,
         or (given its SimHash ``near``) nearly the same content."""

@@ -54,6 +54,15 @@ class ExactSeen:
         member = int.from_bytes(fp[2:10], "big", signed=True)
         return bucket, str(member)
 
+    def lookups(self, prefix: str, fp: bytes) -> list[tuple[str, ...]]:
+        """Read-only Redis commands that all answer 1 when ``fp`` was seen.
+
+        >>> ExactSeen().lookups("web:dupefilter:", bytes(range(16)))
+        [('SISMEMBER', 'web:dupefilter:0001', '144964032628459529')]
+        """
+        bucket, member = self.args(fp)
+        return [("SISMEMBER", prefix + bucket, member)]
+
     def describe(self) -> dict[str, str]:
         return {"mode": self.mode}
 
@@ -126,6 +135,16 @@ class BloomSeen:
         size = self.shard_bits
         positions = ",".join(str((h1 + i * h2) % size) for i in range(self.hashes))
         return str(shard), positions
+
+    def lookups(self, prefix: str, fp: bytes) -> list[tuple[str, ...]]:
+        """Read-only Redis commands that all answer 1 when ``fp`` was seen (or
+        is a false positive): one ``GETBIT`` a hash.
+
+        >>> len(BloomSeen(capacity=1_000_000).lookups("web:dupefilter:", bytes(16)))
+        10
+        """
+        shard, positions = self.args(fp)
+        return [("GETBIT", prefix + shard, position) for position in positions.split(",")]
 
     def describe(self) -> dict[str, str]:
         return {"mode": self.mode, "capacity": str(self.capacity), "error_rate": str(self.error_rate)}

@@ -313,11 +313,12 @@ TRAPS_MAX_PAGES_PER_SITE = 0
 # process: bounds the traps no rule foresaw (page counters, filter
 # combinations). Large, because a news site's articles may share a pattern.
 TRAPS_MAX_PAGES_PER_PATTERN = 5000
-# Pages of one URL pattern each found only on the one before it, at most
-# (0: no limit): an endless calendar whose months each say something new
-# (crawler/traps.py, Chains). Pages that lead to new pages of other
-# patterns, or link many pages of their own (a pager), start the count
-# again, so real pagination runs on; counted as traps/chain.
+# Pages of one URL pattern each found only on the one before it, at most,
+# both ways together, per crawl process (0: no limit): an endless calendar
+# whose months each say something new (crawler/traps.py, Chains). Pages
+# that lead to pages the crawl never saw, or link many pages of their own
+# (a pager), start the count again, so real pagination runs on; counted
+# as traps/chain.
 TRAPS_CHAIN_MAX = 50
 # Pages whose text SimHashes are at most this many bits apart (of 64) are
 # near duplicates: only the first is indexed and followed. 0: exact only.

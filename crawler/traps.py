@@ -13,8 +13,8 @@ these complete them (ARCHITECTURE.md, item 6):
   raise an alert before URLs are refused.
 - :class:`Chains`: a run of pages of one URL pattern, each found only on
   the one before it (a calendar's "previous month", page after page), is
-  stopped after ``limit`` pages, well before the pattern budget, unless its
-  pages look like real pagination (see the class).
+  stopped after ``limit`` pages of its pattern, well before the pattern
+  budget, unless its pages look like real pagination (see the class).
 - :class:`Blacklist`: hosts (with their subdomains) and URL regular
   expressions that are never fetched, from settings or a file: known trap
   sites, and sites that object to being crawled.
@@ -23,7 +23,7 @@ these complete them (ARCHITECTURE.md, item 6):
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 
 from crawler.sites import host_name
@@ -68,6 +68,10 @@ class PatternBudget:
         return count <= self.limit
 
 
+def _nothing_known(urls: Sequence[str]) -> list[bool]:
+    return [False] * len(urls)
+
+
 class Chains:
     """How long a chain of same-pattern pages runs, and where it stops.
 
@@ -76,27 +80,36 @@ class Chains:
     found on the page before. A link of another pattern than its page starts
     at 0. A link of the page's own pattern continues the page's chain (its
     length plus one) when the page is a bare link of a chain: at most two
-    other pages of its pattern linked (previous and next), and no new page
-    of another pattern found on it. That is an endless calendar whose months
-    differ in text, each month its own new content and a way to the next.
+    other pages of its pattern linked (previous and next), and no page of
+    another pattern on it that the crawl has never seen. That is an endless
+    calendar whose months differ in text, each month its own new content and
+    a way to the next, whatever else it links: the event pages it names
+    again and again were found long ago, so they restart nothing.
 
     Real pagination differs in one of two ways, and either resets the count
-    to 0: its pages list things not found before (a listing of articles:
-    "older posts" page after page, each leading to new articles), or its
-    pager links many pages of the pattern (1 2 3 4 5 ... 40), so the crawl
-    reaches page N in far fewer steps than N. A chain whose pages list only
-    what was found elsewhere is stopped: what it loses is its own pages
+    to 0: its pages list things the crawl has not seen (a listing of
+    articles: "older posts" page after page, each leading to new articles),
+    or its pager links many pages of the pattern (1 2 3 4 5 ... 40), so the
+    crawl reaches page N in far fewer steps than N. A chain whose pages list
+    only what was found elsewhere is stopped: what it loses is its own pages
     past ``limit``, which nothing else links to.
+
+    The links that continue chains spend one budget per URL pattern, of
+    ``limit`` pages in this process: a calendar entered in its middle runs
+    both ways, and both together stop after ``limit`` months.
 
     >>> chains = Chains(limit=2)
     >>> month = "http://a.test/cal/2024/05/"
     >>> near = ["http://a.test/cal/2024/04/", "http://a.test/cal/2024/06/", "http://a.test/about"]
     >>> chains.lengths(month, 1, near, new=near[:2])  # only months new: the chain grows
     {'http://a.test/cal/2024/04/': 2, 'http://a.test/cal/2024/06/': 2}
-    >>> chains.lengths(month, 1, near, new=near)  # a new page elsewhere: not a bare chain
+    >>> chains.lengths(month, 1, near, new=near)  # a page the crawl never saw: not a bare chain
     {'http://a.test/cal/2024/04/': 0, 'http://a.test/cal/2024/06/': 0, 'http://a.test/about': 0}
-    >>> chains.admit(2), chains.admit(3)
-    (True, False)
+    >>> seen = {"http://a.test/about"}
+    >>> chains.lengths(month, 1, near, new=near, known=lambda urls: [url in seen for url in urls])
+    {'http://a.test/cal/2024/04/': 2, 'http://a.test/cal/2024/06/': 2, 'http://a.test/about': 0}
+    >>> [chains.admit(url, 2) for url in near[:2]], chains.admit(month, 1)  # one budget for the pattern
+    ([True, True], False)
     """
 
     #: Other pages of its own pattern a bare chain page links at most: previous and next.
@@ -104,19 +117,36 @@ class Chains:
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
+        self._chained = PatternBudget(limit)
 
-    def lengths(self, page_url: str, page_chain: int, links: Iterable[str], new: Collection[str]) -> dict[str, int]:
-        """The chain length of each ``new`` link (those the crawl follows) of
-        the page at ``page_url``, whose own chain length is ``page_chain``;
-        ``links`` are all its links, followed before or not."""
+    def lengths(
+        self,
+        page_url: str,
+        page_chain: int,
+        links: Iterable[str],
+        new: Collection[str],
+        known: Callable[[Sequence[str]], list[bool]] = _nothing_known,
+    ) -> dict[str, int]:
+        """The chain length of each ``new`` link (those this process follows)
+        of the page at ``page_url``, whose own chain length is ``page_chain``;
+        ``links`` are all its links, followed before or not. ``known`` says
+        which URLs the crawl has seen already, on any node (asked only of a
+        page that continues a chain unless they are new)."""
         pattern = url_pattern(page_url)
         same = {url for url in links if url != page_url and url_pattern(url) == pattern}
-        bare = len(same) <= self.MAX_NEIGHBOURS and all(url in same for url in new)
+        if len(same) > self.MAX_NEIGHBOURS or not any(url in same for url in new):
+            return dict.fromkeys(new, 0)
+        elsewhere = [url for url in new if url not in same]
+        bare = not elsewhere or all(known(elsewhere))
         return {url: page_chain + 1 if bare and url in same else 0 for url in new}
 
-    def admit(self, length: int) -> bool:
-        """Whether a request of this chain length is fetched (``limit`` 0: always)."""
-        return self.limit <= 0 or length <= self.limit
+    def admit(self, url: str, length: int) -> bool:
+        """Whether ``url``, of this chain length, is fetched: a length of 0
+        always is (``limit`` 0: every one); a longer one while the chain and
+        its pattern's budget of chained pages last."""
+        if self.limit <= 0 or length == 0:
+            return True
+        return length <= self.limit and self._chained.admit(url)
 
 
 class Blacklist:

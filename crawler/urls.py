@@ -534,10 +534,10 @@ def _param_name(param: str) -> str:
 
 # Calendar dates, read for the far-future rule: every common way a calendar
 # writes "which day, week or month" into a URL.  Only the year matters.  A
-# year is 1000-2999 after no letter or digit, so neither "/12345/06" nor a
+# year is 1000-9999 after no letter or digit, so neither "/12345/06" nor a
 # hash such as "a92999dec1" holds one; what follows it (or, for a month
 # name, what precedes it) makes it a date.
-_YEAR_TOKEN = re.compile(r"(?:(?<![0-9%])|(?<=%20))[12][0-9]{3}")
+_YEAR_TOKEN = re.compile(r"(?:(?<![0-9%])|(?<=%20))[1-9][0-9]{3}")
 _MONTH_NAMES = (
     "january|february|march|april|may|june|july|august|september|october|november|december"
     "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
@@ -567,7 +567,7 @@ _BEFORE_YEAR = re.compile(r"(?:^|[^0-9a-z])(?:" + _MONTH_NAMES + ")" + _SEP + r"
 # such as "day" or "date", a path segment such as "calendar" or "events"
 # before it): anywhere else an eight-digit number is more often an id
 # ("/questions/20351203/...").
-_COMPACT_DATE = re.compile(r"([12][0-9]{3})(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?![0-9])")
+_COMPACT_DATE = re.compile(r"([1-9][0-9]{3})(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?![0-9])")
 _DATE_PARAM = re.compile(r"date|day|when|^(?:d|dt|cal|from|to|start|end|since|until)$")
 _CALENDAR_SEGMENT = re.compile(
     r"calendars?|cal|events?|agenda|diary|schedule|archives?|dates?|days?|weeks?|months?",
@@ -578,6 +578,7 @@ _CALENDAR_SEGMENT = re.compile(
 _YEAR_PARAMS = frozenset(["year", "yr", "y", "yyyy"])
 _PERIOD_PARAMS = frozenset(["month", "mon", "mo", "m", "mm", "week", "wk", "w", "day", "dd"])
 _YEAR_VALUE = re.compile(r"[0-9]{4,6}")
+_YEAR_DIGITS = frozenset("123456789")  # a year's first digit
 
 
 def calendar_years(path: str, query: str = "") -> list[int]:
@@ -629,7 +630,7 @@ def _compact_years_in_path(path: str) -> list[int]:
     for i in range(2, len(segments)):
         segment = segments[i]
         if (
-            segment[:1] in ("1", "2")
+            segment[:1] in _YEAR_DIGITS
             and (compact := _COMPACT_DATE.match(segment))
             and any(_CALENDAR_SEGMENT.fullmatch(before) for before in segments[1:i])
         ):
@@ -644,7 +645,7 @@ def _years_in_params(params: list[tuple[str, str, str]]) -> list[int]:
     names: set[str] | None = None
     for name, _, value in params:
         name = name.lower()
-        if value[:1] in ("1", "2"):
+        if value[:1] in _YEAR_DIGITS:
             if _DATE_PARAM.search(name) and (compact := _COMPACT_DATE.match(value)):
                 years.append(int(compact.group(1)))
             elif name in _YEAR_PARAMS and _YEAR_VALUE.fullmatch(value):

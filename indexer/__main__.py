@@ -8,7 +8,8 @@
     python -m indexer purge --data DIR [--redis URL] URL_OR_SITE...
                                                            remove pages (a site: all of its
                                                            pages) and never fetch them again
-    python -m indexer --data DIR rebuild [--shards K]     rebuild the index, graph and PageRank
+    python -m indexer --data DIR rebuild [--shards K] [--force]
+                                                           rebuild the index, graph and PageRank
                                                            from DIR/archive (no network, no Redis)
     python -m indexer --data DIR stats [--json]           what the index holds
 
@@ -52,7 +53,7 @@ from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, is_corruption
 from indexer.output import emit
 from indexer.purge import purge, purge_rule
 from indexer.queue import ItemQueue, QueueBusy
-from indexer.rebuild import NothingToRebuild, rebuild
+from indexer.rebuild import FewerPages, NothingToRebuild, rebuild, skipped_damage
 from indexer.shards import ShardFailed
 
 logger = logging.getLogger("indexer")
@@ -91,6 +92,34 @@ def _connect(data_dir: Path, url: str | None) -> Iterator[redis.Redis | None]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    # Intermixed: `purge --data DIR URL...` puts options between the positionals.
+    args = parser.parse_intermixed_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
+
+    data_dir = Path(args.data)
+    create_with(args.data_mode)
+    if (args.command == "purge") != bool(args.targets):
+        parser.error("purge takes URL_OR_SITE arguments (and only purge does)")
+    if args.command == "rebuild":  # a directory of any format: that is what it is for
+        return _rebuild(data_dir, args.shards, args.processes, args.force)
+    try:
+        check_format(data_dir)
+    except OtherFormat as exc:
+        print(f"indexer: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "purge":
+        return _purge(data_dir, args)
+    if args.command == "stats":
+        return _stats(data_dir, args.json)
+    if args.shards is not None:
+        parser.error("--shards is for rebuild (an index keeps the shards it was created with)")
+    if args.force:
+        parser.error("--force is for rebuild")
+    return _drain(data_dir, args)
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m indexer", description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
     parser.add_argument(
@@ -127,6 +156,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="K",
         help="rebuild: divide the new index into K page shards (default: as it was)",
     )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="rebuild: replace the index even when the new one holds fewer pages",
+    )
     parser.add_argument("--json", action="store_true", help="stats: print one JSON object")
     parser.add_argument(
         "--personalization",
@@ -144,27 +178,11 @@ def main(argv: list[str] | None = None) -> int:
         "rebuild: everything from DIR/archive; stats: what the index holds",
     )
     parser.add_argument("targets", nargs="*", metavar="URL_OR_SITE", help="purge: what to remove")
-    # Intermixed: `purge --data DIR URL...` puts options between the positionals.
-    args = parser.parse_intermixed_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
+    return parser
 
-    data_dir = Path(args.data)
-    create_with(args.data_mode)
-    if (args.command == "purge") != bool(args.targets):
-        parser.error("purge takes URL_OR_SITE arguments (and only purge does)")
-    if args.command == "rebuild":  # a directory of any format: that is what it is for
-        return _rebuild(data_dir, args.shards, args.processes)
-    try:
-        check_format(data_dir)
-    except OtherFormat as exc:
-        print(f"indexer: {exc}", file=sys.stderr)
-        return 2
-    if args.command == "purge":
-        return _purge(data_dir, args)
-    if args.command == "stats":
-        return _stats(data_dir, args.json)
-    if args.shards is not None:
-        parser.error("--shards is for rebuild (an index keeps the shards it was created with)")
+
+def _drain(data_dir: Path, args: argparse.Namespace) -> int:
+    """Index the crawl's item queue (once, or ``--follow``), or only finalize."""
     stop = Stop()
     try:
         with _connect(data_dir, args.redis) as client:
@@ -175,6 +193,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 return 2
             return _index(data_dir, client, args, stop)
+    except CORRUPTION as exc:  # first: bad text in a file is a ValueError too
+        if not is_corruption(exc):
+            raise
+        return _damaged(data_dir, exc)
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, ValueError) as exc:
         print(f"indexer: {RedisUnreachable(args.redis or str(data_dir), exc)}", file=sys.stderr)
         return 2
@@ -192,10 +214,16 @@ def _stats(data_dir: Path, as_json: bool) -> int:
     except CORRUPTION as exc:
         if not is_corruption(exc):
             raise
-        print(f"indexer: {IndexDamaged(data_dir, f'the index ({type(exc).__name__}: {exc})')}", file=sys.stderr)
-        return 2
+        return _damaged(data_dir, exc)
     emit(json.dumps(found.to_json(), ensure_ascii=False) if as_json else stats.render(found, data_dir))
     return 0
+
+
+def _damaged(data_dir: Path, error: BaseException) -> int:
+    """The one line a damaged index or page store gets, naming the repair; status 2."""
+    what = "the page store" if isinstance(error, sqlite3.DatabaseError) else "the index"
+    print(f"indexer: {IndexDamaged(data_dir, f'{what} ({type(error).__name__}: {error})')}", file=sys.stderr)
+    return 2
 
 
 def _personalization(text: str) -> dict[str, float]:
@@ -219,13 +247,15 @@ def _positive(text: str) -> int:
     return value
 
 
-def _rebuild(data_dir: Path, shards: int | None, processes: int | None) -> int:
+def _rebuild(data_dir: Path, shards: int | None, processes: int | None, force: bool) -> int:
     try:
-        report = rebuild(data_dir, shards=shards, processes=processes)
-    except (NothingToRebuild, IndexBusy, ShardFailed) as exc:
+        report = rebuild(data_dir, shards=shards, processes=processes, force=force)
+    except (NothingToRebuild, FewerPages, IndexBusy, ShardFailed) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
     final = report.final
+    if report.damaged:
+        logger.warning("%s", skipped_damage(report.damaged))
     logger.info(
         "Index rebuilt from %d responses (%d records, %d skipped): %d documents (%d pages, "
         "%d known by anchor text only), %d links, PageRank over %d nodes, in %.1f s",
@@ -310,7 +340,9 @@ def _purge(data_dir: Path, args: argparse.Namespace) -> int:
             if any(matched.values()):
                 builder.commit()
                 builder.finalize()
-    except (IndexBusy, sqlite3.OperationalError) as exc:
+    except (IndexBusy,) + CORRUPTION as exc:  # busy: the writer's lock, or SQLite's
+        if is_corruption(exc):
+            return _damaged(data_dir, exc)
         print(f"indexer: {exc}; nothing was purged (is another indexer writing {data_dir}?)", file=sys.stderr)
         return 2
     for target, urls in matched.items():

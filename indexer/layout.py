@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import pickle
 import sqlite3
@@ -37,6 +38,7 @@ __all__ = [
     "IndexDamaged",
     "CORRUPTION",
     "DamagedPostings",
+    "DamagedData",
     "is_corruption",
     "stored_documents",
     "shard_of",
@@ -65,6 +67,8 @@ class IndexDamaged(RuntimeError):
     overwritten, or a file of it lost."""
 
     def __init__(self, data_dir: str | Path, what: str) -> None:
+        # What the reader said may quote the damaged bytes: shown escaped, on one line.
+        what = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in what)
         super().__init__(
             f"{what} in {data_dir} is damaged; rebuild the index from the crawl's archive: "
             f"python -m indexer rebuild --data {data_dir}"
@@ -76,11 +80,18 @@ class DamagedPostings(ValueError):
     overwritten in a segment); Whoosh's own reader raises a bare Exception."""
 
 
+class DamagedData(ValueError):
+    """Bytes of the index that do not read as what was written there: a
+    stored field that does not unpickle, a document number past its segment."""
+
+
 # What reading a file that is not what it should be raises: Whoosh's
 # pickles, zlib blocks and structs cut short or overwritten, its table of
 # contents unreadable ("created on different architecture"), a posting
-# list's header overwritten, SQLite's "file is not a database" or "disk
-# image is malformed" (not a lock: that is an OperationalError, and transient).
+# list's header overwritten, text or JSON that does not decode (bytes
+# changed inside a term, a stored field or a page store's column), SQLite's
+# "file is not a database" or "disk image is malformed" (not a lock: that is
+# an OperationalError, and transient).
 CORRUPTION: tuple[type[BaseException], ...] = (
     EOFError,
     zlib.error,
@@ -89,12 +100,20 @@ CORRUPTION: tuple[type[BaseException], ...] = (
     whoosh_index.IndexError,
     whoosh_index.IndexVersionError,
     DamagedPostings,
+    DamagedData,
+    UnicodeDecodeError,
+    json.JSONDecodeError,
     sqlite3.DatabaseError,
 )
 
 
 def is_corruption(error: BaseException) -> bool:
-    return isinstance(error, CORRUPTION) and not isinstance(error, sqlite3.OperationalError)
+    """Whether ``error``, one of :data:`CORRUPTION`, says a file is damaged:
+    an OperationalError does only for text SQLite cannot give back as UTF-8
+    (a lock, the other kind, passes)."""
+    if isinstance(error, sqlite3.OperationalError):
+        return str(error).startswith("Could not decode to UTF-8")
+    return isinstance(error, CORRUPTION)
 
 
 def shard_of(url: str, shards: int) -> int:

@@ -124,24 +124,34 @@ class ArchiveIndex:
 def _responses(path: Path) -> dict[str, tuple[str, int, bool]]:
     """Each URL's latest complete response in one file: its date, offset, and
     whether it was fetched with credentials (its metadata record, written
-    before it, says so)."""
+    before it, says so). A damaged record is skipped, and the records after
+    it are found (:func:`crawler.archive.scan`)."""
+    from crawler.archive import Damage, scan
+
     found: dict[str, tuple[str, int, bool]] = {}
     members: set[str] = set()  # record ids of the responses of members-only pages
+    # After damage, until the next fetch's request: a response whose metadata
+    # may be lost, so whether it was members only is not known.
+    unsure = False
     try:
-        with open(path, "rb") as stream:
-            records = ArchiveIterator(stream)
-            for record in records:
-                if record.rec_type == "metadata":
-                    if _MEMBERS_ONLY in record.raw_stream.read(_METADATA_BYTES):
-                        members.add(record.rec_headers.get_header("WARC-Concurrent-To") or "")
-                    continue
-                if record.rec_type != "response":
-                    continue
-                url = record.rec_headers.get_header("WARC-Target-URI") or ""
-                date = record.rec_headers.get_header("WARC-Date") or ""
-                offset = records.get_record_offset()
-                if url and (url not in found or date >= found[url][0]):
-                    found[url] = (date, offset, record.rec_headers.get_header("WARC-Record-ID") in members)
+        for entry in scan(path):
+            if isinstance(entry, Damage):
+                logger.warning("Reading %s for cached copies: skipping %s", path.name, entry)
+                unsure = True
+                continue
+            offset, _, record = entry
+            if record.rec_type == "request":
+                unsure = False
+            elif record.rec_type == "metadata":
+                if _MEMBERS_ONLY in record.raw_stream.read(_METADATA_BYTES):
+                    members.add(record.rec_headers.get_header("WARC-Concurrent-To") or "")
+                continue
+            if record.rec_type != "response" or unsure:
+                continue
+            url = record.rec_headers.get_header("WARC-Target-URI") or ""
+            date = record.rec_headers.get_header("WARC-Date") or ""
+            if url and (url not in found or date >= found[url][0]):
+                found[url] = (date, offset, record.rec_headers.get_header("WARC-Record-ID") in members)
     except Exception as exc:
         logger.warning("Reading %s for cached copies stopped early: %s", path.name, exc)
     return found

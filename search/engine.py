@@ -58,6 +58,7 @@ from search.translations import family, one_per_family, preferred_languages
 __all__ = [
     "SearchEngine",
     "SearchError",
+    "DamagedIndex",
     "Result",
     "Results",
     "ANCHOR_POLICIES",
@@ -79,6 +80,10 @@ ANCHOR_POLICIES = ("rank", "last", "hide")
 
 class SearchError(Exception):
     """A problem the user can fix: no index yet, an empty query..."""
+
+
+class DamagedIndex(SearchError):
+    """A damaged index or page store, met while serving: repaired by a rebuild, not by another query."""
 
 
 class SearchEngine:
@@ -229,7 +234,7 @@ class SearchEngine:
             what = f"the page store or link graph ({error})"
         else:
             what = f"the index ({type(error).__name__}: {str(error)[:80]})"
-        return SearchError(str(IndexDamaged(self.data_dir, what)))
+        return DamagedIndex(str(IndexDamaged(self.data_dir, what)))
 
     def search(
         self,

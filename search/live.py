@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from indexer import stats
-from indexer.layout import CORRUPTION, IndexMissing
+from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, is_corruption
 from indexer.stats import IndexStats
-from search.engine import Results, SearchEngine, SearchError
+from search.engine import DamagedIndex, Results, SearchEngine, SearchError
 
 __all__ = ["LiveEngine"]
 
@@ -71,11 +71,17 @@ class LiveEngine:
         return self.stored(url) is not None
 
     def stored(self, url: str) -> dict[str, Any] | None:
-        """The page store's record of ``url`` (None: not a crawled page)."""
+        """The page store's record of ``url`` (None: not a crawled page;
+        :class:`DamagedIndex` if the store cannot be read)."""
         with self._lock:
             self._refresh()
             store = self.engine.store
-            return None if store is None else store.get(url)
+            try:
+                return None if store is None else store.get(url)
+            except CORRUPTION as exc:
+                if not is_corruption(exc):
+                    raise
+                raise DamagedIndex(str(IndexDamaged(self.data_dir, f"the page store ({exc})"))) from None
 
     def about(self) -> IndexStats | None:
         """What the index holds (:mod:`indexer.stats`), read again when the index changes."""

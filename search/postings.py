@@ -19,6 +19,7 @@ import numpy as np
 from whoosh.reading import TermNotFound
 
 from indexer.codec import block_places, read_block
+from indexer.layout import DamagedData
 
 __all__ = ["Chunk", "CorpusPostings", "kept"]
 
@@ -66,7 +67,15 @@ class CorpusPostings:
         return np.concatenate([found for found, _ in pieces]), np.concatenate([found for _, found in pieces])
 
     def _postings(self, number: int, info: Any, chunks: list[Chunk] | None) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`arrays` of one segment's entry."""
+        """:meth:`arrays` of one segment's entry (:class:`DamagedData` for
+        document numbers the segment does not have: its postings damaged)."""
+        ids, weights = self._read_postings(number, info, chunks)
+        _, reader, offset = self.segments[number]
+        if ids.size and not offset <= ids.min() <= ids.max() < offset + reader.doc_count_all():
+            raise DamagedData(f"postings of segment {number} name documents it does not have")
+        return ids, weights
+
+    def _read_postings(self, number: int, info: Any, chunks: list[Chunk] | None) -> tuple[np.ndarray, np.ndarray]:
         _, reader, offset = self.segments[number]
         if info.is_inlined():
             ids, weights, values = info.inlined_postings()

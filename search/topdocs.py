@@ -33,6 +33,7 @@ from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
 
 from indexer.codec import StoredColumns, length_bytes
+from indexer.layout import DamagedData
 from search.postings import Chunk, CorpusPostings, kept
 
 __all__ = ["TopDocs", "Hit", "Hits", "field_lengths", "supports"]
@@ -344,7 +345,12 @@ class TopDocs:
                     code = number.setdefault(value, len(number))
                     if code == len(values):
                         values.append(value)
-                    ids = np.fromiter(reader.postings(fieldname, text).all_ids(), dtype=np.int64)
+                    try:
+                        ids = np.fromiter(reader.postings(fieldname, text).all_ids(), dtype=np.int64)
+                    except TermNotFound:  # listed, yet not found: the term table damaged
+                        raise DamagedData(f"the term {fieldname}:{value} cannot be looked up") from None
+                    if ids.size and not 0 <= ids.min() <= ids.max() < reader.doc_count_all():
+                        raise DamagedData(f"the postings of {fieldname}:{value} name documents the segment lacks")
                     codes[ids + offset] = code
             found = self._labels[key] = (values, codes)
         return found

@@ -38,7 +38,7 @@ from urllib.parse import parse_qs, urlsplit
 from crawler import settings as defaults
 from crawler.datadir import archive_dir
 from search.cached import CSP, ArchiveIndex, read_copy, render_copy
-from search.engine import MAX_QUERY_CHARS, SearchError
+from search.engine import MAX_QUERY_CHARS, DamagedIndex, SearchError
 from search.front import Front
 from search.live import LiveEngine
 from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options
@@ -150,6 +150,8 @@ class SearchHandler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         try:
             response = self._route(parts.path, parts.query)
+        except DamagedIndex as exc:  # met outside a search (a cached copy)
+            response = _sorry(_status_of(exc), f"{exc}.")
         except Exception:
             logger.exception("Error answering %s %s", self.command, _printable(self.path))
             response = _json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": "internal error"})
@@ -196,7 +198,7 @@ class SearchHandler(BaseHTTPRequestHandler):
         try:
             results = self.server.engine.search(params.q, n=params.n, page=params.page, languages=self._languages())
         except SearchError as exc:
-            return _sorry(HTTPStatus.BAD_REQUEST, f"{exc}.", params)
+            return _sorry(_status_of(exc), f"{exc}.", params)
         return _html(HTTPStatus.OK, render_page(params, results))
 
     def _cached(self, query: str) -> tuple[Any, ...]:
@@ -239,7 +241,7 @@ class SearchHandler(BaseHTTPRequestHandler):
             params = parse_params(query)
             results = self.server.engine.search(params.q, n=params.n, page=params.page, languages=self._languages())
         except (BadRequest, SearchError) as exc:
-            return _json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+            return _json(_status_of(exc), {"error": str(exc)})
         return _json(HTTPStatus.OK, results.to_json())
 
     def _send(self, status: int, content_type: str, body: bytes, headers: dict[str, str] | None = None) -> None:
@@ -281,6 +283,12 @@ def _json(status: int, data: dict[str, Any]) -> tuple[int, str, bytes]:
 
 def _html(status: int, page: str) -> tuple[int, str, bytes]:
     return status, "text/html; charset=utf-8", page.encode()
+
+
+def _status_of(error: Exception) -> HTTPStatus:
+    """A damaged index is the server's trouble until it is rebuilt (503);
+    anything else a search refuses, the query's (400)."""
+    return HTTPStatus.SERVICE_UNAVAILABLE if isinstance(error, DamagedIndex) else HTTPStatus.BAD_REQUEST
 
 
 def _sorry(status: int, message: str, params: Params | None = None) -> tuple[int, str, bytes]:

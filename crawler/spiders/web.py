@@ -21,7 +21,7 @@ import logging
 import sqlite3
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Any, cast
@@ -560,10 +560,15 @@ class WebSpider(Spider):
                 self._refuse(link.url, reason)
         first = (response.meta.get("redirect_urls") or [response.url])[0]
         chain = response.meta.get("chain", self._chain_of.pop(first, 0))
-        lengths = self.chains.lengths(page.url, chain, (link.url for link in page.links), new)
+        if response.meta.get("revisit") is not None:
+            # Where a revisited page stood in its chain is not kept: taken as
+            # the chain's end, so a recrawl walks no calendar further than
+            # the crawl before it did.
+            chain = self.chains.limit
+        lengths = self.chains.lengths(page.url, chain, (link.url for link in page.links), new, self._known)
         for url in new:
             length = lengths[url]
-            if not self.chains.admit(length):
+            if not self.chains.admit(url, length):
                 self._refuse(url, "chain")
             elif length:
                 if len(self._chain_of) >= _CHAINS_REMEMBERED:
@@ -572,6 +577,16 @@ class WebSpider(Spider):
                 yield Request(url, errback=self.failed, meta={"chain": length})
             else:
                 yield Request(url, errback=self.failed)
+
+    def _known(self, urls: Sequence[str]) -> list[bool]:
+        """Which of these links the crawl has queued before, on any node
+        (Redis down: none, so a chain starts again rather than an archive
+        stopping early)."""
+        assert self.frontier is not None
+        try:
+            return self.frontier.known([(self.policy.fingerprint(url), site_of(url)) for url in urls])
+        except REDIS_DOWN:
+            return [False] * len(urls)
 
     def _refresh_scope(self) -> bool:
         """Seeds pushed into a running crawl widen the scope of every node.

@@ -51,6 +51,7 @@ from indexer.codec.postings import LeafMatcher, PostingsWriter
 from indexer.codec.terms import TermsReader
 from indexer.codec.upstream import WHOOSH_VERSION
 from indexer.codec.writer import Writer
+from indexer.layout import DamagedPostings
 
 __all__ = [
     "FastText",
@@ -100,7 +101,13 @@ class Codec(W3Codec):
         if terminfo.is_inlined():
             return super().postings_reader(dbfile, terminfo, format_, term=term, scorer=scorer)
         offset, length = terminfo.extent()
-        return LeafMatcher(dbfile, offset, length, format_, term=term, scorer=scorer)
+        try:
+            return LeafMatcher(dbfile, offset, length, format_, term=term, scorer=scorer)
+        except Exception as exc:
+            if type(exc) is not Exception:
+                raise
+            # Whoosh's block reader raises a bare Exception ("Block tag error").
+            raise DamagedPostings(f"a posting list that does not read: {exc}") from None
 
     def postings_writer(self, dbfile: Any, byteids: bool = False) -> Any:
         return PostingsWriter(

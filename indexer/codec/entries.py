@@ -66,6 +66,13 @@ class CompactTermInfo(W3TermInfo):
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Any:
+        try:
+            return cls._from_bytes(data)
+        except (IndexError, ValueError) as exc:  # an entry's counts overwritten: read past its end
+            raise DamagedPostings(f"a term entry that does not read ({type(exc).__name__}: {exc})") from None
+
+    @classmethod
+    def _from_bytes(cls, data: bytes) -> Any:
         if data[0] != _INLINED:
             return cls._postings_elsewhere(data)
         info = W3TermInfo.from_bytes(b"\x00" + data[1 : cls._struct.size] + b"\x00" * 12)

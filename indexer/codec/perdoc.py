@@ -15,6 +15,7 @@ from whoosh.columns import VarBytesColumn
 
 from indexer.codec.blocks import COMPRESS_FROM
 from indexer.codec.files import open_mapped
+from indexer.layout import DamagedData
 
 __all__ = ["STORED_FIELDS", "PerDocWriter", "PerDocReader", "StoredColumns", "length_bytes"]
 
@@ -39,7 +40,10 @@ class _StoredColumn(VarBytesColumn):
             data = super().__getitem__(docnum)
             if not data:
                 return None
-            return pickle.loads(data if data[0] == _PICKLE else zlib.decompress(data))
+            try:
+                return pickle.loads(data if data[0] == _PICKLE else zlib.decompress(data))
+            except Exception as exc:  # bytes changed in a pickle fail in many ways
+                raise DamagedData(f"stored fields of document {docnum} ({type(exc).__name__}: {exc})") from None
 
         def __iter__(self) -> Iterator[Any]:
             for number in range(self._doccount):

@@ -87,7 +87,43 @@ def test_chain_lengths(why, page, chain, links, new, expected) -> None:
     ],
 )
 def test_a_chain_is_admitted_up_to_its_limit(limit, length, admitted) -> None:
-    assert Chains(limit).admit(length) is admitted
+    assert Chains(limit).admit(NEXT, length) is admitted
+
+
+def test_links_the_crawl_saw_before_restart_no_chain() -> None:
+    """An event page this process never followed, which another node or an
+    earlier run of the crawl did, is no new page: the month still continues
+    the chain. A page the crawl never saw restarts it."""
+    event = f"{A}/events/tide-fair.html"
+    links = [PREV, NEXT, event]
+    assert Chains(50).lengths(MONTH, 7, links, [NEXT, event], lambda urls: [True] * len(urls)) == {NEXT: 8, event: 0}
+    assert Chains(50).lengths(MONTH, 7, links, [NEXT, event], lambda urls: [False] * len(urls)) == {NEXT: 0, event: 0}
+
+
+def test_the_crawl_is_asked_only_about_a_page_that_may_continue_a_chain() -> None:
+    asked: list[str] = []
+
+    def known(urls):
+        asked.extend(urls)
+        return [False] * len(urls)
+
+    chains = Chains(50)
+    chains.lengths(ABOUT, 0, [PREV, NEXT], [PREV, NEXT], known)  # another pattern: starts chains
+    chains.lengths(MONTH, 3, [PREV, NEXT, ABOUT], [ABOUT], known)  # no month new: nothing to continue
+    pager = [f"{A}/list/{n}/" for n in (1, 8, 9, 11, 12, 200)]
+    chains.lengths(f"{A}/list/10/", 3, [*pager, ABOUT], [pager[4], ABOUT], known)
+    assert asked == []
+
+
+def test_both_ways_of_a_calendar_spend_one_budget() -> None:
+    """A calendar entered in its middle: the months before and after together
+    stop at the limit, as do the chains of its pattern that start elsewhere."""
+    chains = Chains(limit=4)
+    back = [chains.admit(f"{A}/cal/2024/{12 - n:02d}/", n) for n in range(1, 4)]
+    ahead = [chains.admit(f"{A}/cal/2025/{n:02d}/", n) for n in range(1, 4)]
+    assert back + ahead == [True, True, True, True, False, False]
+    assert chains.admit(f"{A}/cal/2030/01/", 0)  # reached from another page: a chain's start
+    assert chains.admit(f"{A}/blog?page=2", 1)  # another pattern, its own budget
 
 
 def test_the_examples_in_the_docstrings_hold() -> None:

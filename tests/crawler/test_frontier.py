@@ -185,6 +185,16 @@ def test_bloom_seen_set_has_its_false_positive_rate(redis_client: redis.Redis) -
     assert fresh.count(SEEN) / 2000 < 0.02  # about the configured 1%, once full
 
 
+@pytest.mark.parametrize("seen", [None, BloomSeen(capacity=1000)], ids=["exact", "bloom"])
+def test_known_says_what_any_node_queued_and_marks_nothing(redis_client: redis.Redis, seen) -> None:
+    node_a, node_b = Frontier(redis_client, seen=seen, partitions=4), Frontier(redis_client, seen=seen)
+    node_a.push([_entry("http://a.test/x", 1), _entry("http://b.test/y", 1)])
+    asked = ["http://a.test/x", "http://b.test/y", "http://a.test/z"]
+    assert node_b.known([(fingerprint(url), site_of(url)) for url in asked]) == [True, True, False]
+    assert node_b.push([_entry("http://a.test/z", 1)]) == [QUEUED]  # asking did not mark it
+    assert node_b.known([]) == []
+
+
 def test_a_later_node_keeps_the_crawls_seen_set_encoding(redis_client: redis.Redis) -> None:
     Frontier(redis_client).push([_entry("http://a.test/x", 1)])
     later = Frontier(redis_client, seen=BloomSeen(capacity=1000))

@@ -32,6 +32,10 @@ CALENDAR_SHAPES = [
     ("Y.M.D path", "/diary/2999.02.14", "/diary/2027.02.14", "/diary/1868.05.02"),
     ("Y-M-D unpadded", "/cal?d=2999-2-4", "/cal?d=2027-2-4", "/cal?d=1868-5-2"),
     ("Y-M path", "/agenda/month/2750-11", "/agenda/month/2027-11", "/agenda/month/1868-05"),
+    ("Y-M path, a thousand years on", "/calendar/month/3001-01", "/calendar/month/2027-01", "/calendar/month/1868-05"),
+    ("Y/M/D path, year 9999", "/events/9999/12/31/", "/events/2027/12/31/", "/archive/1868/12/31/"),
+    ("YYYYMMDD path, year 5000", "/events/day/50000412", "/events/day/20270412", "/events/day/18680502"),
+    ("year and month params, year 4000", "/cal?year=4000&month=1", "/cal?year=2027&month=1", "/cal?year=1868&month=5"),
     ("Y/M path", "/agenda/2750/11/", "/agenda/2027/11/", "/agenda/1868/05/"),
     ("Y-M query", "/agenda?month=2750-11", "/agenda?month=2027-11", "/agenda?month=1868-05"),
     ("YYYYMMDD query", "/cal?day=23000412", "/cal?day=20270412", "/cal?day=18680502"),
@@ -82,6 +86,10 @@ NOT_DATES = [
     "/history?year=2999",  # a year alone is a history page
     "/map?y=5&m=3",
     "/v/2999.1",
+    "/thread/4999/5",
+    "/products/5000-decks",
+    "/item/50000412",
+    "/static/b9999-05.css",
 ]
 
 

@@ -15,8 +15,10 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 from whoosh import index as whoosh_index
 
-from crawler.datadir import archive_dir, index_dir, redis_dir
+from crawler.archive import scan
+from crawler.datadir import archive_dir, index_dir, pages_path, redis_dir
 from indexer.layout import shard_of
+from indexer.store import PageStore
 from search.engine import SearchEngine
 from tests.commands import run
 from tests.demoweb import DemoWeb
@@ -153,3 +155,45 @@ def test_three_shards_written_by_two_processes_answer_exactly_like_one_index(reb
             assert [round(r.score, 6) for r in three.search(text).results] == [
                 round(r.score, 6) for r in one.search(text).results
             ], text
+
+
+def test_a_damaged_record_costs_its_page_alone_and_a_smaller_index_replaces_the_old_only_when_forced(
+    demo_crawl, tmp_path: Path
+) -> None:
+    """64 bytes overwritten inside one page's response record, as a bad disk
+    sector would: the rebuild reads every other record, names the damage
+    (its bytes escaped), keeps the old index and says how to force it."""
+    _, data, _ = demo_crawl
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy, ignore=shutil.ignore_patterns("redis"))
+    with PageStore(pages_path(copy), readonly=True) as store:
+        pages = store.urls()
+        alone = pages - set(store.aliases().values())  # no duplicate to stand for it once it is lost
+    (warc,) = sorted(archive_dir(copy).glob("*.warc.gz"))
+    responses = [
+        (start, end, record.rec_headers.get_header("WARC-Target-URI"))
+        for start, end, record in scan(warc)
+        if record.rec_type == "response"
+    ]
+    start, end, url = next(found for found in responses[len(responses) // 2 :] if found[2] in alone)
+    with open(warc, "r+b") as stream:
+        stream.seek((start + end) // 2)
+        stream.write(b"\x1b[2J\x07\x00" * 16)  # a terminal's escape codes among them
+
+    kept = run("indexer", "rebuild", "--data", str(copy), timeout=300)
+    assert kept.returncode != 0
+    assert kept.stderr.strip().splitlines()[-1] == (
+        f"indexer: the rebuilt index would hold {len(pages) - 1:,} pages, the one in {copy} holds {len(pages):,}; "
+        "1 damaged stretch of the archive "
+        f"({end - start:,} bytes) skipped, each named above: the old index is kept; "
+        f"to replace it anyway: python -m indexer rebuild --data {copy} --force"
+    )
+    assert f"damaged bytes at offset {start:,} (response record for {url};" in kept.stderr
+    assert all(line.isprintable() for line in kept.stderr.splitlines())  # what is shown of the bytes, escaped
+    with PageStore(pages_path(copy), readonly=True) as store:
+        assert store.urls() == pages
+
+    forced = run("indexer", "rebuild", "--data", str(copy), "--force", timeout=300)
+    assert forced.returncode == 0, forced.stderr[-3000:]
+    with PageStore(pages_path(copy), readonly=True) as store:
+        assert store.urls() == pages - {url}
