@@ -26,7 +26,7 @@ from search.candidates import FACETS, QUESTION_WORDS, Candidate
 from search.deeplinks import best_section
 from search.display import escape_marks, shown
 from search.parsing import ANY, LEVELS, PARTS, STRICT, word_forms
-from search.snippets import WordPattern, passage, sentence, word_pattern
+from search.snippets import WordPattern, passage, section_text, sentence, word_pattern
 from search.tokens import Tokens
 
 __all__ = [
@@ -346,7 +346,9 @@ class ResultMaker:
         return Result(
             url=f"{url}#{quote(section, safe=_FRAGMENT_SAFE)}" if section else url,
             title=shown(title),
-            snippet=shown(self._snippet(candidate, body, pattern, crawled)),
+            snippet=shown(
+                self._snippet(candidate, body, pattern, crawled, section_text(body, sections, section or ""))
+            ),
             score=round(candidate.final, 4),
             pagerank=features.pagerank,
             host=candidate.get(fields.HOST, ""),
@@ -371,10 +373,11 @@ class ResultMaker:
         names = [word for word in words if word_forms(word)[0] == "code"]
         return best_section(sections, sequence, self.tokens, title, names)
 
-    def _snippet(self, hit: Candidate, body: str, pattern: WordPattern | None, crawled: bool) -> str:
-        """The passage of the page where the query's words gather; a
-        sentence at most (or nothing) for a members-only page; for a page
-        never fetched, the anchor text it is linked with."""
+    def _snippet(self, hit: Candidate, body: str, pattern: WordPattern | None, crawled: bool, section: str) -> str:
+        """The passage of the page where the query's words gather: in the
+        ``section`` the result links to when they are there; a sentence at
+        most (or nothing) for a members-only page; for a page never fetched,
+        the anchor text it is linked with."""
         if hit.get(fields.MEMBERS_ONLY):  # no more than a sentence: only members may read the page
             if self.members_snippet == "none":
                 return ""
@@ -383,7 +386,9 @@ class ResultMaker:
                 return f"Not fetched; linked as: {linked}" if linked else ""
             text = sentence(body or hit.get(fields.DESCRIPTION) or "", pattern)
         else:
-            text = passage(body, pattern) if body else escape_marks(hit.get(fields.DESCRIPTION) or "")
+            text = passage(section, pattern) if section else ""
+            if "**" not in text:
+                text = passage(body, pattern) if body else escape_marks(hit.get(fields.DESCRIPTION) or "")
         if not crawled and not text:
             anchors = sorted(set((hit.get(fields.LINKED) or "").split("\n")))
             text = "Not fetched; linked as: " + escape_marks("; ".join(a for a in anchors if a))

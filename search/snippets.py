@@ -31,7 +31,7 @@ from whoosh import highlight
 from indexer.analysis import has_cjk, is_cjk, plain_term
 from search.display import escape_marks
 
-__all__ = ["snippet", "trim", "word_pattern", "passage", "sentence", "WordPattern"]
+__all__ = ["snippet", "trim", "word_pattern", "passage", "section_text", "sentence", "WordPattern"]
 
 WIDTH = 240  # columns of a snippet (a CJK character takes two)
 _FRAGMENT = 150
@@ -375,6 +375,36 @@ def passage(text: str, pattern: WordPattern | None, width: int = WIDTH) -> str:
 # Where a sentence ends: its stop (and a closing quote or bracket) before a
 # space or the end, or a CJK full stop, question or exclamation mark.
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s|$)|[。！？]+")
+
+
+_SECTION_SPAN = 4000  # characters of a section looked at when the next heading is not found
+
+
+def section_text(text: str, sections: list[list[str]], anchor: str) -> str:
+    """The text of the section ``anchor`` of a page (``sections`` are its
+    ``[id, heading, tag]`` in order): from its heading to the next one, as
+    far as they are found in ``text``; "" when its heading is not.
+
+    >>> sections = [["a", "Install", "h2"], ["b", "Usage", "h2"]]
+    >>> section_text("Intro text. Install Run the installer. Usage Call it.", sections, "a")
+    'Install Run the installer. '
+    >>> section_text("Intro.", sections, "b")
+    ''
+    """
+    for number, (section_id, heading, *_) in enumerate(sections):
+        if section_id != anchor:
+            continue
+        start = text.find(heading.strip()) if heading.strip() else -1
+        if start < 0:
+            return ""
+        end = start + _SECTION_SPAN
+        for _, following, *_ in sections[number + 1 :]:
+            found = text.find(following.strip(), start + len(heading)) if following.strip() else -1
+            if found >= 0:
+                end = min(end, found)
+                break
+        return text[start:end]
+    return ""
 
 
 def sentence(text: str, pattern: WordPattern | None, width: int = WIDTH) -> str:

@@ -424,3 +424,22 @@ def test_a_question_finds_the_page_that_answers_it_not_the_one_that_asks_likewis
         assert urls(engine, question)[0] == "http://git.test/git-reset.html", question
     # A title that is a question is still its page's, word for word.
     assert urls(engine, "How do I write a commit message")[0] == "http://git.test/howto/messages.html"
+
+
+def test_the_snippet_comes_from_the_section_the_result_links_to(build: Build) -> None:
+    engine = build(
+        page(
+            "http://ref.test/packages.html",
+            "Package management",
+            "Quick reference: install packages, remove packages, upgrade packages. "
+            + FILLER
+            + "Installing packages Run apt-get install to add a package. "
+            + FILLER
+            + "Removing packages Use apt-get remove to remove packages you no longer need. "
+            + FILLER,
+            sections=[["install", "Installing packages", "h2"], ["remove", "Removing packages", "h2"]],
+        ),
+    )
+    result = engine.search("removing packages").results[0]
+    assert result.url == "http://ref.test/packages.html#remove"
+    assert "Use apt-get **remove**" in result.snippet and "Quick reference" not in result.snippet
