@@ -78,7 +78,7 @@ REGRESSION = 0.01  # MRR@10 lost against the reference that fails the run
 CRAWL_TIMEOUT = 900.0
 MARKER = "search-quality.json"  # in a kept data directory: the crawl finished
 WORST = 5
-_SET_ORDER = ("titles", "headings", "api", "titles-zh", "headings-zh", "hand")
+_SET_ORDER = ("titles", "headings", "api", "rewritten", "hub", "hand", "questions")
 
 
 class BenchError(RuntimeError):
@@ -363,8 +363,10 @@ class SiteResult:
     judge_seconds: float = 0.0
 
 
-def _set_key(name: str) -> tuple[int, str]:
-    return (_SET_ORDER.index(name) if name in _SET_ORDER else len(_SET_ORDER) - 1, name)
+def _set_key(name: str) -> tuple[str, int, str]:
+    """English sets first, in ``_SET_ORDER``, then each language's (``titles-fr``...)."""
+    kind, _, lang = name.partition("-")
+    return (lang, _SET_ORDER.index(kind) if kind in _SET_ORDER else len(_SET_ORDER), name)
 
 
 def _expected(query: Query, base: str, where: str) -> tuple[str, ...]:
@@ -408,7 +410,9 @@ def coverage(site: DocSite, found: Crawl) -> Coverage:
     """The crawl against the files: which pages it indexed, merged, missed."""
     with PageStore(pages_path(found.data), readonly=True) as store:
         indexed, aliases, gone = store.urls(), store.aliases(), store.gone()
-    files = html_files(site.root)
+    # The site's editions' files: another manual's translations in the same
+    # directory (the Debian Reference's) are not this site's pages.
+    files = [path for path in html_files(site.root) if site.edition(path) is not None]
     linked = set(reachable(site.root, site.seeds))
     prefix = found.base + "/"
     urls = {path: canonicalize(prefix + quote(path)) for path in files}
