@@ -45,6 +45,7 @@ import datetime
 import json
 import logging
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +63,7 @@ from bench.crawl import ROOT, SAME, SCRAPY
 from bench.docsites import DocSite
 from bench.queries import Query, QueryFileError, load, sets
 from bench.queries.make_auto import html_files, reachable
+from bench.result_pages import Shown, SiteStructure
 from crawler.datadir import pages_path
 from crawler.urls import canonicalize
 from indexer.store import PageStore
@@ -277,6 +279,9 @@ def prepared(site: DocSite, data: Path, keep: bool, rebuilt: bool) -> Crawl:
 # --- the baseline -------------------------------------------------------------------------------
 
 
+_TAGS = re.compile(r"<[^>]+>")
+
+
 class PlainWhoosh:
     """What a Whoosh user writes over the crawled pages; not to be improved."""
 
@@ -284,8 +289,10 @@ class PlainWhoosh:
         from whoosh import fields, index
         from whoosh.qparser import MultifieldParser
 
+        # The body is stored for Whoosh's own highlights: the snippet a plain
+        # Whoosh user shows (stored fields do not change the ranking).
         schema = fields.Schema(
-            url=fields.ID(stored=True, unique=True), title=fields.TEXT(stored=True), body=fields.TEXT
+            url=fields.ID(stored=True, unique=True), title=fields.TEXT(stored=True), body=fields.TEXT(stored=True)
         )
         self.index = index.create_in(str(directory), schema)
         writer = self.index.writer()
@@ -296,8 +303,10 @@ class PlainWhoosh:
         self.parser = MultifieldParser(["title", "body"], schema)
         self.searcher = self.index.searcher()
 
-    def search(self, text: str) -> list[str]:
-        return [hit["url"] for hit in self.searcher.search(self.parser.parse(text), limit=N)]
+    def search(self, text: str) -> list[tuple[str, str]]:
+        """The top 10: each hit's URL and Whoosh's highlights of its body (tags off)."""
+        hits = self.searcher.search(self.parser.parse(text), limit=N)
+        return [(hit["url"], _TAGS.sub("", hit.highlights("body"))) for hit in hits]
 
     def close(self) -> None:
         self.searcher.close()
@@ -312,6 +321,8 @@ class Outcome:
     query: Query
     ours: Verdict
     plain: Verdict
+    ours_shown: Shown = field(default_factory=Shown)
+    plain_shown: Shown = field(default_factory=Shown)
 
 
 @dataclass
@@ -323,9 +334,12 @@ class SetResult:
     base: str
 
     def numbers(self) -> dict[str, Any]:
-        ours = summary([o.ours for o in self.outcomes])
-        plain = summary([o.plain for o in self.outcomes])
+        ours: dict[str, Any] = summary([o.ours for o in self.outcomes])
+        plain: dict[str, Any] = summary([o.plain for o in self.outcomes])
         plain.pop("deep_link")  # the baseline has no fragments to give
+        queries = len(self.outcomes)
+        ours.update(sum((o.ours_shown for o in self.outcomes), Shown()).measures(queries))
+        plain.update(sum((o.plain_shown for o in self.outcomes), Shown()).measures(queries))
         return {
             "queries": len(self.outcomes),
             "uncrawled": self.uncrawled,
@@ -386,6 +400,7 @@ def judge_set(
     ours: SearchEngine,
     plain: PlainWhoosh,
     indexed: set[str],
+    structure: SiteStructure,
 ) -> SetResult:
     outcomes = []
     uncrawled = 0
@@ -396,11 +411,15 @@ def judge_set(
             results = ours.search(query.query, n=N).results
         except SearchError as exc:
             raise BenchError(f"{site}/{name}: our search of {query.query!r} failed: {exc}") from None
+        hits = plain.search(query.query)
+        ours_found, plain_found = answers(results), answers([url for url, _ in hits])
         outcomes.append(
             Outcome(
                 query,
-                judge(expected, query.fragment, answers(results)),
-                judge(expected, query.fragment, answers(plain.search(query.query))),
+                judge(expected, query.fragment, ours_found),
+                judge(expected, query.fragment, plain_found),
+                structure.shown([(a.page, r.snippet or "", r) for a, r in zip(ours_found, results, strict=True)]),
+                structure.shown([(a.page, snippet, None) for a, (_, snippet) in zip(plain_found, hits, strict=True)]),
             )
         )
     return SetResult(site, name, outcomes, uncrawled, found.base)
@@ -439,6 +458,7 @@ def judge_site(result: SiteResult) -> None:
     started = time.monotonic()
     with PageStore(pages_path(found.data), readonly=True) as store:
         indexed = store.urls()
+    structure = SiteStructure(site, found.base)
     with tempfile.TemporaryDirectory(prefix="bench-plain-") as directory, SearchEngine(found.data) as ours:
         plain = PlainWhoosh(found.data, Path(directory))
         try:
@@ -448,7 +468,7 @@ def judge_site(result: SiteResult) -> None:
                 except QueryFileError as exc:
                     raise BenchError(str(exc)) from None
                 if queries:
-                    result.sets.append(judge_set(site.name, name, queries, found, ours, plain, indexed))
+                    result.sets.append(judge_set(site.name, name, queries, found, ours, plain, indexed, structure))
         finally:
             plain.close()
     result.judge_seconds = time.monotonic() - started
@@ -525,11 +545,17 @@ def _f(value: float | None, sign: bool = False) -> str:
     return f"{value:+.3f}" if sign else f"{value:.3f}"
 
 
+def _pair(ours: dict[str, Any], plain: dict[str, Any], key: str) -> str:
+    """Ours' figure and plain's side by side: ``0.25/1.10``."""
+    return "/".join("-" if side.get(key) is None else f"{side[key]:.2f}" for side in (ours, plain))
+
+
 def table(results: Sequence[SiteResult], reference: dict[str, dict[str, Any]]) -> list[str]:
     rows = [
         f"search quality: ours vs plain Whoosh on the same crawl (MRR@{N}, Success@1, Success@{N})",
         f"  {'site':9s} {'set':12s} {'queries':>7s} {'uncrawled':>9s} | {'ours MRR':>8s} {'S@1':>5s} {'S@10':>5s}"
-        f" | {'plain MRR':>9s} {'S@1':>5s} {'S@10':>5s} | {'delta':>6s} {'deep':>5s} | {'vs ref':>6s}",
+        f" | {'plain MRR':>9s} {'S@1':>5s} {'S@10':>5s} | {'delta':>6s} {'deep':>5s} | {'vs ref':>6s}"
+        f" | {'copies/10':>11s} {'nav snip':>11s} {'hierarchy':>11s}",
     ]
     for result in results:
         if result.why is not None:
@@ -545,7 +571,8 @@ def table(results: Sequence[SiteResult], reference: dict[str, dict[str, Any]]) -
                 f"{_f(ours['mrr@10']):>8s} {_f(ours['success@1']):>5s} {_f(ours['success@10']):>5s} | "
                 f"{_f(plain['mrr@10']):>9s} {_f(plain['success@1']):>5s} {_f(plain['success@10']):>5s} | "
                 f"{_f(numbers['delta_mrr@10'], sign=True):>6s} {_f(ours['deep_link']):>5s} | "
-                f"{_f(moved, sign=True):>6s}{flag}"
+                f"{_f(moved, sign=True):>6s} | {_pair(ours, plain, 'copies@10'):>11s} "
+                f"{_pair(ours, plain, 'nav_snippets'):>11s} {_pair(ours, plain, 'hierarchy'):>11s}{flag}"
             )
     return rows
 
@@ -636,6 +663,8 @@ def report(results: Sequence[SiteResult], reference: dict[str, dict[str, Any]], 
                         "fragment": o.query.fragment,
                         "ours": o.ours.to_json(),
                         "plain": o.plain.to_json(),
+                        "ours_shown": asdict(o.ours_shown),
+                        "plain_shown": asdict(o.plain_shown),
                     }
                     for o in judged.outcomes
                 ],
