@@ -294,7 +294,7 @@ def rewrite(query: Query, rng: random.Random, rewrites: dict[str, Rewrite], coun
     names = sorted(rewrites)
     rng.shuffle(names)
     names.sort(key=lambda name: name == "question")  # a question is made last, of the rewritten words
-    done = []
+    done: list[str] = []
     for name in names:
         if len(done) == count:
             break
