@@ -25,6 +25,18 @@ attribute is compared by it, its ``url`` read for the fragment). The
 crawled, or recorded as a duplicate of another page): both engines miss
 those, and the coverage lines below the table say why.
 
+Beside MRR, what the results pages show (:mod:`bench.result_pages`), for
+ours and the baseline alike: translation copies per top 10 (results that
+are a page already shown higher, in another language, told from the
+site's file names and language directories); the share of snippets that
+come from navigation (a snippet is cut into word trigrams and compared
+with the page's file, read with lxml: the text of ``nav``, ``aside``,
+``role=navigation``, breadcrumbs, elements whose class or id names nav,
+toc, sidebar, menu, related, navheader/navfooter, and "See also" sections,
+against the rest of its body; more trigrams found only in the former make
+it navigation); and the share of results that carry a ``hierarchy``. The
+baseline's snippets are Whoosh's own highlights of the body.
+
 ``--keep DIR`` keeps each site's crawl in ``DIR/<site>`` and reuses a
 finished one (no server, no network) instead of crawling again;
 ``--rebuild`` then re-indexes it from its WARC archive (``python -m indexer
