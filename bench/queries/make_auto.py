@@ -68,6 +68,7 @@ __all__ = [
     "headings",
     "reachable",
     "site_sets",
+    "installed_sites",
     "main",
 ]
 
@@ -522,21 +523,30 @@ def write(site: DocSite, directory: Path = HERE) -> dict[str, int]:
     return {kind: len(queries) for kind, queries in sets.items()}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.queries.make_auto", description=__doc__.split("\n")[0])
+def installed_sites(prog: str, doc: str, argv: list[str] | None) -> list[DocSite]:
+    """The sites ``--sites`` names (default: all) that are installed; one
+    line on stderr for each that is not (its files are left as they are)."""
+    parser = argparse.ArgumentParser(prog=f"python -m {prog}", description=doc.split("\n")[0])
     parser.add_argument("--sites", help="comma-separated site names (default: all)")
     args = parser.parse_args(argv)
     try:
         sites = by_name(args.sites)
     except ValueError as exc:
         parser.error(str(exc))
+    installed = []
     for site in sites:
-        if not all((site.root / seed).is_file() for seed in site.seeds):
+        if all((site.root / seed).is_file() for seed in site.seeds):
+            installed.append(site)
+        else:
             print(
                 f"{site.name}: not installed ({', '.join(site.packages)}); its files are left as they are",
                 file=sys.stderr,
             )
-            continue
+    return installed
+
+
+def main(argv: list[str] | None = None) -> int:
+    for site in installed_sites("bench.queries.make_auto", __doc__, argv):
         counts = write(site)
         print(f"{site.name}: " + ", ".join(f"{kind} {count}" for kind, count in counts.items()))
     return 0

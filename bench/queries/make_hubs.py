@@ -28,7 +28,6 @@ At most ``PER_HUB`` pages of a hub, ``SAMPLE`` queries a site.
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
 import sys
@@ -38,9 +37,9 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import lxml.html
 
-from bench.docsites import DocSite, by_name
+from bench.docsites import DocSite
 from bench.queries import HERE, Query, dump
-from bench.queries.make_auto import reachable, strip_title, title_suffixes
+from bench.queries.make_auto import installed_sites, reachable, strip_title, title_suffixes
 
 __all__ = ["SAMPLE", "hub_of", "section_words", "hub_query", "hub_queries", "main"]
 
@@ -152,17 +151,7 @@ def hub_queries(site: DocSite, seed: str, limit: int = SAMPLE) -> list[Query]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.queries.make_hubs", description=__doc__.split("\n")[0])
-    parser.add_argument("--sites", help="comma-separated site names (default: all)")
-    args = parser.parse_args(argv)
-    try:
-        sites = by_name(args.sites)
-    except ValueError as exc:
-        parser.error(str(exc))
-    for site in sites:
-        if not all((site.root / seed).is_file() for seed in site.seeds):
-            print(f"{site.name}: not installed; its file is left as it is", file=sys.stderr)
-            continue
+    for site in installed_sites("bench.queries.make_hubs", __doc__, argv):
         queries = hub_queries(site, f"{site.name}:hub")
         target = HERE / "auto" / f"{site.name}.hub.jsonl"
         if queries:

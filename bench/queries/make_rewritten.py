@@ -30,15 +30,15 @@ English edition's.
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench.docsites import DocSite, by_name
+from bench.docsites import DocSite
 from bench.queries import HERE, Query, QueryFileError, dump, load
+from bench.queries.make_auto import installed_sites
 
 __all__ = ["SAMPLE", "abbreviate", "singular_or_plural", "as_question", "rewrite", "rewritten", "main"]
 
@@ -339,15 +339,8 @@ def write(site: DocSite, directory: Path = HERE) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.queries.make_rewritten", description=__doc__.split("\n")[0])
-    parser.add_argument("--sites", help="comma-separated site names (default: all)")
-    args = parser.parse_args(argv)
     try:
-        sites = by_name(args.sites)
-    except ValueError as exc:
-        parser.error(str(exc))
-    try:
-        for site in sites:
+        for site in installed_sites("bench.queries.make_rewritten", __doc__, argv):
             counts = write(site)
             print(f"{site.name}: " + ", ".join(f"{kind} {count}" for kind, count in counts.items()))
     except QueryFileError as exc:
