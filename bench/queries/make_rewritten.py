@@ -14,7 +14,8 @@ those that change it:
   ``library``, or a word of the page's title in front of a heading) or a
   generic one dropped (reference, guide, introduction, the...);
 - ``word order``: the last word put first, or two neighbours swapped;
-- ``word left out``: a small word, or another one of a long query;
+- ``word left out``: a small word, or another one of a long query (never
+  a number: it tells release notes 2.2.22 from 2.2.23);
 - ``number``: one word made plural or singular;
 - ``question``: "how to write ..." for "Writing ...", "what is ..." for a name.
 
@@ -251,10 +252,12 @@ def _leave_out(words: list[str], query: Query, rng: random.Random) -> list[str] 
     if _signature(query):
         return None
     small = [i for i, word in enumerate(words) if word.casefold() in SMALL]
+    # A number tells one page from its siblings (release notes 2.2.22, 2.2.23): it stays.
+    others = [i for i, word in enumerate(words) if i and not any(c.isdigit() for c in word)]
     if small and len(words) > 1:
         i = rng.choice(small)
-    elif len(words) >= 4:
-        i = rng.randrange(1, len(words))
+    elif len(words) >= 4 and others:
+        i = rng.choice(others)
     else:
         return None
     return [*words[:i], *words[i + 1 :]]
