@@ -565,13 +565,13 @@ def _pair(ours: dict[str, Any], plain: dict[str, Any], key: str) -> str:
 def table(results: Sequence[SiteResult], reference: dict[str, dict[str, Any]]) -> list[str]:
     rows = [
         f"search quality: ours vs plain Whoosh on the same crawl (MRR@{N}, Success@1, Success@{N})",
-        f"  {'site':9s} {'set':12s} {'queries':>7s} {'uncrawled':>9s} | {'ours MRR':>8s} {'S@1':>5s} {'S@10':>5s}"
+        f"  {'site':13s} {'set':14s} {'queries':>7s} {'uncrawled':>9s} | {'ours MRR':>8s} {'S@1':>5s} {'S@10':>5s}"
         f" | {'plain MRR':>9s} {'S@1':>5s} {'S@10':>5s} | {'delta':>6s} {'deep':>5s} | {'vs ref':>6s}"
         f" | {'copies/10':>11s} {'nav snip':>11s} {'hierarchy':>11s}",
     ]
     for result in results:
         if result.why is not None:
-            rows.append(f"  {result.site.name:9s} not available: {result.why}")
+            rows.append(f"  {result.site.name:13s} not available: {result.why}")
             continue
         for judged in result.sets:
             numbers = judged.numbers()
@@ -579,7 +579,7 @@ def table(results: Sequence[SiteResult], reference: dict[str, dict[str, Any]]) -
             moved = change(judged, reference)
             flag = "  REGRESSION" if moved is not None and moved < -REGRESSION else ""
             rows.append(
-                f"  {judged.site:9s} {judged.name:12s} {numbers['queries']:7d} {numbers['uncrawled']:9d} | "
+                f"  {judged.site:13s} {judged.name:14s} {numbers['queries']:7d} {numbers['uncrawled']:9d} | "
                 f"{_f(ours['mrr@10']):>8s} {_f(ours['success@1']):>5s} {_f(ours['success@10']):>5s} | "
                 f"{_f(plain['mrr@10']):>9s} {_f(plain['success@1']):>5s} {_f(plain['success@10']):>5s} | "
                 f"{_f(numbers['delta_mrr@10'], sign=True):>6s} {_f(ours['deep_link']):>5s} | "
