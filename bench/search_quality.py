@@ -25,6 +25,18 @@ attribute is compared by it, its ``url`` read for the fragment). The
 crawled, or recorded as a duplicate of another page): both engines miss
 those, and the coverage lines below the table say why.
 
+Beside MRR, what the results pages show (:mod:`bench.result_pages`), for
+ours and the baseline alike: translation copies per top 10 (results that
+are a page already shown higher, in another language, told from the
+site's file names and language directories); the share of snippets that
+come from navigation (a snippet is cut into word trigrams and compared
+with the page's file, read with lxml: the text of ``nav``, ``aside``,
+``role=navigation``, breadcrumbs, elements whose class or id names nav,
+toc, sidebar, menu, related, navheader/navfooter, and "See also" sections,
+against the rest of its body; more trigrams found only in the former make
+it navigation); and the share of results that carry a ``hierarchy``. The
+baseline's snippets are Whoosh's own highlights of the body.
+
 ``--keep DIR`` keeps each site's crawl in ``DIR/<site>`` and reuses a
 finished one (no server, no network) instead of crawling again;
 ``--rebuild`` then re-indexes it from its WARC archive (``python -m indexer
@@ -45,6 +57,7 @@ import datetime
 import json
 import logging
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +75,7 @@ from bench.crawl import ROOT, SAME, SCRAPY
 from bench.docsites import DocSite
 from bench.queries import Query, QueryFileError, load, sets
 from bench.queries.make_auto import html_files, reachable
+from bench.result_pages import Shown, SiteStructure
 from crawler.datadir import pages_path
 from crawler.urls import canonicalize
 from indexer.store import PageStore
@@ -78,7 +92,7 @@ REGRESSION = 0.01  # MRR@10 lost against the reference that fails the run
 CRAWL_TIMEOUT = 900.0
 MARKER = "search-quality.json"  # in a kept data directory: the crawl finished
 WORST = 5
-_SET_ORDER = ("titles", "headings", "api", "titles-zh", "headings-zh", "hand")
+_SET_ORDER = ("titles", "headings", "api", "rewritten", "hub", "hand", "questions")
 
 
 class BenchError(RuntimeError):
@@ -277,6 +291,9 @@ def prepared(site: DocSite, data: Path, keep: bool, rebuilt: bool) -> Crawl:
 # --- the baseline -------------------------------------------------------------------------------
 
 
+_TAGS = re.compile(r"<[^>]+>")
+
+
 class PlainWhoosh:
     """What a Whoosh user writes over the crawled pages; not to be improved."""
 
@@ -284,8 +301,10 @@ class PlainWhoosh:
         from whoosh import fields, index
         from whoosh.qparser import MultifieldParser
 
+        # The body is stored for Whoosh's own highlights: the snippet a plain
+        # Whoosh user shows (stored fields do not change the ranking).
         schema = fields.Schema(
-            url=fields.ID(stored=True, unique=True), title=fields.TEXT(stored=True), body=fields.TEXT
+            url=fields.ID(stored=True, unique=True), title=fields.TEXT(stored=True), body=fields.TEXT(stored=True)
         )
         self.index = index.create_in(str(directory), schema)
         writer = self.index.writer()
@@ -296,8 +315,10 @@ class PlainWhoosh:
         self.parser = MultifieldParser(["title", "body"], schema)
         self.searcher = self.index.searcher()
 
-    def search(self, text: str) -> list[str]:
-        return [hit["url"] for hit in self.searcher.search(self.parser.parse(text), limit=N)]
+    def search(self, text: str) -> list[tuple[str, str]]:
+        """The top 10: each hit's URL and Whoosh's highlights of its body (tags off)."""
+        hits = self.searcher.search(self.parser.parse(text), limit=N)
+        return [(hit["url"], _TAGS.sub("", hit.highlights("body"))) for hit in hits]
 
     def close(self) -> None:
         self.searcher.close()
@@ -312,6 +333,8 @@ class Outcome:
     query: Query
     ours: Verdict
     plain: Verdict
+    ours_shown: Shown = field(default_factory=Shown)
+    plain_shown: Shown = field(default_factory=Shown)
 
 
 @dataclass
@@ -323,9 +346,12 @@ class SetResult:
     base: str
 
     def numbers(self) -> dict[str, Any]:
-        ours = summary([o.ours for o in self.outcomes])
-        plain = summary([o.plain for o in self.outcomes])
+        ours: dict[str, Any] = summary([o.ours for o in self.outcomes])
+        plain: dict[str, Any] = summary([o.plain for o in self.outcomes])
         plain.pop("deep_link")  # the baseline has no fragments to give
+        queries = len(self.outcomes)
+        ours.update(sum((o.ours_shown for o in self.outcomes), Shown()).measures(queries))
+        plain.update(sum((o.plain_shown for o in self.outcomes), Shown()).measures(queries))
         return {
             "queries": len(self.outcomes),
             "uncrawled": self.uncrawled,
@@ -363,8 +389,10 @@ class SiteResult:
     judge_seconds: float = 0.0
 
 
-def _set_key(name: str) -> tuple[int, str]:
-    return (_SET_ORDER.index(name) if name in _SET_ORDER else len(_SET_ORDER) - 1, name)
+def _set_key(name: str) -> tuple[str, int, str]:
+    """English sets first, in ``_SET_ORDER``, then each language's (``titles-fr``...)."""
+    kind, _, lang = name.partition("-")
+    return (lang, _SET_ORDER.index(kind) if kind in _SET_ORDER else len(_SET_ORDER), name)
 
 
 def _expected(query: Query, base: str, where: str) -> tuple[str, ...]:
@@ -384,6 +412,7 @@ def judge_set(
     ours: SearchEngine,
     plain: PlainWhoosh,
     indexed: set[str],
+    structure: SiteStructure,
 ) -> SetResult:
     outcomes = []
     uncrawled = 0
@@ -394,11 +423,15 @@ def judge_set(
             results = ours.search(query.query, n=N).results
         except SearchError as exc:
             raise BenchError(f"{site}/{name}: our search of {query.query!r} failed: {exc}") from None
+        hits = plain.search(query.query)
+        ours_found, plain_found = answers(results), answers([url for url, _ in hits])
         outcomes.append(
             Outcome(
                 query,
-                judge(expected, query.fragment, answers(results)),
-                judge(expected, query.fragment, answers(plain.search(query.query))),
+                judge(expected, query.fragment, ours_found),
+                judge(expected, query.fragment, plain_found),
+                structure.shown([(a.page, r.snippet or "", r) for a, r in zip(ours_found, results, strict=True)]),
+                structure.shown([(a.page, snippet, None) for a, (_, snippet) in zip(plain_found, hits, strict=True)]),
             )
         )
     return SetResult(site, name, outcomes, uncrawled, found.base)
@@ -408,7 +441,9 @@ def coverage(site: DocSite, found: Crawl) -> Coverage:
     """The crawl against the files: which pages it indexed, merged, missed."""
     with PageStore(pages_path(found.data), readonly=True) as store:
         indexed, aliases, gone = store.urls(), store.aliases(), store.gone()
-    files = html_files(site.root)
+    # The site's editions' files: another manual's translations in the same
+    # directory (the Debian Reference's) are not this site's pages.
+    files = [path for path in html_files(site.root) if site.edition(path) is not None]
     linked = set(reachable(site.root, site.seeds))
     prefix = found.base + "/"
     urls = {path: canonicalize(prefix + quote(path)) for path in files}
@@ -435,6 +470,7 @@ def judge_site(result: SiteResult) -> None:
     started = time.monotonic()
     with PageStore(pages_path(found.data), readonly=True) as store:
         indexed = store.urls()
+    structure = SiteStructure(site, found.base)
     with tempfile.TemporaryDirectory(prefix="bench-plain-") as directory, SearchEngine(found.data) as ours:
         plain = PlainWhoosh(found.data, Path(directory))
         try:
@@ -444,7 +480,7 @@ def judge_site(result: SiteResult) -> None:
                 except QueryFileError as exc:
                     raise BenchError(str(exc)) from None
                 if queries:
-                    result.sets.append(judge_set(site.name, name, queries, found, ours, plain, indexed))
+                    result.sets.append(judge_set(site.name, name, queries, found, ours, plain, indexed, structure))
         finally:
             plain.close()
     result.judge_seconds = time.monotonic() - started
@@ -521,15 +557,21 @@ def _f(value: float | None, sign: bool = False) -> str:
     return f"{value:+.3f}" if sign else f"{value:.3f}"
 
 
+def _pair(ours: dict[str, Any], plain: dict[str, Any], key: str) -> str:
+    """Ours' figure and plain's side by side: ``0.25/1.10``."""
+    return "/".join("-" if side.get(key) is None else f"{side[key]:.2f}" for side in (ours, plain))
+
+
 def table(results: Sequence[SiteResult], reference: dict[str, dict[str, Any]]) -> list[str]:
     rows = [
         f"search quality: ours vs plain Whoosh on the same crawl (MRR@{N}, Success@1, Success@{N})",
-        f"  {'site':9s} {'set':12s} {'queries':>7s} {'uncrawled':>9s} | {'ours MRR':>8s} {'S@1':>5s} {'S@10':>5s}"
-        f" | {'plain MRR':>9s} {'S@1':>5s} {'S@10':>5s} | {'delta':>6s} {'deep':>5s} | {'vs ref':>6s}",
+        f"  {'site':13s} {'set':14s} {'queries':>7s} {'uncrawled':>9s} | {'ours MRR':>8s} {'S@1':>5s} {'S@10':>5s}"
+        f" | {'plain MRR':>9s} {'S@1':>5s} {'S@10':>5s} | {'delta':>6s} {'deep':>5s} | {'vs ref':>6s}"
+        f" | {'copies/10':>11s} {'nav snip':>11s} {'hierarchy':>11s}",
     ]
     for result in results:
         if result.why is not None:
-            rows.append(f"  {result.site.name:9s} not available: {result.why}")
+            rows.append(f"  {result.site.name:13s} not available: {result.why}")
             continue
         for judged in result.sets:
             numbers = judged.numbers()
@@ -537,11 +579,12 @@ def table(results: Sequence[SiteResult], reference: dict[str, dict[str, Any]]) -
             moved = change(judged, reference)
             flag = "  REGRESSION" if moved is not None and moved < -REGRESSION else ""
             rows.append(
-                f"  {judged.site:9s} {judged.name:12s} {numbers['queries']:7d} {numbers['uncrawled']:9d} | "
+                f"  {judged.site:13s} {judged.name:14s} {numbers['queries']:7d} {numbers['uncrawled']:9d} | "
                 f"{_f(ours['mrr@10']):>8s} {_f(ours['success@1']):>5s} {_f(ours['success@10']):>5s} | "
                 f"{_f(plain['mrr@10']):>9s} {_f(plain['success@1']):>5s} {_f(plain['success@10']):>5s} | "
                 f"{_f(numbers['delta_mrr@10'], sign=True):>6s} {_f(ours['deep_link']):>5s} | "
-                f"{_f(moved, sign=True):>6s}{flag}"
+                f"{_f(moved, sign=True):>6s} | {_pair(ours, plain, 'copies@10'):>11s} "
+                f"{_pair(ours, plain, 'nav_snippets'):>11s} {_pair(ours, plain, 'hierarchy'):>11s}{flag}"
             )
     return rows
 
@@ -632,6 +675,8 @@ def report(results: Sequence[SiteResult], reference: dict[str, dict[str, Any]], 
                         "fragment": o.query.fragment,
                         "ours": o.ours.to_json(),
                         "plain": o.plain.to_json(),
+                        "ours_shown": asdict(o.ours_shown),
+                        "plain_shown": asdict(o.plain_shown),
                     }
                     for o in judged.outcomes
                 ],

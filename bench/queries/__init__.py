@@ -14,9 +14,12 @@ acceptable pages, as in :mod:`search.eval`.
 
 Two sources: ``auto/<site>.<kind>.jsonl``, made from the sites' own files
 by :mod:`bench.queries.make_auto` (committed; the same files on disk give
-the same bytes), and ``hand/<site>.jsonl``, written by a person. A set is
-named by its kind (``titles``, ``headings``, ``api``, ``titles-zh``...) or
-``hand``.
+the same bytes), :mod:`bench.queries.make_rewritten` (``rewritten``: those
+queries typed as people type them) and :mod:`bench.queries.make_hubs`
+(``hub``: a page named with its section); and ``hand/<site>.jsonl`` and
+``hand/<site>.questions.jsonl``, written by a person (known items; natural
+questions). A set is named by its kind (``titles``, ``headings``, ``api``,
+``titles-zh``, ``rewritten``, ``hub``...), ``hand`` or ``questions``.
 """
 
 from __future__ import annotations
@@ -94,11 +97,11 @@ def dump(queries: Iterable[Query], path: Path) -> None:
 
 def sets(site: str, directory: Path = HERE) -> dict[str, Path]:
     """The query sets of ``site`` found under ``directory``: kind -> file,
-    the automatic ones by name, then ``hand`` when a person wrote one."""
+    the automatic ones by name, then ``hand`` and ``questions`` when a person wrote them."""
     found = {
         path.name[len(site) + 1 : -len(".jsonl")]: path for path in sorted((directory / "auto").glob(f"{site}.*.jsonl"))
     }
-    hand = directory / "hand" / f"{site}.jsonl"
-    if hand.is_file():
-        found["hand"] = hand
+    for name, written in (("hand", f"{site}.jsonl"), ("questions", f"{site}.questions.jsonl")):
+        if (directory / "hand" / written).is_file():
+            found[name] = directory / "hand" / written
     return found

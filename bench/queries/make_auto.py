@@ -29,7 +29,12 @@ Only pages a crawler can find count: those reachable from the site's seeds
 through links, read from the files (``genindex`` pages included; pages
 that nothing links are not). A bilingual site has sets per edition: the
 English ones from the English pages, ``titles-zh`` and ``headings-zh`` from
-the Chinese. HTML is read with lxml, not with our extractor: the right
+the Chinese. A manual of many languages has ``titles-<lang>`` and
+``headings-<lang>`` per translation (``titles-fr``, ``headings-zh-cn``; the
+English edition's are ``titles`` and ``headings``): a translation does not
+ask a title or heading it left in English (its right answer would be two
+pages), and the notes name its partly translated pages, which it does ask:
+their translated titles are theirs alone. HTML is read with lxml, not with our extractor: the right
 answers must not depend on the code being judged. The output is sorted and
 sampled with fixed seeds, so the files can be committed and diffed.
 """
@@ -38,14 +43,13 @@ from __future__ import annotations
 
 import argparse
 import copy
-import fnmatch
 import os
 import random
 import re
 import sys
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, unquote, urljoin, urlsplit
@@ -64,10 +68,13 @@ __all__ = [
     "headings",
     "reachable",
     "site_sets",
+    "installed_sites",
     "main",
 ]
 
 HEADINGS_MAX = 200
+PARTIAL = 0.1  # a translation with this share of its paragraphs left in English is partial
+KINDS = ("titles", "headings", "api")  # what this module writes (other scripts write other kinds)
 API_MAX = 300
 
 # Between a page's own title and the site's name: " — ", " | ", " - ", " · ", " :: ".
@@ -75,6 +82,11 @@ _SEPARATOR = re.compile(r"\s+(?:[—–|·»-]|::)\s+")
 _NUMBERING = re.compile(
     r"^(?:(?:Chapter|Appendix|Part)\s+[\dA-Z]+\.?\s+"  # Chapter 1. / Appendix A.
     r"|第\s*[\d一二三四五六七八九十百]+\s*[章节部]\s*"  # 第 1 章
+    # The translations' Chapter and Appendix (Kapitel 2., Annexe A., 章 2., 2장., 付録A).
+    r"|(?:Kapitel|Kapitola|Chapitre|Cap[ií]tulo|Capitolo|Cap[ií]tol|Cap\.|Bab|Hoofdstuk|Глава|Κεφάλαιο|Chương"
+    r"|Anhang|Annexe|Anexa|Ap[éê]ndice|Appendice|Ap[èé]ndix|Appendiks|Bijlage|Lampiran|Příloha|Приложение"
+    r"|Παράρτημα|Phụ\s+lục|부록|章)\s*[\dA-Z]+\.?\s+"
+    r"|\d+장\.\s*|付録\s*[A-Z]\.?\s*|附錄\s*[A-Z]\.?\s*"
     r"|附录\s*[A-Z]\.?\s*"  # 附录 A.
     r"|(?:[A-Z]|\d+)(?:\.\d+)*\.\s+)"  # 1.1. / A.2.
 )
@@ -267,11 +279,7 @@ def html_files(root: Path) -> list[str]:
 
 def _edition(pages: dict[str, _Page], site: DocSite, edition: Edition) -> list[_Page]:
     """The edition's pages, copies left out."""
-    return [
-        page
-        for path, page in pages.items()
-        if path not in site.copies and fnmatch.fnmatch(path.rsplit("/", 1)[-1], edition.pattern)
-    ]
+    return [page for path, page in pages.items() if path not in site.copies and edition.holds(path)]
 
 
 def _url(path: str) -> tuple[str]:
@@ -293,16 +301,30 @@ def _unique(candidates: Iterable[tuple[str, str, Query]]) -> list[Query]:
     return list(chosen.values())
 
 
-def title_queries(pages: Sequence[_Page]) -> list[Query]:
+def title_queries(
+    pages: Sequence[_Page], elsewhere: Set[str] = frozenset(), notes: Mapping[str, str] | None = None
+) -> list[Query]:
+    """Each page's title as typed; none whose text (casefolded) is in
+    ``elsewhere`` (it names a page of another edition too); ``notes`` adds
+    to a page's note (a partial translation)."""
     suffixes = title_suffixes([page.title for page in pages])
+    notes = notes or {}
     return _unique(
-        (typed.casefold(), page.path, Query(typed, _url(page.path), note=page.title if typed != page.title else ""))
+        (typed.casefold(), page.path, Query(typed, _url(page.path), note=_joined(note, notes.get(page.path, ""))))
         for page in pages
         for typed in [strip_title(page.title, suffixes)]
+        for note in [page.title if typed != page.title else ""]
+        if typed.casefold() not in elsewhere
     )
 
 
-def heading_queries(pages: Sequence[_Page], seed: str, limit: int = HEADINGS_MAX) -> list[Query]:
+def _joined(*notes: str) -> str:
+    return "; ".join(note for note in notes if note)
+
+
+def heading_queries(
+    pages: Sequence[_Page], seed: str, limit: int = HEADINGS_MAX, elsewhere: Set[str] = frozenset()
+) -> list[Query]:
     suffixes = title_suffixes([page.title for page in pages])
     candidates, titles = [], set()
     for page in pages:
@@ -311,7 +333,11 @@ def heading_queries(pages: Sequence[_Page], seed: str, limit: int = HEADINGS_MAX
             candidates.append((text.casefold(), page.path, Query(text, _url(page.path), fragment, f"h{level}")))
     # A page's heading that is its title is the titles set's question.
     unique = sorted(
-        (query for query in _unique(candidates) if (query.urls, query.query.casefold()) not in titles),
+        (
+            query
+            for query in _unique(candidates)
+            if (query.urls, query.query.casefold()) not in titles and query.query.casefold() not in elsewhere
+        ),
         key=lambda q: (q.urls, q.fragment, q.query),
     )
     return sorted(
@@ -399,14 +425,84 @@ def api_queries(items: Sequence[InventoryItem], pages: Iterable[str], seed: str,
 # --- the sets of a site ----------------------------------------------------------------
 
 
+def _texts(pages: Sequence[_Page]) -> set[str]:
+    """Every title and heading of ``pages`` as a query would type it, casefolded."""
+    suffixes = title_suffixes([page.title for page in pages])
+    return {strip_title(page.title, suffixes).casefold() for page in pages} | {
+        text.casefold() for page in pages for _, text, _ in page.headings
+    }
+
+
+def _elsewhere(site: DocSite, editions: Sequence[list[_Page]]) -> list[set[str]]:
+    """Per edition, the texts it must not ask: on a manual of many languages,
+    a translation's title or heading left in English (or shared with another
+    translation) names more than one page, and the first (English) edition
+    keeps it. Sites of one or two editions ask every text, as they did."""
+    if len(editions) < 3:
+        return [set() for _ in editions]
+    texts = [_texts(pages) for pages in editions]
+    return [
+        set() if i == 0 else set().union(*(other for j, other in enumerate(texts) if j != i)) for i in range(len(texts))
+    ]
+
+
+def partial_translations(site: DocSite, pages: Sequence[_Page], least: float = PARTIAL) -> dict[str, str]:
+    """Notes for the pages of a translation that keep at least ``least`` of
+    their paragraphs in the first edition's words: the half-translated pages
+    a search engine must still file under their edition's language."""
+    first, notes = site.editions[0], {}
+    for page in pages:
+        edition = site.edition(page.path)
+        if edition is None or edition == first:
+            continue
+        key = edition.page_key(page.path)
+        original = next((path for path in _candidates(first, key) if (site.root / path).is_file()), None)
+        if original is None:
+            continue
+        share = untranslated_share(_paragraphs(site.root / page.path), _paragraphs(site.root / original))
+        if share >= least:
+            notes[page.path] = f"partly translated: {share:.0%} of its paragraphs as in {first.lang}"
+    return notes
+
+
+def _candidates(edition: Edition, key: str) -> list[str]:
+    """The path of the page ``key`` in ``edition`` (patterns hold one ``*``)."""
+    prefix, _, suffix = edition.pattern.partition("*")
+    if "/" in edition.pattern:
+        return [prefix + key + suffix]
+    directory, _, stem = key.rpartition("/")
+    return [f"{directory}/{prefix}{stem}{suffix}" if directory else prefix + stem + suffix]
+
+
+def _paragraphs(path: Path) -> list[str]:
+    document = lxml.html.document_fromstring(path.read_bytes())
+    return [" ".join(element.text_content().split()) for element in document.iter("p")]
+
+
+def untranslated_share(translated: Sequence[str], original: Sequence[str]) -> float:
+    """The share of a translation's paragraphs (of five words or more, or
+    twenty characters) that are the original's, word for word.
+
+    >>> untranslated_share(["Ceci est une phrase traduite ici.", "This stays as it was written."],
+    ...                    ["This is a sentence translated here.", "This stays as it was written."])
+    0.5
+    """
+    kept = {text for text in original if len(text.split()) >= 5}
+    counted = [text for text in translated if len(text.split()) >= 5 or len(text) >= 20]
+    return sum(text in kept for text in counted) / len(counted) if counted else 0.0
+
+
 def site_sets(site: DocSite) -> dict[str, list[Query]]:
     """Every automatic query set of ``site``: kind -> queries."""
     found = reachable(site.root, site.seeds)
     sets: dict[str, list[Query]] = {}
-    for edition in site.editions:
-        pages = _edition(found, site, edition)
-        sets[f"titles{edition.suffix}"] = title_queries(pages)
-        sets[f"headings{edition.suffix}"] = heading_queries(pages, f"{site.name}{edition.suffix}:headings")
+    editions = [_edition(found, site, edition) for edition in site.editions]
+    for edition, pages, elsewhere in zip(site.editions, editions, _elsewhere(site, editions), strict=True):
+        notes = partial_translations(site, pages) if len(site.editions) > 2 else {}
+        sets[f"titles{edition.suffix}"] = title_queries(pages, elsewhere, notes)
+        sets[f"headings{edition.suffix}"] = heading_queries(
+            pages, f"{site.name}{edition.suffix}:headings", elsewhere=elsewhere
+        )
     if site.inventory is not None:
         items = read_inventory((site.root / site.inventory).read_bytes())
         english = _edition(found, site, site.editions[0])
@@ -419,28 +515,38 @@ def write(site: DocSite, directory: Path = HERE) -> dict[str, int]:
     longer has); how many queries each holds."""
     sets = site_sets(site)
     for stale in (directory / "auto").glob(f"{site.name}.*.jsonl"):
-        if stale.name[len(site.name) + 1 : -len(".jsonl")] not in sets:
+        kind = stale.name[len(site.name) + 1 : -len(".jsonl")]
+        if kind.split("-")[0] in KINDS and kind not in sets:
             stale.unlink()
     for kind, queries in sets.items():
         dump(queries, directory / "auto" / f"{site.name}.{kind}.jsonl")
     return {kind: len(queries) for kind, queries in sets.items()}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.queries.make_auto", description=__doc__.split("\n")[0])
+def installed_sites(prog: str, doc: str, argv: list[str] | None) -> list[DocSite]:
+    """The sites ``--sites`` names (default: all) that are installed; one
+    line on stderr for each that is not (its files are left as they are)."""
+    parser = argparse.ArgumentParser(prog=f"python -m {prog}", description=doc.split("\n")[0])
     parser.add_argument("--sites", help="comma-separated site names (default: all)")
     args = parser.parse_args(argv)
     try:
         sites = by_name(args.sites)
     except ValueError as exc:
         parser.error(str(exc))
+    installed = []
     for site in sites:
-        if not all((site.root / seed).is_file() for seed in site.seeds):
+        if all((site.root / seed).is_file() for seed in site.seeds):
+            installed.append(site)
+        else:
             print(
                 f"{site.name}: not installed ({', '.join(site.packages)}); its files are left as they are",
                 file=sys.stderr,
             )
-            continue
+    return installed
+
+
+def main(argv: list[str] | None = None) -> int:
+    for site in installed_sites("bench.queries.make_auto", __doc__, argv):
         counts = write(site)
         print(f"{site.name}: " + ", ".join(f"{kind} {count}" for kind, count in counts.items()))
     return 0
