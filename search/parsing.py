@@ -39,6 +39,9 @@ _COMPONENTS = re.compile(r"\.|::?")
 # not an operator.
 _LETTERS = re.compile(r"[^\W_]+")
 _OPERATOR_WORDS = frozenset(["AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"])
+# Operators read as the words they are, when they are left with nothing to join.
+_OPERATORS_AS_WORDS = re.compile(r"\b(?:AND|OR|NOT|ANDNOT|ANDMAYBE)\b")
+_SYNTAX = re.compile(r'["()+\-:^~*?\[\]{}]')
 
 
 def word_forms(text: str) -> tuple[str, list[str], list[str]]:
@@ -260,10 +263,25 @@ class QueryParser:
             return query
         forms = self._forms[level]
         forms.rewrote = False
-        query = unions(self._parsers[level].parse(text))
+        query = unions(self._leniently(self._parsers[level], text))
         if level == STRICT:
             self._last.plain = "" if forms.rewrote else text
         return query
+
+    @staticmethod
+    def _leniently(parser: Any, text: str) -> Query:
+        """Whoosh's query for ``text``; where its syntax tree breaks (an
+        operator with nothing to apply to, ``NOT AND``, ``tea OR``; a ``+``
+        inside a group), the query of the text with its operators read as
+        words, else of its words alone: no query string raises."""
+        try:
+            return parser.parse(text)
+        except (IndexError, AssertionError, NotImplementedError):
+            pass
+        try:
+            return parser.parse(_OPERATORS_AS_WORDS.sub(lambda match: match.group(0).lower(), text))
+        except (IndexError, AssertionError, NotImplementedError):
+            return parser.parse(" ".join(_SYNTAX.sub(" ", text.lower()).split()) or "*")
 
     def _plain(self, words: list[str], level: str) -> Query:
         """What the level's parser makes of plain words (letters and digits,

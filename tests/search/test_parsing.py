@@ -34,6 +34,10 @@ def _same(found: Query, expected: Query) -> bool:
     )
 
 
+def _as_word(word: str) -> str:
+    return word.lower() if word in ("AND", "OR", "NOT", "ANDNOT", "ANDMAYBE") else word
+
+
 @pytest.mark.parametrize("level", LEVELS)
 def test_plain_words_parse_to_the_query_of_whooshs_parser(level: str) -> None:
     parser = QueryParser(make_schema(), dict(ranking.FIELD_WEIGHTS))
@@ -44,9 +48,9 @@ def test_plain_words_parse_to_the_query_of_whooshs_parser(level: str) -> None:
     for text in texts:
         try:
             expected = unions(parser._parsers[level].parse(text))
-        except (IndexError, AssertionError) as exc:  # an operator with nothing after it: the parser fails
-            with pytest.raises(type(exc)):
-                parser.parse(text, level)
+        except (IndexError, AssertionError):  # an operator with nothing after it: Whoosh's parser fails
+            lenient = unions(parser._parsers[level].parse(" ".join(_as_word(word) for word in text.split())))
+            assert _same(parser.parse(text, level), lenient), text  # ours reads the operator as a word
             continue
         found = parser.parse(text, level)
         assert _same(found, expected), (text, found, expected)

@@ -70,6 +70,8 @@ def engine(data: Path) -> Iterator[SearchEngine]:
 @example('""')
 @example('title:""')
 @example('json ""')
+@example('NOT AND "')  # an operator left with nothing to apply to
+@example("'(+\")")  # a plus inside a group
 def test_no_query_string_makes_the_parser_raise(parser: QueryParser, text: str) -> None:
     for level in LEVELS:
         parser.parse(text, level)
@@ -79,6 +81,7 @@ def test_no_query_string_makes_the_parser_raise(parser: QueryParser, text: str) 
 @given(QUERIES)
 @example('""')
 @example('"" json')
+@example('NOT AND "')
 @example('title:"" -""')
 def test_no_query_string_makes_a_search_fail(engine: SearchEngine, text: str) -> None:
     try:
