@@ -11,6 +11,7 @@ its links are still followed.  Chrome is what HTML says is chrome
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import lxml.etree
 
@@ -28,7 +29,7 @@ _CHROME_ROLES = frozenset(["navigation", "banner", "contentinfo", "complementary
 # chrome is lost, while chrome wrongly kept is caught by the per-site
 # boilerplate detector (crawler/boilerplate.py) once a site has a few pages.
 # So bare "menu" is left out (a restaurant's menu is its content), as are
-# "toc" (a page's own headings, harmless to keep), bare "related", "banner"
+# bare "related", "banner"
 # (hero banners carry content), "comments", and "header" / "footer" as
 # classes (card and entry headers); id="header" and id="footer" are the
 # site's on pre-HTML5 sites, and count like the elements.
@@ -111,11 +112,43 @@ _CHROME_NAMES = frozenset(
         "ad-container",
         "ads",
         "adsbygoogle",
+        # language bars
+        "language-switcher",
+        "lang-switcher",
+        "language-selector",
+        "language-bar",
+        "languages-bar",
     ]
 )
 
 
-def is_chrome(element: lxml.etree._Element, tag: str, sectioned: bool) -> bool:
+# Tables of contents (DocBook's div.toc and lists of tables, Sphinx's
+# toctree) that list other pages: their titles, as a hub lists its
+# children. As body text they made a section's hub win on its children's
+# titles and gave its snippets as a list of titles; the children have those
+# words as anchor text. A table of the page's own sections (links to
+# ``#ids``) is the page's own headings again, and stays.
+_TOC_NAMES = frozenset(
+    [
+        "toc",
+        "toctree-wrapper",
+        "table-of-contents",
+        "tableofcontents",
+        "list-of-tables",
+        "list-of-figures",
+        "list-of-examples",
+        "list-of-equations",
+    ]
+)
+
+
+def _fragment_only(href: str) -> bool:
+    return href.startswith("#")
+
+
+def is_chrome(
+    element: lxml.etree._Element, tag: str, sectioned: bool, in_page: Callable[[str], bool] = _fragment_only
+) -> bool:
     """Whether ``element`` (tag ``tag``, inside a section or not) is chrome,
     as HTML says it is:
 
@@ -124,7 +157,9 @@ def is_chrome(element: lxml.etree._Element, tag: str, sectioned: bool) -> bool:
       (inside them they are that section's own heading and byline, as the HTML
       spec gives them the banner and contentinfo roles only outside);
     - the ARIA landmark roles for the same things (sites older than HTML5);
-    - class or id names that only ever mean chrome (``_CHROME_NAMES``).
+    - class or id names that only ever mean chrome (``_CHROME_NAMES``);
+    - a table of contents (``_TOC_NAMES``) that lists other pages, not
+      ``in_page`` links (by default, links to ``#ids``).
 
     >>> from lxml.html import fragment_fromstring as html
     >>> is_chrome(html('<div class="Site_Header">x</div>'), "div", False)
@@ -142,13 +177,35 @@ def is_chrome(element: lxml.etree._Element, tag: str, sectioned: bool) -> bool:
     value = get("class")
     if value and _chrome_class(value):
         return True
+    if value and _toc_class(value):
+        return _lists_other_pages(element, in_page)
     value = get("id")
     if not value:
         return False
     name = value.strip().lower().replace("_", "-")
     if name in _SECTION_CHROME and not sectioned:
         return not _title_block(element, name)
-    return name in _CHROME_NAMES
+    return name in _CHROME_NAMES or (name in _TOC_NAMES and _lists_other_pages(element, in_page))
+
+
+def _lists_other_pages(element: lxml.etree._Element, in_page: Callable[[str], bool] = _fragment_only) -> bool:
+    """Whether most links of a table of contents lead to other pages.
+
+    >>> from lxml.html import fragment_fromstring as html
+    >>> _lists_other_pages(html('<div class="toc"><a href="tools.html">Tools</a><a href="#a">A</a>'
+    ...                         '<a href="advanced.html">Advanced</a></div>'))
+    True
+    >>> _lists_other_pages(html('<div class="toc"><a href="#install">Install</a><a href="#use">Use</a></div>'))
+    False
+    """
+    links = [(link.get("href") or "").strip() for link in element.iter("a")]
+    other = sum(1 for href in links if href and not in_page(href))
+    return other * 2 > len(links)
+
+
+@functools.lru_cache(maxsize=4096)
+def _toc_class(value: str) -> bool:
+    return not _TOC_NAMES.isdisjoint(value.lower().replace("_", "-").split())
 
 
 def _title_block(element: lxml.etree._Element, kind: str) -> bool:

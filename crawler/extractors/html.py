@@ -537,7 +537,7 @@ class _Walker:
             tag = child.tag
             style = child.get("style")
             if not _never_shown(child, tag, style):
-                if is_chrome(child, tag, sectioned):
+                if is_chrome(child, tag, sectioned, self._in_page):
                     self._walk_chrome(child, tag)
                 else:
                     if tag in _FIELD_TAGS or style:
@@ -562,6 +562,15 @@ class _Walker:
         """A schema.org breadcrumb in a JSON-LD script."""
         if (script.get("type") or "").lower() == "application/ld+json" and script.text:
             self.trail = json_ld_trail(script.text)
+
+    def _in_page(self, href: str) -> bool:
+        """Whether a link leads into this page (``#id``, ``page.html#id``)."""
+        if href.startswith("#"):
+            return True
+        try:
+            return self.resolve(href, self.base).split("#")[0] == self.page.url
+        except ValueError:
+            return False
 
     def _walk_chrome(self, element: lxml.etree._Element, tag: str) -> None:
         """Chrome (navigation, site header and footer...): its links, and a

@@ -203,9 +203,14 @@ def test_emphasis_includes_larger_type(html: str, emphasis: list[str]) -> None:
         ('<ul class="Breadcrumbs"><li>Home</li></ul>', "Body"),
         ('<div class="sidebar_left">x</div><div class="cookie-banner">We use cookies</div>', "Body"),
         ('<div role="contentinfo">Contact</div>', "Body"),
+        (
+            '<div class="toc"><a href="a.html">A page</a> <a href="b.html">B page</a></div>',
+            "Body",
+        ),  # other pages' titles
         # Names that can be content are kept.
         ('<div class="menu">Pad thai</div>', "Body Pad thai"),
-        ('<div class="toc">Contents</div>', "Body Contents"),
+        ('<div class="toc"><a href="#a">Setup</a> <a href="#b">Use</a></div>', "Body Setup Use"),  # its own headings
+        ('<div class="toc"><a href="page.html#a">Setup</a> <a href="page.html#b">Use</a></div>', "Body Setup Use"),
         ('<div class="header">Card header</div>', "Body Card header"),
         ('<div class="entry-header">Entry header</div>', "Body Entry header"),
         ('<div class="related">See also</div>', "Body See also"),
