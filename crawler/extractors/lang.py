@@ -83,9 +83,9 @@ def guess_lang(text: str) -> str:
     return "ko" if hangul * 2 > cjk else "zh"
 
 
-def _english(sample: str) -> bool:
+def _english(sample: str, least: int = _ENGLISH_MIN_WORDS) -> bool:
     words = _LATIN_WORD.findall(sample.lower())[:_ENGLISH_SAMPLE]
-    if len(words) < _ENGLISH_MIN_WORDS:
+    if len(words) < least:
         return False
     return sum(1 for word in words if word in _ENGLISH_WORDS) >= _ENGLISH_SHARE * len(words)
 
@@ -218,35 +218,48 @@ def without_language(url: str) -> str | None:
 
 
 _CONTAINED_SAMPLE = 20000
-_CONTAINED_CJK_MIN = 200  # characters: a page that quotes a few words is not written in the language
+# The share of a page's text that must be running text in another language:
+# half-translated pages are about half; a Chinese manual's preface quoting
+# its English original (a third) or its commands and file names are not.
+_CONTAINED_SHARE = 0.4
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+_MIN_SENTENCE_WORDS = 4
 
 
 def contained_languages(text: str, lang: str) -> list[str]:
-    """Languages a page holds running text in besides its own ``lang``:
-    "en" for a Chinese page whose translation is half done (English
-    sentences, not only the commands and file names every Chinese manual
-    quotes), the CJK language of a long stretch of it in a Latin-script
-    page. A query in one of them is in a language the page contains.
+    """Languages a page holds running text in besides its own ``lang``: "en"
+    for a Chinese page whose translation is half done (English sentences
+    make up ``_CONTAINED_SHARE`` of it, not only the commands and file names
+    every Chinese manual quotes), the CJK language of as much of a
+    Latin-script page. A query in one of them is in a language the page
+    contains.
 
-    >>> contained_languages("软件包管理 " * 30 + "This section is not translated yet, and the text of the "
+    >>> contained_languages("软件包管理。" * 30 + "This section is not translated yet, and the text of the "
     ...                     "original is shown in its place until it is done. " * 4, "zh-cn")
     ['en']
-    >>> contained_languages("软件包管理 apt-get install dpkg -i /etc/apt/sources.list " * 30, "zh-cn")
+    >>> contained_languages("软件包管理 apt-get install dpkg -i /etc/apt/sources.list 。" * 30, "zh-cn")
     []
+    >>> contained_languages("Tea is grown on the hills. " * 3 + "西湖龙井是中国著名的绿茶。" * 20, "en")
+    ['zh']
     """
     sample = text[:_CONTAINED_SAMPLE]
+    if not sample.strip():
+        return []
     primary = lang.split("-")[0]
-    found = []
-    if primary in _CJK_PRIMARIES:
-        if primary != "en" and _english(_CJK.sub(" ", sample)):
-            found.append("en")
-    else:
-        cjk = len(_CJK.findall(sample))
-        if cjk >= _CONTAINED_CJK_MIN:
-            guessed = guess_lang("".join(_CJK.findall(sample)))
-            if guessed and guessed != primary:
-                found.append(guessed)
-    return found
+    cjk_page = primary in _CJK_PRIMARIES
+    other = 0
+    for sentence in _SENTENCE_END.split(sample):
+        has_cjk = _CJK.search(sentence) is not None
+        if cjk_page and not has_cjk and _english(sentence, _MIN_SENTENCE_WORDS):
+            other += len(sentence)
+        elif not cjk_page and has_cjk and cjk_ratio(sentence) > _CJK_SHARE:
+            other += len(sentence)
+    if other < _CONTAINED_SHARE * len(sample):
+        return []
+    if cjk_page:
+        return ["en"]
+    guessed = guess_lang("".join(_CJK.findall(sample)))
+    return [guessed] if guessed and guessed != primary else []
 
 
 _CJK_PRIMARIES = frozenset(["zh", "ja", "ko"])
