@@ -26,7 +26,7 @@ from search.candidates import FACETS, QUESTION_WORDS, Candidate
 from search.deeplinks import best_section
 from search.display import escape_marks, shown
 from search.parsing import ANY, LEVELS, PARTS, STRICT, word_forms
-from search.snippets import WordPattern, passage, section_text, sentence, word_pattern
+from search.snippets import WordPattern, passage, section_text, sentence, without_contents, word_pattern
 from search.tokens import Tokens
 
 __all__ = [
@@ -342,12 +342,13 @@ class ResultMaker:
         title = candidate.get(fields.TITLE) or candidate.get(fields.LABEL) or url
         body, sections = bodies.get(url, ("", []))
         section = self._section_named(sections, sequence, title, words)
+        text = without_contents(body, sections)  # a snippet is a passage the page says, not its list of headings
         features = candidate.features
         return Result(
             url=f"{url}#{quote(section, safe=_FRAGMENT_SAFE)}" if section else url,
             title=shown(title),
             snippet=shown(
-                self._snippet(candidate, body, pattern, crawled, section_text(body, sections, section or ""))
+                self._snippet(candidate, text, pattern, crawled, section_text(text, sections, section or ""))
             ),
             score=round(candidate.final, 4),
             pagerank=features.pagerank,
@@ -379,20 +380,23 @@ class ResultMaker:
         most (or nothing) for a members-only page; for a page never fetched,
         the anchor text it is linked with."""
         if hit.get(fields.MEMBERS_ONLY):  # no more than a sentence: only members may read the page
-            if self.members_snippet == "none":
-                return ""
-            if not crawled:  # only members' pages link to it: the one anchor text that best matches
-                linked = sentence(". ".join((hit.get(fields.LINKED) or "").split("\n")), pattern)
-                return f"Not fetched; linked as: {linked}" if linked else ""
-            text = sentence(body or hit.get(fields.DESCRIPTION) or "", pattern)
-        else:
-            text = passage(section, pattern) if section else ""
-            if "**" not in text:
-                text = passage(body, pattern) if body else escape_marks(hit.get(fields.DESCRIPTION) or "")
+            return self._members_snippet(hit, body, pattern, crawled)
+        text = passage(section, pattern) if section else ""
+        if "**" not in text:
+            text = passage(body, pattern) if body else escape_marks(hit.get(fields.DESCRIPTION) or "")
         if not crawled and not text:
             anchors = sorted(set((hit.get(fields.LINKED) or "").split("\n")))
             text = "Not fetched; linked as: " + escape_marks("; ".join(a for a in anchors if a))
         return text
+
+    def _members_snippet(self, hit: Candidate, body: str, pattern: WordPattern | None, crawled: bool) -> str:
+        """A members-only page's snippet: a sentence at most, or nothing."""
+        if self.members_snippet == "none":
+            return ""
+        if not crawled:  # only members' pages link to it: the one anchor text that best matches
+            linked = sentence(". ".join((hit.get(fields.LINKED) or "").split("\n")), pattern)
+            return f"Not fetched; linked as: {linked}" if linked else ""
+        return sentence(body or hit.get(fields.DESCRIPTION) or "", pattern)
 
     # --- explanation ---------------------------------------------------------------
 

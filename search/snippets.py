@@ -31,7 +31,16 @@ from whoosh import highlight
 from indexer.analysis import has_cjk, is_cjk, plain_term
 from search.display import escape_marks
 
-__all__ = ["snippet", "trim", "word_pattern", "passage", "section_text", "sentence", "WordPattern"]
+__all__ = [
+    "snippet",
+    "trim",
+    "word_pattern",
+    "passage",
+    "section_text",
+    "sentence",
+    "without_contents",
+    "WordPattern",
+]
 
 WIDTH = 240  # columns of a snippet (a CJK character takes two)
 _FRAGMENT = 150
@@ -378,6 +387,39 @@ _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s|$)|[。！？]+")
 
 
 _SECTION_SPAN = 4000  # characters of a section looked at when the next heading is not found
+_TOC_GAP = 12  # characters between two entries of a table of contents (a number, "Table of contents")
+_TOC_ENTRIES = 3
+_TOC_SCAN = 30000
+_TOC_HEADINGS = 300
+
+
+def without_contents(text: str, sections: list[list[str]]) -> str:
+    """A page's text without its table of contents: the first run of three
+    or more of its own headings one after another, as a TOC lists them (a
+    snippet of it is a list of headings, not a sentence the page says).
+
+    >>> sections = [["a", "Install", "h2"], ["b", "Usage", "h2"], ["c", "Removal", "h2"]]
+    >>> without_contents("Intro. Contents Install Usage Removal Install Run it. Usage Call it.", sections)
+    'Intro. Contents Install Run it. Usage Call it.'
+    >>> without_contents("Install Run it. Usage Call it.", sections)
+    'Install Run it. Usage Call it.'
+    """
+    # A table of contents is near the top: looked for there, among the first headings.
+    top = text[:_TOC_SCAN]
+    headings = dict.fromkeys(section[1].strip() for section in sections[:_TOC_HEADINGS] if len(section) > 1)
+    found = sorted((at, at + len(heading)) for heading in headings if heading and (at := top.find(heading)) >= 0)
+    run_start = run_end = -1
+    count = 0
+    for start, end in found:
+        if count and start - run_end <= _TOC_GAP and start >= run_end:
+            run_end, count = end, count + 1
+            continue
+        if count >= _TOC_ENTRIES:
+            break
+        run_start, run_end, count = start, end, 1
+    if count < _TOC_ENTRIES:
+        return text
+    return text[:run_start] + text[run_end:].lstrip()
 
 
 def section_text(text: str, sections: list[list[str]], anchor: str) -> str:

@@ -443,3 +443,28 @@ def test_the_snippet_comes_from_the_section_the_result_links_to(build: Build) ->
     result = engine.search("removing packages").results[0]
     assert result.url == "http://ref.test/packages.html#remove"
     assert "Use apt-get **remove**" in result.snippet and "Quick reference" not in result.snippet
+
+
+def test_a_snippet_is_a_passage_of_the_page_not_its_table_of_contents(build: Build) -> None:
+    sections = [
+        ["install", "Installing packages", "h2"],
+        ["remove", "Removing packages", "h2"],
+        ["upgrade", "Upgrading packages", "h2"],
+    ]
+    engine = build(
+        page(
+            "http://ref.test/packages.html",
+            "Package management",
+            "Table of contents Installing packages Removing packages Upgrading packages "
+            + FILLER
+            + "Installing packages Run apt-get install to add a package. "
+            + "Removing packages Run apt-get remove. "
+            + "Upgrading packages Packages are upgraded with apt-get upgrade, after apt-get update. "
+            + FILLER,
+            sections=sections,
+        ),
+    )
+    snippet = engine.search("installing removing upgrading").results[0].snippet
+    # The headings one after another are the table of contents; the page says more.
+    assert "**Removing** packages **Upgrading**" not in snippet
+    assert snippet.startswith("... **Installing** packages Run apt-get **install** to add a package.")
