@@ -118,6 +118,21 @@ def test_usage_lines_name_the_command_typed(installed: Path, tmp_path: Path) -> 
     assert lost.returncode == 2 and "crawl" in lost.stderr and "search" in lost.stderr
 
 
+def test_the_installed_package_needs_no_test_tools_and_fits_the_environment(installed: Path, tmp_path: Path) -> None:
+    """Its metadata asks for no test tool but through the ``test`` and
+    ``dev`` extras, and ``pip check`` finds every requirement met by the
+    versions this environment already has: installing forced none."""
+    script = "import importlib.metadata, json; print(json.dumps(importlib.metadata.requires('lantern')))"
+    requires = run([installed / "python", "-c", script], tmp_path)
+    assert requires.returncode == 0, requires.stderr
+    listed = json.loads(requires.stdout)
+    tools = [line for line in listed if line.split()[0].startswith(("pytest", "hypothesis", "ruff", "mypy"))]
+    assert tools and all("extra ==" in line for line in tools), tools
+    assert all("==" not in line.split(";")[0] for line in listed), listed
+    check = run([sys.executable, "-m", "pip", "--python", installed / "python", "check"], tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
 @pytest.mark.parametrize("module", ["crawler", "indexer", "search", "search.web"])
 def test_python_m_keeps_its_name_in_the_checkout(module: str) -> None:
     done = run([sys.executable, "-m", module, "--help"], ROOT)
