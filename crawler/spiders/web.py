@@ -55,7 +55,7 @@ from crawler.revisit import RevisitBounds, conditional_headers, due_pages
 from crawler.robots import robots_agent
 from crawler.scope import Scope
 from crawler.sites import host_name, site_of
-from crawler.start_urls import StartUrls
+from crawler.start_urls import StartUrls, already_known, read_summary
 from crawler.traps import Blacklist, Chains, PatternBudget
 from crawler.urls import TrapRules, UrlPolicy, has_userinfo
 
@@ -403,7 +403,11 @@ class WebSpider(Spider):
             assert self.frontier is not None
             self.frontier.add_scope(hosts)
             self.scope.add(hosts)
-            logger.info("Read %d start URL(s) from %s", len(requests), self._pushed.key)
+            urls = [request.url for request in requests]
+            known = already_known(urls, self._known(urls))
+            if known:
+                stats.inc_value("start_urls/known", sum(known.values()))
+            logger.info("%s", read_summary(self._pushed.key, len(urls), known))
         return requests
 
     def _feed_pushed(self) -> bool:
