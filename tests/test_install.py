@@ -11,7 +11,9 @@ virtualenv's path: only what ``pip install .`` put there runs.
 
 from __future__ import annotations
 
+import ensurepip
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -140,3 +142,26 @@ def test_python_m_keeps_its_name_in_the_checkout(module: str) -> None:
     assert done.stdout.startswith(f"usage: python -m {module} ")
     version = run([sys.executable, "-m", module, "--version"], ROOT)
     assert (version.returncode, version.stdout) == (0, f"python -m {module} (Lantern) {VERSION}\n")
+
+
+def test_the_first_install_says_what_it_does_stage_by_stage(tmp_path: Path) -> None:
+    """``make``'s first step on a fresh checkout (the one ``make demo``
+    takes) names each stage and lets pip say which package it is at. Run on
+    a copy of the Makefile whose requirements.txt pins what a new
+    virtualenv holds already: nothing is downloaded."""
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    (tmp_path / "requirements.txt").write_text(f"# what a new virtualenv has\npip=={ensurepip.version()}\n")
+    done = subprocess.run(
+        ["make", "--no-print-directory", ".venv/.installed", f"PYTHON={sys.executable}"],
+        cwd=tmp_path,
+        env={**os.environ, "PIP_NO_INDEX": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"Creating the virtualenv .venv with {sys.executable}..."
+    assert lines[1].startswith("Installing 1 pinned Python packages into .venv")
+    assert any(line.startswith(f"Requirement already satisfied: pip=={ensurepip.version()}") for line in lines)
+    assert lines[-1] == "Installed: .venv is ready."
