@@ -23,6 +23,9 @@ from crawler.version import add_version_option, typed_command
 
 __all__ = ["crawl_options", "main", "scrapy_arguments"]
 
+#: The project's settings, as the checkout's scrapy.cfg names them to ``scrapy``.
+SETTINGS_MODULE = "crawler.settings"
+
 
 def crawl_options(
     urls: Sequence[str], data: str | None, settings: Sequence[str], spider_arguments: Sequence[str]
@@ -80,6 +83,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     # Imported here: `lantern --version` and the other commands need no Scrapy.
     from scrapy.cmdline import execute
     from scrapy.exceptions import UsageError
+    from scrapy.utils.project import ENVVAR  # SCRAPY_SETTINGS_MODULE
 
     from crawler.project import project_settings
     from crawler.spiders.web import check_arguments
@@ -89,7 +93,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         check_arguments(project_settings(settings), **spider)
     except UsageError as exc:
         parser.error(str(exc))
-    os.environ["SCRAPY_SETTINGS_MODULE"] = defaults.__name__
+    os.environ[ENVVAR] = SETTINGS_MODULE
     try:
         execute(["scrapy", *scrapy_arguments(spider, settings)])
     except SystemExit as exit:
