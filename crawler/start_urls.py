@@ -165,6 +165,14 @@ class StartUrls:
         count = {"set": self.client.scard, "zset": self.client.zcard, "list": self.client.llen}[self.kind]
         return int(count(self.key))
 
+    def say_read(self, urls: list[str], known: list[bool], stats: Any) -> None:
+        """Log what a look read, naming the URLs the crawl knew already
+        (``known``: queued or fetched before), and count those."""
+        repeats = already_known(urls, known)
+        if repeats:
+            stats.inc_value("start_urls/known", sum(repeats.values()))
+        logger.info("%s", read_summary(self.key, len(urls), repeats))
+
     def read(self) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
         """The URLs of a batch with their meta, and whether the batch was full
         (more may wait); an unreadable entry is logged and dropped."""

@@ -55,7 +55,7 @@ from crawler.revisit import RevisitBounds, conditional_headers, due_pages
 from crawler.robots import robots_agent
 from crawler.scope import Scope
 from crawler.sites import host_name, site_of
-from crawler.start_urls import StartUrls, already_known, read_summary
+from crawler.start_urls import StartUrls
 from crawler.traps import Blacklist, Chains, PatternBudget
 from crawler.urls import TrapRules, UrlPolicy, has_userinfo
 
@@ -404,10 +404,7 @@ class WebSpider(Spider):
             self.frontier.add_scope(hosts)
             self.scope.add(hosts)
             urls = [request.url for request in requests]
-            known = already_known(urls, self._known(urls))
-            if known:
-                stats.inc_value("start_urls/known", sum(known.values()))
-            logger.info("%s", read_summary(self._pushed.key, len(urls), known))
+            self._pushed.say_read(urls, self._known(urls), stats)
         return requests
 
     def _feed_pushed(self) -> bool:

@@ -184,10 +184,9 @@ async def test_start_urls_the_crawl_knows_are_said_to_be_known(
         redis.Redis.from_url(redis_url).lpush(
             "web:start_urls", "https://docs.test/faq", "https://docs.test/new", "https://docs.test/new"
         )
-        with caplog.at_level(logging.INFO, logger="crawler.spiders.web"):
+        with caplog.at_level(logging.INFO, logger="crawler.start_urls"):
             spider.next_requests()
-        redis.Redis.from_url(redis_url).lpush("web:start_urls", "https://docs.test/other")
-        with caplog.at_level(logging.INFO, logger="crawler.spiders.web"):
+            redis.Redis.from_url(redis_url).lpush("web:start_urls", "https://docs.test/other")
             spider.next_requests()
     assert [record.getMessage() for record in caplog.records if "start URL(s)" in record.getMessage()] == [
         "Read 3 start URL(s) from web:start_urls: 1 new, 2 already known (not fetched again): "
