@@ -10,15 +10,18 @@ DEV_STAMP := $(VENV)/.installed-dev
 
 .PHONY: demo test check bench clean
 
+# The first run installs for about a minute: each stage says what it does,
+# and pip says which package it is at.
 $(STAMP): requirements.txt
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@echo "Installing Python packages into $(VENV) (first run only)..."
-	@$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
+	@test -x $(BIN)/python || { echo "Creating the virtualenv $(VENV) with $(PYTHON)..."; $(PYTHON) -m venv $(VENV); }
+	@echo "Installing $$(grep -c '^[A-Za-z]' requirements.txt) pinned Python packages into $(VENV) (the first time: about a minute)..."
+	@$(BIN)/pip install --disable-pip-version-check -r requirements.txt
 	@touch $(STAMP)
+	@echo "Installed: $(VENV) is ready."
 
 $(DEV_STAMP): $(STAMP) requirements-dev.txt
-	@echo "Installing the developer tools into $(VENV) (first run only)..."
-	@$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@echo "Installing the developer tools into $(VENV) (the first time only)..."
+	@$(BIN)/pip install --disable-pip-version-check -r requirements-dev.txt
 	@touch $(DEV_STAMP)
 
 demo: $(STAMP)

@@ -42,7 +42,7 @@ from crawler.frontier import QUEUED, Frontier, OtherFrontier, encode_request, fo
 from crawler.monitor import last_finish
 from crawler.sites import host_name, site_of
 from crawler.urls import canonicalize, fingerprint
-from crawler.version import VERSION
+from crawler.version import add_version_option, typed_command
 
 
 @contextmanager
@@ -174,16 +174,20 @@ def reset(client: Any, data_dir: str, everything: bool) -> str:
     return message
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m crawler", description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
-    parser.add_argument("--redis", help="Redis URL of a shared frontier (default: the embedded one)")
-    parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """The command; ``prog`` is its name as typed (``lantern``: ``lantern
+    status`` and its kin), else the script's or ``python -m crawler``."""
+    parser = argparse.ArgumentParser(prog=prog or typed_command("crawler"), description=__doc__.split("\n")[0])
+    add_version_option(parser)
+    _add_where_options(parser)
     commands = parser.add_subparsers(dest="command", required=True)
     seed_parser = commands.add_parser("seed", help="add seed URLs")
     seed_parser.add_argument("urls", nargs="+")
-    commands.add_parser("status", help="show the frontier")
+    status_parser = commands.add_parser("status", help="show the frontier")
     reset_parser = commands.add_parser("reset", help="forget the crawl")
+    for command in (seed_parser, status_parser, reset_parser):
+        add_version_option(command)
+        _add_where_options(command, after_command=True)
     reset_parser.add_argument("--all", action="store_true", help="also remove the index")
     args = parser.parse_args(argv)
     create_with(access_mode(defaults.DATA_DIR_MODE))
@@ -197,6 +201,19 @@ def main(argv: list[str] | None = None) -> int:
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, ValueError, RuntimeError) as exc:
         print(f"crawler: {exc}", file=sys.stderr)
         return 2
+
+
+def _add_where_options(parser: argparse.ArgumentParser, after_command: bool = False) -> None:
+    """``--data`` and ``--redis``, before the command (``python -m crawler
+    --data DIR status``) or after it (``lantern status --data DIR``). After
+    it, one not given is left out of the result, so as not to undo the one
+    given before."""
+    data_default = argparse.SUPPRESS if after_command else defaults.DATA_DIR
+    redis_default = argparse.SUPPRESS if after_command else None
+    parser.add_argument("--data", default=data_default, help=f"data directory (default: {defaults.DATA_DIR})")
+    parser.add_argument(
+        "--redis", default=redis_default, help="Redis URL of a shared frontier (default: the embedded one)"
+    )
 
 
 def _check_data_dir(args: argparse.Namespace) -> None:

@@ -77,6 +77,9 @@ class Fetch:
     ``request_headers`` and ``headers`` are ``(name, value)`` pairs in order,
     values decoded as Latin-1 (the bytes of HTTP); ``body`` is the payload as
     received; ``date`` is the UTC time the response was archived.
+    ``protocol`` is the HTTP version of the response's status line,
+    ``request_protocol`` that of the request line as sent: they differ when
+    a server answers an HTTP/1.1 request in HTTP/1.0.
     """
 
     url: str
@@ -86,6 +89,7 @@ class Fetch:
     method: str = "GET"
     request_headers: list[tuple[str, str]] = field(default_factory=list)
     protocol: str = "HTTP/1.1"
+    request_protocol: str = "HTTP/1.1"
     role: str = "page"
     depth: int = 0
     redirects: list[str] = field(default_factory=list)
@@ -247,7 +251,7 @@ class ArchiveWriter:
             length=0,
             warc_headers_dict=dict(concurrent),
             http_headers=StatusAndHeaders(
-                f"{fetch.method} {_target(fetch.url)} {fetch.protocol}",
+                f"{fetch.method} {_target(fetch.url)} {fetch.request_protocol}",
                 _with_host(fetch.url, fetch.request_headers),
                 is_http_request=True,
             ),
@@ -586,6 +590,8 @@ class ArchiveReader:
                         "for": record.rec_headers.get_header("WARC-Concurrent-To"),
                         "method": record.http_headers.protocol if record.http_headers else "GET",
                         "headers": list(record.http_headers.headers) if record.http_headers else [],
+                        # warcio splits the method off: "/path HTTP/1.1" is left
+                        "protocol": record.http_headers.statusline.rpartition(" ")[2] if record.http_headers else "",
                     }
                 elif kind == "warcinfo":
                     fields = _fields(_read_all(record).decode("utf-8", "replace"))
@@ -671,6 +677,7 @@ def _fetch(
         body=body,
         request_headers=request["headers"],
         protocol=http.protocol or "HTTP/1.1",
+        request_protocol=request["protocol"] or "HTTP/1.1",
         role=role if role in ROLES else "page",
         depth=depth,
         redirects=info.get("lantern-redirect", []),

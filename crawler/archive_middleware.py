@@ -45,6 +45,9 @@ _SECRET_REQUEST_HEADERS = frozenset({"authorization", "proxy-authorization", "co
 _SECRET_RESPONSE_HEADERS = frozenset({"set-cookie", "set-cookie2"})
 # Responses handed to the writing thread and not yet written, at most.
 _BACKLOG = 64
+# The request line's version: Scrapy's HTTP handler (Twisted's HTTP/1.1
+# client) sends no other, whatever version the server answers in.
+_SENT_PROTOCOL = "HTTP/1.1"
 
 
 def _pairs(headers: Headers, secret: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
@@ -77,6 +80,7 @@ def fetch_of(request: Request, response: Response) -> Fetch:
         method=request.method,
         request_headers=_pairs(request.headers, secret),
         protocol=response.protocol or "HTTP/1.1",
+        request_protocol=_SENT_PROTOCOL,
         role=role,
         depth=int(meta.get("depth", 0)),
         redirects=[without_userinfo(url) for url in meta.get("redirect_urls", ())],

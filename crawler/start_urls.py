@@ -24,7 +24,10 @@ from crawler import settings as defaults
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["StartUrls", "start_url"]
+__all__ = ["StartUrls", "already_known", "read_summary", "start_url"]
+
+# Known start URLs named in the line that says what a look read, at most.
+_KNOWN_SHOWN = 3
 
 
 def start_url(data: bytes | str) -> tuple[str, dict[str, Any]]:
@@ -65,6 +68,49 @@ def start_url(data: bytes | str) -> tuple[str, dict[str, Any]]:
     if fields:  # form fields: scrapy-redis sends them as a FormRequest's, in a GET's query
         url = FormRequest(url, method="GET", formdata={key: str(value) for key, value in fields.items()}).url
     return url, meta
+
+
+def already_known(urls: list[str], known: list[bool]) -> dict[str, int]:
+    """How many of the start URLs read in one look the crawl knew already,
+    by URL: known before the look (queued or fetched; ``known``), or read
+    earlier in it. The crawl does not fetch them again.
+
+    >>> already_known(["https://a.test/", "https://b.test/", "https://a.test/"], [True, False, True])
+    {'https://a.test/': 2}
+    >>> already_known(["https://b.test/", "https://b.test/"], [False, False])
+    {'https://b.test/': 1}
+    """
+    counts: dict[str, int] = {}
+    for url, seen in zip(urls, known, strict=True):
+        if url in counts:
+            counts[url] += 1  # read earlier in this look
+        else:
+            counts[url] = int(seen)
+    return {url: count for url, count in counts.items() if count}
+
+
+def read_summary(key: str, read: int, known: dict[str, int]) -> str:
+    """The line that says what one look at ``key`` read, naming the URLs
+    known already (:func:`already_known`).
+
+    >>> read_summary("web:start_urls", 2, {})
+    'Read 2 start URL(s) from web:start_urls'
+    >>> read_summary("web:start_urls", 3, {"https://a.test/": 2})
+    'Read 3 start URL(s) from web:start_urls: 1 new, 2 already known (not fetched again): https://a.test/ (twice)'
+    >>> read_summary("k", 5, {f"http://a/{n}": 1 for n in range(5)})
+    'Read 5 start URL(s) from k: 0 new, 5 already known (not fetched again): http://a/0, http://a/1, http://a/2, ...'
+    """
+    line = f"Read {read} start URL(s) from {key}"
+    if not known:
+        return line
+    names = [url + _times(count) for url, count in list(known.items())[:_KNOWN_SHOWN]]
+    more = ", ..." if len(known) > _KNOWN_SHOWN else ""
+    old = sum(known.values())
+    return f"{line}: {read - old} new, {old} already known (not fetched again): {', '.join(names)}{more}"
+
+
+def _times(count: int) -> str:
+    return "" if count == 1 else " (twice)" if count == 2 else f" ({count} times)"
 
 
 class StartUrls:
@@ -118,6 +164,14 @@ class StartUrls:
         """Entries not read yet."""
         count = {"set": self.client.scard, "zset": self.client.zcard, "list": self.client.llen}[self.kind]
         return int(count(self.key))
+
+    def say_read(self, urls: list[str], known: list[bool], stats: Any) -> None:
+        """Log what a look read, naming the URLs the crawl knew already
+        (``known``: queued or fetched before), and count those."""
+        repeats = already_known(urls, known)
+        if repeats:
+            stats.inc_value("start_urls/known", sum(repeats.values()))
+        logger.info("%s", read_summary(self.key, len(urls), repeats))
 
     def read(self) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
         """The URLs of a batch with their meta, and whether the batch was full

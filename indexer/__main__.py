@@ -45,7 +45,7 @@ from crawler.datadir import OtherFormat, access_mode, check_format, create_with,
 from crawler.disk import FULL_DISK_STATUS, disk_full
 from crawler.embedded import DataDirBusy, EmbeddedRedis, has_saved_state, socket_url
 from crawler.personalization import parse_personalization
-from crawler.version import VERSION
+from crawler.version import add_version_option, typed_command
 from indexer import stats
 from indexer.builder import IndexBuilder, IndexBusy
 from indexer.drain import Stop, drain
@@ -91,8 +91,9 @@ def _connect(data_dir: Path, url: str | None) -> Iterator[redis.Redis | None]:
     yield client
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """The command; ``prog`` is its name as typed (``lantern index``), else the script's or ``python -m indexer``."""
+    parser = _parser(prog or typed_command("indexer"))
     # Intermixed: `purge --data DIR URL...` puts options between the positionals.
     args = parser.parse_intermixed_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
@@ -119,8 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     return _drain(data_dir, args)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m indexer", description=__doc__.split("\n")[0])
+def _parser(prog: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
     parser.add_argument(
         "--redis",
@@ -169,7 +170,7 @@ def _parser() -> argparse.ArgumentParser:
         help="PageRank personalization, kept for later finalizes: sites or URL prefixes and "
         'their weights, as {"https://docs.example.org/": 3} (other pages weigh 1; {}: none)',
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
+    add_version_option(parser)
     parser.add_argument(
         "command",
         nargs="?",

@@ -21,7 +21,7 @@ from search.lean import start_lean
 
 start_lean()  # before Whoosh is imported
 
-from crawler.version import VERSION  # noqa: E402
+from crawler.version import add_version_option, typed_command  # noqa: E402
 from indexer.output import emit  # noqa: E402
 from search.display import marked  # noqa: E402
 from search.engine import Result, Results, SearchEngine, SearchError, page_language  # noqa: E402
@@ -92,15 +92,18 @@ def _snippet_shown(snippet: str, color: bool) -> str:
     return "".join(f"{on}{text}{off}" if mark else text for text, mark in marked(snippet))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m search", description="Search a crawled data directory.")
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """The command; ``prog`` is its name as typed (``lantern search``), else the script's or ``python -m search``."""
+    parser = argparse.ArgumentParser(
+        prog=prog or typed_command("search"), description="Search a crawled data directory."
+    )
     add_data_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("-n", type=int, default=DEFAULT_N, help=f"results per page (default: {DEFAULT_N})")
     parser.add_argument("--page", type=int, default=1, help="page of results (default: 1)")
     parser.add_argument("--explain", action="store_true", help="show the numbers behind each score")
     add_engine_options(parser)
-    parser.add_argument("--version", action="version", version=f"%(prog)s (Lantern) {VERSION}")
+    add_version_option(parser)
     parser.add_argument(
         "query",
         nargs="*",

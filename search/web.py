@@ -37,6 +37,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from crawler import settings as defaults
 from crawler.datadir import archive_dir
+from crawler.version import add_version_option, typed_command
 from search.cached import CSP, ArchiveIndex, read_copy, render_copy
 from search.engine import MAX_QUERY_CHARS, DamagedIndex, SearchError
 from search.front import Front
@@ -431,8 +432,12 @@ def make_server(
         raise
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m search.web", description="Serve a search page and a JSON API.")
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """The command; ``prog`` is its name as typed (``lantern web``), else the script's or ``python -m search.web``."""
+    parser = argparse.ArgumentParser(
+        prog=prog or typed_command("search.web"), description="Serve a search page and a JSON API."
+    )
+    add_version_option(parser)
     add_data_option(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free one (default: 8080)")

@@ -52,6 +52,7 @@ class Logged(NamedTuple):
     headers: dict[str, str]
     status: int | None = None  # None while the reply is being made
     size: int = 0  # bytes of the body sent
+    version: str = ""  # of the request line: "HTTP/1.1"
 
 
 class Site:
@@ -101,7 +102,9 @@ def serve_site(routes: Mapping[str, Route], default: Route | None = None) -> Ite
 
         def do_GET(self) -> None:
             with lock:
-                log.append(Logged(time.monotonic(), self.command, self.path, dict(self.headers)))
+                log.append(
+                    Logged(time.monotonic(), self.command, self.path, dict(self.headers), version=self.request_version)
+                )
                 index = len(log) - 1
             route = routes.get(self.path, routes.get(self.path.split("?", 1)[0], default))
             reply = route(self.path) if callable(route) else route

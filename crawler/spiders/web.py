@@ -403,7 +403,8 @@ class WebSpider(Spider):
             assert self.frontier is not None
             self.frontier.add_scope(hosts)
             self.scope.add(hosts)
-            logger.info("Read %d start URL(s) from %s", len(requests), self._pushed.key)
+            urls = [request.url for request in requests]
+            self._pushed.say_read(urls, self._known(urls), stats)
         return requests
 
     def _feed_pushed(self) -> bool:

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
+from crawler.archive import ArchiveReader
 from crawler.datadir import archive_dir
 from tests.commands import crawl
 from tests.webserver import Reply, Site, page, serve_site, text
@@ -81,6 +82,20 @@ def test_every_request_the_server_answered_is_archived_with_its_response(archive
     )
     assert archived_paths == Counter(site.paths())
     assert {"/robots.txt", "/old", "/new", "/gone"} <= set(archived_paths)
+
+
+def test_request_records_say_the_version_sent_and_responses_the_version_answered(archived) -> None:
+    """The crawler asks in HTTP/1.1; this server answers in HTTP/1.0, as old
+    servers do. Each record says its own side's version, and the reader
+    gives both back."""
+    site, archive, _ = archived
+    assert {request.version for request in site.requests} == {"HTTP/1.1"}
+    found = records(archive)
+    request_lines = {r.http_headers.statusline.rpartition(" ")[2] for _, h, r in found if h["WARC-Type"] == "request"}
+    status_lines = {r.http_headers.protocol for _, h, r in found if h["WARC-Type"] == "response"}
+    assert (request_lines, status_lines) == ({"HTTP/1.1"}, {"HTTP/1.0"})
+    fetches = [fetch for _, fetch in ArchiveReader(archive)]
+    assert fetches and {(fetch.request_protocol, fetch.protocol) for fetch in fetches} == {("HTTP/1.1", "HTTP/1.0")}
 
 
 def test_redirects_errors_and_compressed_bodies_are_kept_as_received(archived) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.misc import build_from_crawler
 from twisted.python.failure import Failure
 
+from crawler.__main__ import seed
 from crawler.frontier import Frontier
 from crawler.spiders.web import WebSpider
 from tests.crawler.components.crawlers import crawler_with, open_engine
@@ -167,3 +169,28 @@ async def test_start_urls_pushed_into_redis_become_seeds(tmp_path: Path, redis_u
         assert "https://new.test/more" in spider.scope and "new.test" in Frontier.for_crawler(crawler).scope()
         assert spider.next_requests() == []
     assert crawler.stats.get_value("start_urls/read") == 2 and crawler.stats.get_value("start_urls/refused") == 1
+
+
+async def test_start_urls_the_crawl_knows_are_said_to_be_known(
+    tmp_path: Path, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A start URL queued before (here by ``lantern seed``), or pushed twice
+    in one look, is not fetched again: the line that says what was read says
+    so, rather than counting it among the new."""
+    crawler = _crawler(tmp_path, redis_url)
+    async with open_engine(crawler, seeds="https://docs.test/"):
+        spider = _spider(crawler)
+        seed(Frontier.for_crawler(crawler), ["https://docs.test/faq"])
+        redis.Redis.from_url(redis_url).lpush(
+            "web:start_urls", "https://docs.test/faq", "https://docs.test/new", "https://docs.test/new"
+        )
+        with caplog.at_level(logging.INFO, logger="crawler.start_urls"):
+            spider.next_requests()
+            redis.Redis.from_url(redis_url).lpush("web:start_urls", "https://docs.test/other")
+            spider.next_requests()
+    assert [record.getMessage() for record in caplog.records if "start URL(s)" in record.getMessage()] == [
+        "Read 3 start URL(s) from web:start_urls: 1 new, 2 already known (not fetched again): "
+        "https://docs.test/new, https://docs.test/faq",
+        "Read 1 start URL(s) from web:start_urls",
+    ]
+    assert crawler.stats.get_value("start_urls/known") == 2
