@@ -30,7 +30,6 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.utils.asyncio import call_later
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet import defer
-from twisted.internet.error import DNSLookupError
 
 from crawler._async import REDIS_DOWN, sleep
 from crawler.frontier import Frontier, encode_request
@@ -322,8 +321,10 @@ class RobotsMiddleware:
 
     async def _download(self, site: str) -> tuple[int | None, Response | None]:
         """The status and response that end ``site``'s robots.txt fetch, after
-        up to five redirects; (404, None) for a host name that does not
-        resolve, (None, None) for a network error."""
+        up to five redirects; (None, None) for a network error (a host name
+        that does not resolve too: a resolver that fails for a moment must
+        not open the site to everything, and the crawl ends at once when no
+        seed's host resolves, crawler/halt.py)."""
         url = f"{site}/robots.txt"
         status: int | None = None
         response: Response | None = None
@@ -348,11 +349,7 @@ class RobotsMiddleware:
             )
             try:
                 response = await self.crawler.engine.download_async(request)
-            except DNSLookupError as exc:
-                # No such host: nothing to wait for, and nothing to fetch there.
-                logger.error("robots.txt of %s: the host name does not resolve (%s)", site, exc)
-                return 404, None
-            except Exception as exc:  # network errors, timeouts, too large
+            except Exception as exc:  # network errors (no such host too), timeouts, too large
                 logger.info("robots.txt of %s could not be fetched: %s", site, exc)
                 return None, None
             status = response.status
