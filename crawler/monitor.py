@@ -189,7 +189,10 @@ class CrawlMonitor:
     def _observe(self, url: str, site: str, kind: str, status: int | None, answer: str) -> None:
         alerts = self.rules.answered(site, is_error(status), f"{answer} {url}")
         if kind == "robots_txt" and outcome(status) is Outcome.RETRY:
-            alerts += self.rules.robots_unreachable(site, answer)
+            if self.tally.pages or answer not in (NO_SUCH_HOST, REFUSED):
+                # Before any page, a host that is not there is the seeds' fault: the crawl
+                # ends on it at once (crawler/halt.py) or names it with the seeds.
+                alerts += self.rules.robots_unreachable(site, answer)
             tries = self.robots_waiting[site].tries if site in self.robots_waiting else 0
             self.robots_waiting[site] = RobotsWait(tries + 1, answer)
         elif kind == "robots_txt":
