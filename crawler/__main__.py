@@ -36,6 +36,7 @@ from crawler.datadir import (
     graph_dir,
     index_dir,
     pages_files,
+    redis_dir,
 )
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from crawler.frontier import QUEUED, Frontier, OtherFrontier, encode_request, forget_crawl
@@ -186,6 +187,14 @@ def main(argv: list[str] | None = None) -> int:
     reset_parser = commands.add_parser("reset", help="forget the crawl")
     reset_parser.add_argument("--all", action="store_true", help="also remove the index")
     args = parser.parse_args(argv)
+    if args.command == "status" and not args.redis and not redis_dir(args.data).exists():
+        # A misspelt --data must not come back as an idle crawl, nor leave a directory behind.
+        print(
+            f"crawler: no crawl in {args.data}: check --data, or start one "
+            f"(scrapy crawl web -a seeds=URL -s DATA_DIR={args.data})",
+            file=sys.stderr,
+        )
+        return 2
     create_with(access_mode(defaults.DATA_DIR_MODE))
     try:
         _check_data_dir(args)
