@@ -428,9 +428,13 @@ class CrawlMonitor:
             self.stats.set_value("crawl/fruitless", INDEXED_NOTHING)
 
     def _record_finish(self, finished: float, reason: str) -> None:
+        """Keep when and why the crawl stopped, and what it left queued
+        (``frontier/queued_at_stop``: the crawl command's last line)."""
         assert self._frontier is not None
         record = {"finished": finished, "reason": reason, "pages": self.tally.pages, "node": self.node}
         try:
+            record["queued"] = len(self._frontier)
+            self.stats.set_value("frontier/queued_at_stop", record["queued"])
             self._frontier.client.set(FINISHED_KEY.format(name=self._frontier.name), json.dumps(record))
         except (*REDIS_DOWN, redis.RedisError):
             pass  # status then shows no finish time

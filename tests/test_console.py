@@ -258,12 +258,21 @@ def test_status_while_running_gives_the_rate_over_the_last_interval(tmp_path: Pa
         finally:
             process.send_signal(signal.SIGINT)
             try:
-                process.communicate(timeout=120)
+                _, rest = process.communicate(timeout=120)
             finally:
                 if process.poll() is None:
                     process.kill()
                     process.wait()
+    # Ctrl-C: the last line says what is left and how to go on; status says the same.
+    last = rest.rstrip().splitlines()[-1]
+    stopped = re.search(r"INFO: Stopped: ([\d,]+) requests queued\. Run the same command to resume\.$", last)
+    assert stopped, last
+    queued = stopped.group(1)
+    assert int(queued.replace(",", "")) > 0  # a book without end: there is always more
     after = run("crawler", "--data", str(tmp_path), "status")
     assert re.search(
-        r"^crawl +finished at \S+ \S+ \(shutdown\), its last node fetched \d+ pages?$", after.stdout, re.M
+        rf"^crawl +stopped \(interrupted\), {queued} queued: its last node fetched \d+ pages?, until \S+ \S+$",
+        after.stdout,
+        re.M,
     ), after.stdout
+    assert re.search(rf"^queued requests +{queued.replace(',', '')} in 1 site$", after.stdout, re.M), after.stdout

@@ -39,6 +39,9 @@ logger = logging.getLogger(__name__)
 #: The exit status of a crawl that closed for these reasons; any other is 0.
 EXIT_STATUS = {NOTHING_TO_CRAWL: 1, DISK_FULL: 1, CRAWLED_NOTHING: 3, NO_SEED_PAGE: 3, INDEXED_NOTHING: 3}
 
+#: Scrapy's finish reason for a crawl stopped by Ctrl-C (or SIGTERM).
+INTERRUPTED = "shutdown"
+
 #: Why a crawl may fail to start that the user can fix: said in one line, no traceback.
 _EXPECTED = (DataDirBusy, OtherFormat, OtherFrontier, RedisUnreachable)
 
@@ -68,6 +71,20 @@ class Command(ScrapyCrawl):
                 stats.get_value("halt/reason") or stats.get_value("crawl/fruitless") or stats.get_value("finish_reason")
             )
             self.exitcode = EXIT_STATUS.get(reason, 0) or int(bool(crawler.stats.get_value(INDEX_FAILED)))
+            if reason == INTERRUPTED:
+                logger.info("%s", stopped(stats.get_value("frontier/queued_at_stop")))
+
+
+def stopped(queued: int | None) -> str:
+    """The last line of a crawl stopped by Ctrl-C: what is left, and how to go on.
+
+    >>> stopped(1461), stopped(1), stopped(None)  # doctest: +NORMALIZE_WHITESPACE
+    ('Stopped: 1,461 requests queued. Run the same command to resume.',
+     'Stopped: 1 request queued. Run the same command to resume.',
+     'Stopped. Run the same command to resume.')
+    """
+    left = "" if queued is None else f": {queued:,} request{'s' * (queued != 1)} queued"
+    return f"Stopped{left}. Run the same command to resume."
 
 
 def _one_line_on_failure(started: Any) -> None:
