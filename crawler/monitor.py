@@ -35,7 +35,7 @@ from crawler._async import REDIS_DOWN
 from crawler.alerts import Alert, AlertRules
 from crawler.console import nothing_new, redacted, start_block
 from crawler.datadir import reports_dir
-from crawler.frontier import Frontier
+from crawler.frontier import Frontier, contacted
 from crawler.report import Tally, is_error, items_sent, progress_line, report, sites_waiting, table
 from crawler.robots import Outcome, outcome
 from crawler.robots_middleware import ForbiddenByRobots, RobotsMiddleware
@@ -128,6 +128,7 @@ class CrawlMonitor:
         #: The last answer to each seed fetched in this run (crawler/seeds.py).
         self.seed_answers: dict[str, str] = {}
         self._sent: dict[int, tuple[str, str]] = {}  # id(request) -> site, kind
+        self._contacted: dict[str, bool] = {}  # host -> whether it answered, as kept in Redis
         self._candidates: set[str] = set()
         self._task: Any = None
         self._frontier: Frontier | None = None
@@ -167,6 +168,7 @@ class CrawlMonitor:
             site, kind = sent
             self.tally.answered(request.url, site, kind, response.status, len(response.body), time.monotonic())
             self._seed_answered(request, f"HTTP {response.status}")
+            self._contact(request.url, answered=True)
             self._observe(request.url, site, kind, response.status, f"HTTP {response.status}")
         return response
 
@@ -177,9 +179,22 @@ class CrawlMonitor:
             self.tally.failed(request.url, site, kind, type(exception).__name__, time.monotonic())
             self._observe(request.url, site, kind, None, network_answer(exception))
             self._seed_answered(request, network_answer(exception))
+            self._contact(request.url, answered=False)
         elif isinstance(exception, ForbiddenByRobots):
             self.tally.refused(site_of(request.url), time.monotonic())
             self._seed_answered(request, FORBIDDEN)
+
+    def _contact(self, url: str, answered: bool) -> None:
+        """Keep in the frontier whether a host ever answered (once per host and
+        process): one that never did leaves the scope when the seeds change."""
+        host = host_name(url)
+        if self._contacted.get(host) in (True, answered) or self._frontier is None:
+            return
+        try:
+            contacted(self._frontier, host, answered)
+        except (*REDIS_DOWN, redis.RedisError):
+            return  # the next answer tries again
+        self._contacted[host] = answered
 
     def _seed_answered(self, request: Request, answer: str) -> None:
         seed = _seed_of(request)

@@ -276,3 +276,16 @@ def test_status_while_running_gives_the_rate_over_the_last_interval(tmp_path: Pa
         re.M,
     ), after.stdout
     assert re.search(rf"^queued requests +{queued.replace(',', '')} in 1 site$", after.stdout, re.M), after.stdout
+
+
+def test_a_corrected_seed_replaces_the_mistyped_host_in_the_scope(tmp_path: Path) -> None:
+    typo = crawl(["http://harbuor.invalid/"], tmp_path, *QUICK)  # a host that never answers
+    assert typo.returncode == 3, typo.stderr[-3000:]
+    with serve_site(_small_site()) as site:
+        done = crawl([site.url("/")], tmp_path, *QUICK, "ARCHIVE_ENABLED=False")
+    assert done.returncode == 0, done.stderr[-3000:]
+    (scope,) = [line for line in done.stderr.splitlines() if line.startswith("  scope ")]
+    assert scope.split() == ["scope", "host:", "links", "on", "127.0.0.1", "(any", "port,", "either", "scheme)"]
+    assert "Out of the scope, as they never answered: harbuor.invalid" in done.stderr
+    status = run("crawler", "--data", str(tmp_path), "status")
+    assert re.search(r"^hosts in scope +127\.0\.0\.1$", status.stdout, re.M), status.stdout
