@@ -438,7 +438,11 @@ class CrawlMonitor:
             (logger.error if none else logger.warning)("%s", said)
         if none:
             self.stats.set_value("crawl/fruitless", NO_SEED_PAGE)
-        elif self.tally.pages and not (items.get("page") or items.get("unchanged")) and not spider.recrawl:
+        elif (
+            self.tally.pages
+            and not (items.get("page") or items.get("unchanged"))
+            and not getattr(spider, "recrawl", None)
+        ):
             logger.error("%s", indexed_nothing(self.tally.pages, items_sent(items)))
             self.stats.set_value("crawl/fruitless", INDEXED_NOTHING)
 
