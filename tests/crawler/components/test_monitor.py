@@ -80,7 +80,8 @@ def test_sites_waiting_for_robots_txt_are_known_until_it_answers(tmp_path: Path)
         SITE: RobotsWait(2, "connection refused"),
         "http://nowhere.test:80": RobotsWait(1, "no such host"),  # its requests wait too: a resolver may be down
     }
-    assert crawler.stats.get_value("alerts/robots_unreachable") == 2  # once per site
+    # Once per site; before any page, a host that does not resolve is the seeds' fault, said with them.
+    assert crawler.stats.get_value("alerts/robots_unreachable") == 1
     _exchange(monitor, "http://a.test/robots.txt", robots_txt=True)
     assert set(monitor.robots_waiting) == {"http://nowhere.test:80"}
 
