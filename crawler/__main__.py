@@ -36,6 +36,7 @@ from crawler.datadir import (
     graph_dir,
     index_dir,
     pages_files,
+    redis_dir,
 )
 from crawler.embedded import DataDirBusy, EmbeddedRedis, socket_url
 from crawler.frontier import QUEUED, Frontier, OtherFrontier, encode_request, forget_crawl
@@ -95,15 +96,18 @@ def _sites(count: int) -> str:
     return f"{count} site{'s' * (count != 1)}"
 
 
-def crawl_state(nodes: dict[str, dict[str, Any]], finish: dict[str, Any] | None) -> str:
+def crawl_state(nodes: dict[str, dict[str, Any]], finish: dict[str, Any] | None, queued: int = 0) -> str:
     """Whether the crawl runs, and how fast over its nodes' last interval (not
-    since it started: idle time would count); or when it finished.
+    since it started: idle time would count); or when it finished, or that
+    Ctrl-C stopped it with ``queued`` requests left.
 
     >>> crawl_state({"a": {"rate": 10.0, "rate_seconds": 5.0}, "b": {"rate": 2.5, "rate_seconds": 5.0}}, None)
     'running: 2 nodes, 12.5 requests/s over the last 5 s'
     >>> at = time.mktime((2026, 12, 2, 9, 30, 14, 0, 0, -1))
     >>> crawl_state({"a": {"expired": True}}, {"finished": at, "reason": "finished", "pages": 306})
     'finished at 2026-12-02 09:30:14 (finished), its last node fetched 306 pages'
+    >>> crawl_state({}, {"finished": at, "reason": "shutdown", "pages": 306}, 1461)
+    'stopped (interrupted), 1,461 queued: its last node fetched 306 pages, until 2026-12-02 09:30:14'
     >>> crawl_state({}, None)
     'not running'
     """
@@ -118,6 +122,11 @@ def crawl_state(nodes: dict[str, dict[str, Any]], finish: dict[str, Any] | None)
     if finish:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(finish["finished"])))
         pages = int(finish.get("pages", 0))
+        if finish.get("reason") == "shutdown":
+            return (
+                f"stopped (interrupted), {queued:,} queued: its last node fetched {pages:,} "
+                f"page{'s' * (pages != 1)}, until {when}"
+            )
         return (
             f"finished at {when} ({finish.get('reason', '?')}), its last node fetched {pages:,} "
             f"page{'s' * (pages != 1)}"
@@ -130,9 +139,10 @@ def status(frontier: Frontier) -> str:
     leases = frontier.leases(node="status")
     nodes = leases.nodes()
     now = time.time()
+    queued = len(frontier)
     lines = [
-        f"crawl             {crawl_state(nodes, last_finish(client, frontier.name))}",
-        f"queued requests   {len(frontier)} in {_sites(frontier.sites_with_work())}",
+        f"crawl             {crawl_state(nodes, last_finish(client, frontier.name), queued)}",
+        f"queued requests   {queued} in {_sites(frontier.sites_with_work())}",
         f"leased requests   {sum(node['leases'] for node in nodes.values())} (taken by crawl nodes, not finished yet)",
         f"URLs seen         {frontier.seen_count()}",
         f"items to index    {frontier.items_waiting()}",
@@ -190,6 +200,14 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         _add_where_options(command, after_command=True)
     reset_parser.add_argument("--all", action="store_true", help="also remove the index")
     args = parser.parse_args(argv)
+    if args.command == "status" and not args.redis and not redis_dir(args.data).exists():
+        # A misspelt --data must not come back as an idle crawl, nor leave a directory behind.
+        print(
+            f"crawler: no crawl in {args.data}: check --data, or start one "
+            f"(scrapy crawl web -a seeds=URL -s DATA_DIR={args.data})",
+            file=sys.stderr,
+        )
+        return 2
     create_with(access_mode(defaults.DATA_DIR_MODE))
     try:
         _check_data_dir(args)

@@ -484,6 +484,7 @@ class Frontier:
         self.simhash_urls_key = self.partitions.key(f"{name}:simhash:urls", 0)
         self.simhash_blocks_key = self.partitions.key(f"{name}:simhash:blocks", 0)
         self.scope_key = f"{name}:scope"
+        self.answered_key = f"{name}:scope:answered"
         self.site_budget = site_budget
         self.near_distance = near_distance
         self.seen = self._agree_on(seen or ExactSeen())
@@ -818,6 +819,32 @@ class Frontier:
     def reset(self) -> int:
         """Delete every key of this crawl; returns how many were deleted."""
         return forget_crawl(self.client, self.name)
+
+
+def contacted(frontier: Frontier, host: str, answered: bool) -> None:
+    """Keep whether ``host`` ever answered (an answer is never unsaid)."""
+    if answered:
+        frontier.client.hset(frontier.answered_key, host, 1)
+    else:
+        frontier.client.hsetnx(frontier.answered_key, host, 0)
+
+
+def drop_silent_hosts(frontier: Frontier, seeds: Sequence[str]) -> list[str]:
+    """A crawl starting with ``seeds`` (host names; none: nothing changes)
+    takes out of the scope the hosts that were tried and never answered,
+    but its seeds' own: a mistyped seed host must not stay in scope once
+    the seeds are corrected. (Not atomic: a host answering for the first
+    time meanwhile, on another node, is dropped all the same; a seed of
+    it brings it back.)"""
+    if not seeds:
+        return []
+    answers = frontier.client.hgetall(frontier.answered_key)
+    silent = {host.decode() for host, answered in answers.items() if answered == b"0"}
+    dropped = sorted((silent & frontier.scope()) - set(seeds))
+    if dropped:
+        frontier.client.srem(frontier.scope_key, *dropped)
+        logger.info("Out of the scope, as they never answered: %s", ", ".join(dropped))
+    return dropped
 
 
 def forget_crawl(client: Any, name: str = "web") -> int:

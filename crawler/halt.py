@@ -5,7 +5,8 @@ nothing to crawl (the spider's own check): :data:`DISK_FULL`, the first error
 that says the disk is full, wherever it is logged (:func:`said_disk_full`),
 or the indexer beside the crawl stopping for it; :data:`CRAWLED_NOTHING`,
 every site of a crawl that fetched nothing waiting for a robots.txt that
-could not be fetched, after one retry round (:func:`gave_up`).  The crawl
+could not be fetched, after one retry round, or at once when no such host
+or nothing listening is why (:func:`gave_up`).  The crawl
 command turns each reason into its exit status (crawler/commands/crawl.py).
 Design: ARCHITECTURE.md, "Design notes by module", ``crawler/halt.py``.
 """
@@ -27,6 +28,8 @@ from crawler.disk import FULL_DISK_STATUS, disk_full
 from crawler.frontier import Frontier
 from crawler.monitor import CrawlMonitor, RobotsWait
 from crawler.pipelines import IndexerProcess, ItemQueuePipeline
+from crawler.robots_middleware import RobotsMiddleware
+from crawler.seeds import NO_SUCH_HOST, REFUSED, unreachable
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -40,18 +43,24 @@ CRAWLED_NOTHING = "crawled_nothing"
 
 _ANSWERS_PER_SITE = 2  # robots.txt tries of one site in this run: the first, and one retry
 _INDEXER_CHECK = 1.0  # seconds between two looks at the indexer beside the crawl
+_NOTHING_THERE = (NO_SUCH_HOST, REFUSED)  # answers that a first try settles
 
 
 def gave_up(pages: int, waiting: Mapping[str, RobotsWait], given_up: set[str], queued: int, held: int) -> bool:
     """Whether a crawl that is idle should end as having crawled nothing:
     it fetched no ``pages``, nothing is ``queued`` or ``held`` by any node,
     and every site it has waits for its robots.txt, each asked once more
-    since the first failure (or given up for this run, from earlier runs).
+    since the first failure (or given up for this run, from earlier runs),
+    or once when its host does not resolve or refuses the connection: a
+    seed's typo, or a server not started, which no retry mends.
 
-    >>> gave_up(0, {"http://a:80": RobotsWait(2, "ConnectionRefusedError")}, set(), 0, 0)
+    >>> gave_up(0, {"http://a:80": RobotsWait(2, "HTTP 503")}, set(), 0, 0)
     True
     >>> gave_up(0, {"http://a:80": RobotsWait(1, "HTTP 503")}, set(), 0, 0)  # its first retry is to come
     False
+    >>> gave_up(0, {"http://a:80": RobotsWait(1, "no such host"), "http://b:80": RobotsWait(1, "connection refused")},
+    ...         set(), 0, 0)
+    True
     >>> gave_up(0, {"http://a:80": RobotsWait(1, "HTTP 503")}, {"http://a:80"}, 0, 0)
     True
     >>> gave_up(3, {"http://a:80": RobotsWait(2, "HTTP 503")}, set(), 0, 0)  # other sites were crawled
@@ -59,7 +68,10 @@ def gave_up(pages: int, waiting: Mapping[str, RobotsWait], given_up: set[str], q
     """
     if pages or queued or held or not waiting:
         return False
-    return all(wait.tries >= _ANSWERS_PER_SITE or site in given_up for site, wait in waiting.items())
+    return all(
+        wait.tries >= _ANSWERS_PER_SITE or site in given_up or wait.answer in _NOTHING_THERE
+        for site, wait in waiting.items()
+    )
 
 
 def said_disk_full(record: logging.LogRecord) -> str | None:
@@ -211,7 +223,13 @@ class Halt:
             return
         if not gave_up(monitor.tally.pages, waiting, given_up, queued, held) or not self._halt(CRAWLED_NOTHING):
             return
-        _say_crawled_nothing(waiting, parked)
+        robots = self.crawler.get_downloader_middleware(RobotsMiddleware)
+        if robots is not None:
+            robots.withdraw_notices()  # the retries they announce will not come
+        if all(wait.answer in _NOTHING_THERE for wait in waiting.values()):
+            logger.error("%s", unreachable({site: wait.answer for site, wait in waiting.items()}, parked))
+        else:
+            _say_crawled_nothing(waiting, parked)
         self._close()
 
 

@@ -26,17 +26,20 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import redis
 from scrapy import signals
+from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedError
 from scrapy.utils.asyncio import create_looping_call
+from twisted.internet.error import ConnectionRefusedError as TwistedRefused
 from twisted.internet.error import DNSLookupError
 
 from crawler._async import REDIS_DOWN
 from crawler.alerts import Alert, AlertRules
 from crawler.console import nothing_new, redacted, start_block
 from crawler.datadir import reports_dir
-from crawler.frontier import Frontier
-from crawler.report import Tally, is_error, progress_line, report, sites_waiting, table
+from crawler.frontier import Frontier, contacted
+from crawler.report import Tally, is_error, items_sent, progress_line, report, sites_waiting, table
 from crawler.robots import Outcome, outcome
 from crawler.robots_middleware import ForbiddenByRobots, RobotsMiddleware
+from crawler.seeds import FORBIDDEN, INDEXED_NOTHING, NO_SEED_PAGE, NO_SUCH_HOST, REFUSED, indexed_nothing, seeds_said
 from crawler.sites import host_name, site_of
 
 if TYPE_CHECKING:
@@ -47,7 +50,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["CrawlMonitor", "RobotsWait", "request_kind", "FINISHED_KEY", "last_finish"]
+__all__ = ["CrawlMonitor", "RobotsWait", "request_kind", "network_answer", "FINISHED_KEY", "last_finish"]
 
 #: When the last node of a crawl to stop stopped, and why (JSON), for ``python -m crawler status``.
 FINISHED_KEY = "{name}:stats:finished"
@@ -76,6 +79,27 @@ def request_kind(meta: dict[str, Any]) -> str:
     return "page"
 
 
+def network_answer(error: BaseException) -> str:
+    """A network error as an answer: no such host and a refused connection
+    in words (:mod:`crawler.seeds`), any other by its type's name.
+
+    >>> network_answer(CannotResolveHostError("x")), network_answer(TimeoutError())
+    ('no such host', 'TimeoutError')
+    """
+    if isinstance(error, CannotResolveHostError | DNSLookupError):
+        return NO_SUCH_HOST
+    if isinstance(error, DownloadConnectionRefusedError | TwistedRefused | ConnectionRefusedError):
+        return REFUSED
+    return type(error).__name__
+
+
+def _seed_of(request: Request) -> str | None:
+    """The seed URL a request fetches (redirects and retries keep its meta), or None."""
+    if not request.meta.get("seed"):
+        return None
+    return str((request.meta.get("redirect_urls") or [request.url])[0])
+
+
 def _utc(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -101,7 +125,10 @@ class CrawlMonitor:
         self.alerts: dict[str, list[str]] = {}
         #: Sites whose robots.txt this run could not fetch, since its last usable answer.
         self.robots_waiting: dict[str, RobotsWait] = {}
+        #: The last answer to each seed fetched in this run (crawler/seeds.py).
+        self.seed_answers: dict[str, str] = {}
         self._sent: dict[int, tuple[str, str]] = {}  # id(request) -> site, kind
+        self._contacted: dict[str, bool] = {}  # host -> whether it answered, as kept in Redis
         self._candidates: set[str] = set()
         self._task: Any = None
         self._frontier: Frontier | None = None
@@ -140,6 +167,8 @@ class CrawlMonitor:
         if sent is not None:
             site, kind = sent
             self.tally.answered(request.url, site, kind, response.status, len(response.body), time.monotonic())
+            self._seed_answered(request, f"HTTP {response.status}")
+            self._contact(request.url, answered=True)
             self._observe(request.url, site, kind, response.status, f"HTTP {response.status}")
         return response
 
@@ -147,19 +176,40 @@ class CrawlMonitor:
         sent = self._sent.pop(id(request), None)
         if sent is not None:  # the request left and got no answer
             site, kind = sent
-            error = type(exception).__name__
-            self.tally.failed(request.url, site, kind, error, time.monotonic())
-            self._observe(request.url, site, kind, None, error, dns=isinstance(exception, DNSLookupError))
+            self.tally.failed(request.url, site, kind, type(exception).__name__, time.monotonic())
+            self._observe(request.url, site, kind, None, network_answer(exception))
+            self._seed_answered(request, network_answer(exception))
+            self._contact(request.url, answered=False)
         elif isinstance(exception, ForbiddenByRobots):
             self.tally.refused(site_of(request.url), time.monotonic())
+            self._seed_answered(request, FORBIDDEN)
 
-    def _observe(self, url: str, site: str, kind: str, status: int | None, answer: str, dns: bool = False) -> None:
+    def _contact(self, url: str, answered: bool) -> None:
+        """Keep in the frontier whether a host ever answered (once per host and
+        process): one that never did leaves the scope when the seeds change."""
+        host = host_name(url)
+        if self._contacted.get(host) in (True, answered) or self._frontier is None:
+            return
+        try:
+            contacted(self._frontier, host, answered)
+        except (*REDIS_DOWN, redis.RedisError):
+            return  # the next answer tries again
+        self._contacted[host] = answered
+
+    def _seed_answered(self, request: Request, answer: str) -> None:
+        seed = _seed_of(request)
+        if seed is not None:
+            self.seed_answers[seed] = answer
+
+    def _observe(self, url: str, site: str, kind: str, status: int | None, answer: str) -> None:
         alerts = self.rules.answered(site, is_error(status), f"{answer} {url}")
         if kind == "robots_txt" and outcome(status) is Outcome.RETRY:
-            alerts += self.rules.robots_unreachable(site, answer, retried=not dns)
-            if not dns:  # a host that does not resolve has no robots.txt to wait for
-                tries = self.robots_waiting[site].tries if site in self.robots_waiting else 0
-                self.robots_waiting[site] = RobotsWait(tries + 1, answer)
+            if self.tally.pages or answer not in (NO_SUCH_HOST, REFUSED):
+                # Before any page, a host that is not there is the seeds' fault: the crawl
+                # ends on it at once (crawler/halt.py) or names it with the seeds.
+                alerts += self.rules.robots_unreachable(site, answer)
+            tries = self.robots_waiting[site].tries if site in self.robots_waiting else 0
+            self.robots_waiting[site] = RobotsWait(tries + 1, answer)
         elif kind == "robots_txt":
             self.robots_waiting.pop(site, None)
         if kind == "page" and self.rules.fetched(site):
@@ -366,11 +416,44 @@ class CrawlMonitor:
         )
         if reason == "finished" and not self.tally.requests and not self.robots_waiting:
             self._explain_nothing_new(spider)
+        elif reason == "finished":
+            self._say_fruitless(spider, data["items"])
+
+    def seeds_answered(self) -> dict[str, str]:
+        """Each seed fetched in this run and its last answer; a seed still
+        parked has its site's answer for robots.txt."""
+        answers = dict(self.seed_answers)
+        for url in getattr(self.crawler.spider, "seeds", []):
+            wait = self.robots_waiting.get(site_of(url))
+            if url not in answers and wait is not None:
+                answers[url] = wait.answer
+        return answers
+
+    def _say_fruitless(self, spider: Spider, items: dict[str, int]) -> None:
+        """Name the seeds that gave no page, and fail a crawl none of whose
+        seeds gave one, or that fetched pages and sent none to the index
+        (``crawl/fruitless`` in the stats: the crawl command's exit status)."""
+        said, none = seeds_said(self.seeds_answered())
+        if said is not None:
+            (logger.error if none else logger.warning)("%s", said)
+        if none:
+            self.stats.set_value("crawl/fruitless", NO_SEED_PAGE)
+        elif (
+            self.tally.pages
+            and not (items.get("page") or items.get("unchanged"))
+            and not getattr(spider, "recrawl", None)
+        ):
+            logger.error("%s", indexed_nothing(self.tally.pages, items_sent(items)))
+            self.stats.set_value("crawl/fruitless", INDEXED_NOTHING)
 
     def _record_finish(self, finished: float, reason: str) -> None:
+        """Keep when and why the crawl stopped, and what it left queued
+        (``frontier/queued_at_stop``: the crawl command's last line)."""
         assert self._frontier is not None
         record = {"finished": finished, "reason": reason, "pages": self.tally.pages, "node": self.node}
         try:
+            record["queued"] = len(self._frontier)
+            self.stats.set_value("frontier/queued_at_stop", record["queued"])
             self._frontier.client.set(FINISHED_KEY.format(name=self._frontier.name), json.dumps(record))
         except (*REDIS_DOWN, redis.RedisError):
             pass  # status then shows no finish time

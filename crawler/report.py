@@ -25,7 +25,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Tally", "SiteTally", "KINDS", "ITEM_KINDS", "report", "table", "progress_line", "sites_waiting", "is_error"]
+__all__ = [
+    "Tally",
+    "SiteTally",
+    "KINDS",
+    "ITEM_KINDS",
+    "report",
+    "table",
+    "progress_line",
+    "sites_waiting",
+    "is_error",
+    "items_sent",
+]
 
 KINDS = ("page", "robots_txt", "sitemap", "probe")
 _CLASSES = ("2xx", "3xx", "4xx", "5xx", "network_error")
@@ -251,12 +262,12 @@ def _pairs(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{key} {_n(value)}" for key, value in counts.items() if value) or "none"
 
 
-def _items(items: Mapping[str, int]) -> str:
+def items_sent(items: Mapping[str, int]) -> str:
     """The items sent to the indexer, each kind named for what it is.
 
-    >>> _items({"duplicate": 2, "page": 755})
+    >>> items_sent({"duplicate": 2, "page": 755})
     '757 sent to the indexer: 755 pages to index, 2 duplicates (recorded as another URL of a page, not indexed)'
-    >>> _items({})
+    >>> items_sent({})
     'none sent to the indexer'
     """
     total = sum(items.values())
@@ -307,7 +318,7 @@ def _totals(data: Mapping[str, Any]) -> list[str]:
         "Status         "
         + "   ".join(f"{name.replace('network_error', 'network errors')} {_n(classes[name])}" for name in _CLASSES),
         "Status codes   " + ("  ".join(f"{code}: {_n(n)}" for code, n in data["status_codes"].items()) or "none"),
-        f"Items          {_items(data['items'])}",
+        f"Items          {items_sent(data['items'])}",
     ]
 
 

@@ -30,7 +30,6 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.utils.asyncio import call_later
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet import defer
-from twisted.internet.error import DNSLookupError
 
 from crawler._async import REDIS_DOWN, sleep
 from crawler.frontier import Frontier, encode_request
@@ -60,6 +59,10 @@ __all__ = ["RobotsMiddleware", "SharedRobots", "ForbiddenByRobots"]
 _REDIRECTS = 5  # RFC 9309: at least five consecutive redirects are followed
 _LOCK_SECONDS = 120.0  # a fetch holder that dies frees the site after this
 _WAIT_STEP = 0.25
+# Seconds a retry is announced after it is planned: time enough for a crawl
+# with nothing else to find it ends (crawler/halt.py), so that its last
+# line is why, not a retry that never comes.
+_NOTICE_GRACE = 2.0
 # Flags of a response whose body stops before its end.
 _CUT_OFF = ("download_stopped", "decompressed_truncated")
 
@@ -169,6 +172,7 @@ class RobotsMiddleware:
         self._known: dict[str, _Known] = {}
         self._loading: dict[str, list[defer.Deferred[None]]] = {}
         self._retries: dict[str, Any] = {}  # site -> scheduled call
+        self._notices: dict[str, Any] = {}  # site -> its retry's announcement, scheduled
         self._denied_logged: set[str] = set()
         self._closing = False
 
@@ -322,8 +326,10 @@ class RobotsMiddleware:
 
     async def _download(self, site: str) -> tuple[int | None, Response | None]:
         """The status and response that end ``site``'s robots.txt fetch, after
-        up to five redirects; (404, None) for a host name that does not
-        resolve, (None, None) for a network error."""
+        up to five redirects; (None, None) for a network error (a host name
+        that does not resolve too: a resolver that fails for a moment must
+        not open the site to everything, and the crawl ends at once when no
+        seed's host resolves, crawler/halt.py)."""
         url = f"{site}/robots.txt"
         status: int | None = None
         response: Response | None = None
@@ -348,11 +354,7 @@ class RobotsMiddleware:
             )
             try:
                 response = await self.crawler.engine.download_async(request)
-            except DNSLookupError as exc:
-                # No such host: nothing to wait for, and nothing to fetch there.
-                logger.error("robots.txt of %s: the host name does not resolve (%s)", site, exc)
-                return 404, None
-            except Exception as exc:  # network errors, timeouts, too large
+            except Exception as exc:  # network errors (no such host too), timeouts, too large
                 logger.info("robots.txt of %s could not be fetched: %s", site, exc)
                 return None, None
             status = response.status
@@ -392,7 +394,9 @@ class RobotsMiddleware:
         delay = self._backoff(attempts, response)
         state = {"outcome": "retry", "attempts": attempts, "retry_at": time.time() + delay, "status": status}
         self.shared.put(site, state, delay + 3600)
-        logger.warning(
+        self._announce(
+            site,
+            min(_NOTICE_GRACE, delay / 2),
             "robots.txt of %s unavailable (%s): its requests wait; attempt %d of %d, next in %.0f s",
             site,
             status or "network error",
@@ -401,6 +405,24 @@ class RobotsMiddleware:
             delay,
         )
         return self._from_state(site, state)
+
+    def _announce(self, site: str, grace: float, message: str, *args: Any) -> None:
+        """Log a site's planned retry ``grace`` seconds later, unless the crawl ends first."""
+        earlier = self._notices.pop(site, None)
+        if earlier is not None:
+            earlier.cancel()
+
+        def say() -> None:
+            self._notices.pop(site, None)
+            logger.warning(message, *args)
+
+        self._notices[site] = call_later(grace, say)
+
+    def withdraw_notices(self) -> None:
+        """The crawl ends: the retries not yet announced will not come."""
+        for call in self._notices.values():
+            call.cancel()
+        self._notices.clear()
 
     def _usable_state(
         self, result: Outcome, status: int | None, response: Response | None, body: str
@@ -475,3 +497,4 @@ class RobotsMiddleware:
         for call in self._retries.values():
             call.cancel()
         self._retries.clear()
+        self.withdraw_notices()

@@ -116,6 +116,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             results = engine.search(
                 " ".join(args.query), n=args.n, page=args.page, explain=args.explain, facets=args.json
             )
+            empty = None if results.total else engine.empty()
+            if empty is not None:
+                raise empty
     except SearchError as exc:
         print(f"search: {exc}", file=sys.stderr)
         return 2

@@ -28,7 +28,7 @@ from typing import Any
 
 from whoosh.query import Query
 
-from crawler.datadir import OtherFormat, graph_dir, pages_path
+from crawler.datadir import OtherFormat, graph_dir, index_dir, pages_path
 from indexer import schema as fields
 from indexer.graph import LINKS_FILE, LinkGraph, stored_personalization
 from indexer.layout import CORRUPTION, IndexBeingBuilt, IndexDamaged, IndexMissing, is_corruption
@@ -154,10 +154,15 @@ class SearchEngine:
         except IndexBeingBuilt:
             raise SearchError(f"the index in {self.data_dir} is being built: try again in a few seconds") from None
         except IndexMissing:
-            raise SearchError(
-                f"no index in {self.data_dir}: crawl something first "
-                f"(scrapy crawl web -a seeds=URL -s DATA_DIR={self.data_dir}), or try `make demo`"
-            ) from None
+            raise SearchError(f"no index in {self.data_dir}: {how_to_fill(self.data_dir)}") from None
+
+    def empty(self) -> SearchError | None:
+        """The error that says the index holds no page (a crawl that indexed
+        nothing, or one whose indexer has not committed yet), or None: its
+        searches would answer "no results" to every query."""
+        if self.corpus.searcher().doc_count():
+            return None
+        return SearchError(f"the index in {self.data_dir} has no pages yet: {how_to_fill(self.data_dir)}")
 
     def warm(self) -> None:
         """Read now what the first queries would: which documents are live,
@@ -304,6 +309,21 @@ def _checked(text: str, n: int, page: int) -> str:
     if len(text) > MAX_QUERY_CHARS:
         raise SearchError(f"the query is too long: at most {MAX_QUERY_CHARS} characters")
     return text
+
+
+def how_to_fill(data_dir: Path) -> str:
+    """How to fill the index of ``data_dir``, and which of its subdirectories
+    hold an index (``make demo`` crawls into ``data/demo``, beside the
+    default ``data``)."""
+    advice = f"crawl something first (scrapy crawl web -a seeds=URL -s DATA_DIR={data_dir}), or try `make demo`"
+    try:
+        holders = sorted(child for child in data_dir.iterdir() if index_dir(child).is_dir())
+    except OSError:  # no such directory, or not one
+        holders = []
+    if holders:
+        named = ", ".join(str(holder) for holder in holders)
+        advice += f"; {named} {'holds' if len(holders) == 1 else 'hold'} one: search it with --data {holders[0]}"
+    return advice
 
 
 def _one_of(what: str, value: str, allowed: tuple[str, ...]) -> str:

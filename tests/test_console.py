@@ -158,26 +158,52 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.mark.alone
-def test_every_seed_refusing_connections_ends_after_one_retry_round(tmp_path: Path) -> None:
-    seed = f"http://127.0.0.1:{_free_port()}"  # nothing listens there
-    done = crawl([seed + "/"], tmp_path, *QUICK, "ROBOTS_RETRY_DELAY=2")
+def test_every_seed_refusing_connections_ends_at_the_first_try(tmp_path: Path) -> None:
+    port = _free_port()  # nothing listens there
+    started = time.monotonic()
+    done = crawl([f"http://127.0.0.1:{port}/"], tmp_path, *QUICK)
     log = done.stderr
     assert done.returncode == 3, log[-3000:]  # crawled nothing
+    assert time.monotonic() - started < 25  # not ROBOTS_RETRY_DELAY (30 s) and more
     assert "Traceback" not in log
     (line,) = _errors(log)
+    assert line.endswith(
+        f"ERROR: Crawled nothing: connection refused: nothing listens on 127.0.0.1:{port} — check the seed, "
+        "or start the site first. 1 request stays queued for a later run."
+    ), line
+    assert "next in" not in log and "is retried" not in log  # no retry announced that never comes
+    assert "Spider closed (crawled_nothing)" in log
+
+
+def test_a_seed_whose_host_does_not_resolve_ends_at_the_first_try(tmp_path: Path) -> None:
+    # .invalid never resolves (RFC 2606): the resolver says so at once, without a network.
+    done = crawl(["http://localhst.invalid:8080/docs/"], tmp_path, *QUICK)
+    log = done.stderr
+    assert done.returncode == 3, log[-3000:]
+    (line,) = _errors(log)
+    assert line.endswith(
+        "ERROR: Crawled nothing: no such host: localhst.invalid — check the seed. "
+        "1 request stays queued for a later run."
+    ), line
+    assert "once the site answers" not in log and "next in" not in log
+
+
+@pytest.mark.alone
+def test_every_seed_answering_503_ends_after_one_retry_round_without_announcing_another(tmp_path: Path) -> None:
+    with serve_site({"/robots.txt": text("Busy", status=503)}) as site:
+        done = crawl([site.url("/")], tmp_path, *QUICK, "ROBOTS_RETRY_DELAY=5")
+    log = done.stderr
+    assert done.returncode == 3, log[-3000:]
+    (line,) = _errors(log)
     assert re.search(
-        rf"ERROR: Crawled nothing: no site answered for its robots\.txt: {re.escape(seed)} "
-        r"\(\w+, 2 tries\)\. 1 request stays queued: run the same command again once the site "
+        rf"ERROR: Crawled nothing: no site answered for its robots\.txt: {re.escape(site.base)} "
+        r"\(HTTP 503, 2 tries\)\. 1 request stays queued: run the same command again once the site "
         r"answers\.$",
         line,
     ), line
-    assert re.search(
-        rf"Crawled 0 pages .* 0 queued, 1 site waits for its robots\.txt: {re.escape(seed)} "
-        r"until \d\d:\d\d:\d\d",
-        log,
-    )
-    assert "attempt 2 of 4" in log and "attempt 3 of 4" not in log  # one retry round, not four
+    assert re.search(rf"Crawled 0 pages .* 1 site waits for its robots\.txt: {re.escape(site.base)} until ", log)
+    assert "attempt 1 of 4, next in 5 s" in log
+    assert "attempt 2 of 4" not in log  # the crawl ends instead: no retry is announced
     assert "Spider closed (crawled_nothing)" in log
 
 
@@ -232,12 +258,34 @@ def test_status_while_running_gives_the_rate_over_the_last_interval(tmp_path: Pa
         finally:
             process.send_signal(signal.SIGINT)
             try:
-                process.communicate(timeout=120)
+                _, rest = process.communicate(timeout=120)
             finally:
                 if process.poll() is None:
                     process.kill()
                     process.wait()
+    # Ctrl-C: the last line says what is left and how to go on; status says the same.
+    last = rest.rstrip().splitlines()[-1]
+    stopped = re.search(r"INFO: Stopped: ([\d,]+) requests queued\. Run the same command to resume\.$", last)
+    assert stopped, last
+    queued = stopped.group(1)
+    assert int(queued.replace(",", "")) > 0  # a book without end: there is always more
     after = run("crawler", "--data", str(tmp_path), "status")
     assert re.search(
-        r"^crawl +finished at \S+ \S+ \(shutdown\), its last node fetched \d+ pages?$", after.stdout, re.M
+        rf"^crawl +stopped \(interrupted\), {queued} queued: its last node fetched \d+ pages?, until \S+ \S+$",
+        after.stdout,
+        re.M,
     ), after.stdout
+    assert re.search(rf"^queued requests +{queued.replace(',', '')} in 1 site$", after.stdout, re.M), after.stdout
+
+
+def test_a_corrected_seed_replaces_the_mistyped_host_in_the_scope(tmp_path: Path) -> None:
+    typo = crawl(["http://harbuor.invalid/"], tmp_path, *QUICK)  # a host that never answers
+    assert typo.returncode == 3, typo.stderr[-3000:]
+    with serve_site(_small_site()) as site:
+        done = crawl([site.url("/")], tmp_path, *QUICK, "ARCHIVE_ENABLED=False")
+    assert done.returncode == 0, done.stderr[-3000:]
+    (scope,) = [line for line in done.stderr.splitlines() if line.startswith("  scope ")]
+    assert scope.split() == ["scope", "host:", "links", "on", "127.0.0.1", "(any", "port,", "either", "scheme)"]
+    assert "Out of the scope, as they never answered: harbuor.invalid" in done.stderr
+    status = run("crawler", "--data", str(tmp_path), "status")
+    assert re.search(r"^hosts in scope +127\.0\.0\.1$", status.stdout, re.M), status.stdout

@@ -7,7 +7,8 @@ owns the data directory; the data directory, or the crawl's state in Redis,
 is of another version's format; Redis does not answer, or refuses the
 password), and one with nothing to crawl: one line, exit status 1; and one
 that had to stop (a full disk: status 1) or crawled nothing (every site
-unreachable: status 3): :data:`EXIT_STATUS`. A crawl whose indexer could
+unreachable, no seed that gave a page, no page for the index: status 3,
+crawler/seeds.py): :data:`EXIT_STATUS`. A crawl whose indexer could
 not write the index exits with status 1 too.
 
 Scrapy's start-up dumps (versions, settings, components) are lowered to
@@ -30,12 +31,16 @@ from crawler.embedded import DataDirBusy
 from crawler.frontier import OtherFrontier
 from crawler.halt import CRAWLED_NOTHING, DISK_FULL
 from crawler.pipelines import INDEX_FAILED
+from crawler.seeds import INDEXED_NOTHING, NO_SEED_PAGE
 from crawler.spiders.web import NOTHING_TO_CRAWL, WebSpider, check_arguments
 
 logger = logging.getLogger(__name__)
 
 #: The exit status of a crawl that closed for these reasons; any other is 0.
-EXIT_STATUS = {NOTHING_TO_CRAWL: 1, DISK_FULL: 1, CRAWLED_NOTHING: 3}
+EXIT_STATUS = {NOTHING_TO_CRAWL: 1, DISK_FULL: 1, CRAWLED_NOTHING: 3, NO_SEED_PAGE: 3, INDEXED_NOTHING: 3}
+
+#: Scrapy's finish reason for a crawl stopped by Ctrl-C (or SIGTERM).
+INTERRUPTED = "shutdown"
 
 #: Why a crawl may fail to start that the user can fix: said in one line, no traceback.
 _EXPECTED = (DataDirBusy, OtherFormat, OtherFrontier, RedisUnreachable)
@@ -59,9 +64,27 @@ class Command(ScrapyCrawl):
         if self.crawler_process.bootstrap_failed:
             self.exitcode = 1
         elif crawler.stats is not None:
-            # A halt that came while the crawl was closing already keeps its own reason.
-            reason = crawler.stats.get_value("halt/reason") or crawler.stats.get_value("finish_reason")
+            # A halt that came while the crawl was closing already keeps its own reason;
+            # a crawl that ran to its end and got nothing has one too (crawler/monitor.py).
+            stats = crawler.stats
+            reason = (
+                stats.get_value("halt/reason") or stats.get_value("crawl/fruitless") or stats.get_value("finish_reason")
+            )
             self.exitcode = EXIT_STATUS.get(reason, 0) or int(bool(crawler.stats.get_value(INDEX_FAILED)))
+            if reason == INTERRUPTED:
+                logger.info("%s", stopped(stats.get_value("frontier/queued_at_stop")))
+
+
+def stopped(queued: int | None) -> str:
+    """The last line of a crawl stopped by Ctrl-C: what is left, and how to go on.
+
+    >>> stopped(1461), stopped(1), stopped(None)  # doctest: +NORMALIZE_WHITESPACE
+    ('Stopped: 1,461 requests queued. Run the same command to resume.',
+     'Stopped: 1 request queued. Run the same command to resume.',
+     'Stopped. Run the same command to resume.')
+    """
+    left = "" if queued is None else f": {queued:,} request{'s' * (queued != 1)} queued"
+    return f"Stopped{left}. Run the same command to resume."
 
 
 def _one_line_on_failure(started: Any) -> None:

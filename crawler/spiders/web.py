@@ -47,7 +47,7 @@ from crawler.credentials import load as load_credentials
 from crawler.datadir import access_mode, pages_path, redis_dir
 from crawler.extract import Page
 from crawler.extract_pool import ExtractPool
-from crawler.frontier import Frontier
+from crawler.frontier import Frontier, drop_silent_hosts
 from crawler.items import Item
 from crawler.linkfilter import ALREADY_FOLLOWED, MEDIA, NOFOLLOW, OUT_OF_SCOPE, PURGED, LinkFilter
 from crawler.pages import Fetched, PageLogic
@@ -326,6 +326,7 @@ class WebSpider(Spider):
         )
         if self._extract_processes:
             self.extractor = ExtractPool(self._extract_processes, self.policy)
+        drop_silent_hosts(self.frontier, [host_name(url) for url in self.seeds])
         self.frontier.add_scope(host_name(url) for url in self.seeds)
         self.scope.add(self.frontier.scope())
         self._scope_read = time.monotonic()

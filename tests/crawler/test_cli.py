@@ -107,3 +107,25 @@ def test_bad_crawl_arguments_are_one_line_errors(tmp_path: Path, args: list[str]
     assert f"error: {message}" in done.stderr
     assert "Traceback" not in done.stderr
     assert not redis_dir(tmp_path).exists()  # nothing was started
+
+
+def test_status_search_and_stats_on_a_directory_without_a_crawl_say_so_and_create_nothing(tmp_path: Path) -> None:
+    typo = tmp_path / "dta"  # where no crawl ever ran
+    commands = {
+        "crawler": ["--data", str(typo), "status"],
+        "search": ["--data", str(typo), "harbour"],
+        "indexer": ["stats", "--data", str(typo)],
+        "search.web": ["--data", str(typo), "--port", "0"],
+    }
+    for module, args in commands.items():
+        done = subprocess.run(
+            [sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode != 0, (module, done.stdout)
+        assert f"no crawl in {typo}" in done.stderr or f"no index in {typo}" in done.stderr, (module, done.stderr)
+        assert "Traceback" not in done.stderr
+        assert not typo.exists(), f"{module} created {typo}"
+    status = _cli("--data", str(typo), "status")
+    assert status.stderr.strip() == (
+        f"crawler: no crawl in {typo}: check --data, or start one (scrapy crawl web -a seeds=URL -s DATA_DIR={typo})"
+    )

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from crawler.embedded import EmbeddedRedis
-from tests.commands import ROOT
+from tests.commands import ROOT, crawl
+from tests.webserver import page, serve_site, text
 
 
 def scrapy_crawl(*args: str) -> subprocess.CompletedProcess[str]:
@@ -65,3 +66,36 @@ def test_a_second_crawl_on_a_busy_data_directory_is_refused_in_one_line(tmp_path
         f"ERROR: {tmp_path} is in use by another crawl (process {os.getpid()}); stop it first, or use another DATA_DIR"
     )
     assert "Traceback" not in done.stderr
+
+
+QUICK = ("DOWNLOAD_DELAY=0", "ARCHIVE_ENABLED=False")
+
+
+def test_a_seed_that_answers_404_is_named_and_the_crawl_fails(tmp_path: Path) -> None:
+    with serve_site({"/robots.txt": text("User-agent: *\n"), "/": page("<title>Home</title><p>Harbour</p>")}) as site:
+        done = crawl([site.url("/missing")], tmp_path, *QUICK)
+    assert done.returncode == 3, done.stderr[-3000:]
+    (line,) = errors(done.stderr)
+    assert line.endswith(f"ERROR: No seed gave a page: {site.url('/missing')} (HTTP 404 Not Found)")
+    assert "Traceback" not in done.stderr
+
+
+def test_a_seed_that_gave_no_page_beside_one_that_did_is_a_warning(tmp_path: Path) -> None:
+    routes = {"/robots.txt": text("User-agent: *\n"), "/": page("<title>Home</title><p>Harbour tides</p>")}
+    with serve_site(routes) as site:
+        done = crawl([site.url("/"), site.url("/gone")], tmp_path, *QUICK)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not errors(done.stderr)
+    (line,) = [line for line in done.stderr.splitlines() if "gave no page" in line]
+    assert line.endswith(f"WARNING: 1 of 2 seeds gave no page: {site.url('/gone')} (HTTP 404 Not Found)")
+
+
+def test_a_crawl_that_indexed_nothing_says_so_and_fails(tmp_path: Path) -> None:
+    hidden = page("<title>Home</title><meta name='robots' content='noindex,nofollow'><p>Harbour</p>")
+    with serve_site({"/robots.txt": text("User-agent: *\n"), "/": hidden}) as site:
+        done = crawl([site.url("/")], tmp_path, *QUICK)
+    assert done.returncode == 3, done.stderr[-3000:]
+    (line,) = errors(done.stderr)
+    assert line.endswith(
+        "ERROR: Indexed nothing: 1 page fetched, none sent to the indexer; the index has no new page to search"
+    )

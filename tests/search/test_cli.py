@@ -14,7 +14,10 @@ import pytest
 from crawler.datadir import claim_format, index_dir
 from indexer.builder import IndexBuilder
 from search.engine import SearchEngine, SearchError
+from tests.commands import crawl
 from tests.items import page
+from tests.webserver import page as page_of
+from tests.webserver import serve_site, text
 
 ROOT = Path(__file__).parents[2]
 
@@ -172,3 +175,32 @@ def test_a_query_longer_than_the_web_allows_is_refused_in_one_line(data: Path) -
     done = _search("--data", str(data), "json " * 20_000)
     assert done.returncode == 2
     assert done.stderr.strip() == "search: the query is too long: at most 1000 characters"
+
+
+def test_searching_an_empty_index_says_it_has_no_pages_and_how_to_fill_it(tmp_path: Path) -> None:
+    with serve_site(
+        {"/robots.txt": text("User-agent: *\n"), "/": page_of("<title>Harbour</title><p>Tides</p>")}
+    ) as site:
+        crawled = crawl([site.url("/missing")], tmp_path, "DOWNLOAD_DELAY=0")  # a seed that answers 404
+    assert crawled.returncode == 3, crawled.stderr[-3000:]
+    done = _search("--data", str(tmp_path), "harbour")
+    assert done.returncode == 2 and not done.stdout
+    assert done.stderr.strip() == (
+        f"search: the index in {tmp_path} has no pages yet: crawl something first "
+        f"(scrapy crawl web -a seeds=URL -s DATA_DIR={tmp_path}), or try `make demo`"
+    )
+
+
+def test_the_default_data_directory_points_to_the_index_a_subdirectory_holds(tmp_path: Path) -> None:
+    # make demo crawls into data/demo; a search then runs with the default --data data.
+    routes = {"/robots.txt": text("User-agent: *\n"), "/": page_of("<title>Harbour</title><p>The harbour tides</p>")}
+    with serve_site(routes) as site:
+        crawled = crawl([site.url("/")], tmp_path / "data" / "demo", "DOWNLOAD_DELAY=0")
+    assert crawled.returncode == 0, crawled.stderr[-3000:]
+    done = _search("--data", str(tmp_path / "data"), "harbour")
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith(
+        f"; {tmp_path / 'data' / 'demo'} holds one: search it with --data {tmp_path / 'data' / 'demo'}"
+    )
+    found = _search("--data", str(tmp_path / "data" / "demo"), "harbour")
+    assert found.returncode == 0 and "Harbour" in found.stdout

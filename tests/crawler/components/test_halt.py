@@ -70,5 +70,5 @@ def test_a_crawl_that_fetched_a_page_or_has_every_robots_txt_is_not_halted(tmp_p
         monitor.process_request(request)
         monitor.process_exception(request, ConnectionRefusedError())
     stays_open(crawler)  # b.test is unreachable, but a.test gave a page
-    assert monitor.robots_waiting == {"http://b.test:80": RobotsWait(2, "ConnectionRefusedError")}
+    assert monitor.robots_waiting == {"http://b.test:80": RobotsWait(2, "connection refused")}
     assert halt.reason is None and crawler.stats.get_value("halt/reason") is None

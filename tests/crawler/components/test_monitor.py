@@ -76,10 +76,14 @@ def test_sites_waiting_for_robots_txt_are_known_until_it_answers(tmp_path: Path)
     _exchange(monitor, "http://a.test/robots.txt", status=503, robots_txt=True)
     _failure(monitor, "http://a.test/robots.txt", ConnectionRefusedError("refused"), robots_txt=True)
     _failure(monitor, "http://nowhere.test/robots.txt", DNSLookupError("no such host"), robots_txt=True)
-    assert monitor.robots_waiting == {SITE: RobotsWait(2, "ConnectionRefusedError")}
-    assert crawler.stats.get_value("alerts/robots_unreachable") == 2  # once per site, the unresolved host's too
+    assert monitor.robots_waiting == {
+        SITE: RobotsWait(2, "connection refused"),
+        "http://nowhere.test:80": RobotsWait(1, "no such host"),  # its requests wait too: a resolver may be down
+    }
+    # Once per site; before any page, a host that does not resolve is the seeds' fault, said with them.
+    assert crawler.stats.get_value("alerts/robots_unreachable") == 1
     _exchange(monitor, "http://a.test/robots.txt", robots_txt=True)
-    assert monitor.robots_waiting == {}
+    assert set(monitor.robots_waiting) == {"http://nowhere.test:80"}
 
 
 def test_a_site_whose_answers_are_mostly_errors_raises_one_alert(
