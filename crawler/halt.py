@@ -1,11 +1,14 @@
 """When a crawl ends before its work is done: at once, in one line, with an exit status.
 
-:class:`Halt`, an extension, ends a crawl for two reasons besides having
+:class:`Halt`, an extension, ends a crawl for three reasons besides having
 nothing to crawl (the spider's own check): :data:`DISK_FULL`, the first error
 that says the disk is full, wherever it is logged (:func:`said_disk_full`),
 or the indexer beside the crawl stopping for it; :data:`CRAWLED_NOTHING`,
 every site of a crawl that fetched nothing waiting for a robots.txt that
-could not be fetched, after one retry round (:func:`gave_up`).  The crawl
+could not be fetched, after one retry round (:func:`gave_up`);
+:data:`INDEXER_FAILED`, the indexer beside the crawl dying again each time
+it is started again (it looks at that indexer every second, and has it
+started again when it died: :meth:`crawler.pipelines.IndexerProcess.revive`).  The crawl
 command turns each reason into its exit status (crawler/commands/crawl.py).
 Design: ARCHITECTURE.md, "Design notes by module", ``crawler/halt.py``.
 """
@@ -13,6 +16,7 @@ Design: ARCHITECTURE.md, "Design notes by module", ``crawler/halt.py``.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,10 +37,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Halt", "DISK_FULL", "CRAWLED_NOTHING", "gave_up", "said_disk_full"]
+__all__ = ["Halt", "DISK_FULL", "CRAWLED_NOTHING", "INDEXER_FAILED", "gave_up", "said_disk_full"]
 
 DISK_FULL = "disk_full"
 CRAWLED_NOTHING = "crawled_nothing"
+INDEXER_FAILED = "indexer_failed"
 
 _ANSWERS_PER_SITE = 2  # robots.txt tries of one site in this run: the first, and one retry
 _INDEXER_CHECK = 1.0  # seconds between two looks at the indexer beside the crawl
@@ -162,10 +167,24 @@ class Halt:
     def _check_indexer(self) -> None:
         """The indexer beside the crawl stops on a full disk with a status of
         its own (it leaves the saying to the crawl): the crawl stops too,
-        rather than fetch until the item queue is full and wait forever."""
+        rather than fetch until the item queue is full and wait forever.
+        Dead of anything else, it is started again; when that keeps failing,
+        the crawl stops as well."""
         indexer = self._indexer()
-        if indexer is not None and indexer.exit_status() == FULL_DISK_STATUS and self._halt(DISK_FULL):
-            self._halt_disk_full("no space left on device", "the indexer could not write")
+        if indexer is None:
+            return
+        if indexer.exit_status() == FULL_DISK_STATUS:
+            if self._halt(DISK_FULL):
+                self._halt_disk_full("no space left on device", "the indexer could not write")
+            return
+        if self.reason is None and not indexer.revive(time.monotonic()) and self._halt(INDEXER_FAILED):
+            logger.error(
+                "The crawl stops: %s. What was fetched stays queued for the index: run the same command "
+                "again once that is mended, and it is indexed.",
+                indexer.failure(),
+            )
+            indexer.abandon()
+            self._close()
 
     def _indexer(self) -> IndexerProcess | None:
         pipeline = self.crawler.get_item_pipeline(ItemQueuePipeline)

@@ -344,6 +344,13 @@ INDEX_NICENESS = 10
 # index is created: python -m indexer --processes). None: the cores the
 # crawl leaves free (all but its own and its parsing processes'), at least 1.
 INDEX_PROCESSES = None
+# That indexer, should it die while the crawl runs (a Redis outage longer
+# than it waits, the out-of-memory killer), is started again after
+# INDEX_RESTART_DELAY seconds, twice that after a second death in a row, and
+# so on; after INDEX_RESTARTS restarts in a row that did not last, the crawl
+# stops (exit status 1) rather than fetch pages nobody indexes.
+INDEX_RESTARTS = 5
+INDEX_RESTART_DELAY = 1.0
 # PageRank personalization (ARCHITECTURE.md, item 28: weight given to chosen pages):
 # sites or URL prefixes and their weights, as JSON with -s
 # ('{"https://docs.example.org/": 3}'); the random surfer jumps to a page in

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -23,8 +24,9 @@ import redis
 
 from crawler.datadir import index_dir
 from crawler.items import encode_item
-from indexer.layout import IndexMissing, stored_documents
-from tests.commands import ROOT, run
+from crawler.processes import wait_for_exit
+from indexer.layout import IndexBusy, IndexMissing, Layout, stored_documents
+from tests.commands import ROOT, log_until, run
 from tests.demoweb import DemoWeb, serve
 from tests.items import page
 from tests.redis_server import RedisServer
@@ -251,6 +253,105 @@ def test_the_indexer_killed_and_restarted_loses_no_item(shared: RedisServer, tmp
     assert done.returncode == 0, done.stderr
     assert documents(data) == {item["url"] for item in items}
     assert client.llen("web:items") == 0
+
+
+def test_the_indexer_waits_out_a_redis_restart(shared: RedisServer, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    before = [page(f"http://a.test/{n}", f"Before number {n}", "text") for n in range(20)]
+    after = [page(f"http://a.test/after/{n}", f"After number {n}", "text") for n in range(20)]
+    client = redis.Redis.from_url(shared.url)
+    client.rpush("web:items", *(encode_item(item) for item in before))
+    follower = indexer(shared.url, data, "--follow")
+    try:
+        wait_for(lambda: _committed(data) == len(before) and client.llen("web:items") == 0)
+        client.close()
+        shared.stop()
+        _wait_for_a_reconnection_attempt(shared.port)  # the indexer has found Redis gone
+        shared.start()
+        client = redis.Redis.from_url(shared.url)
+        client.rpush("web:items", *(encode_item(item) for item in after))
+        wait_for(lambda: follower.poll() is not None or _committed(data) == len(before) + len(after))
+    finally:
+        follower.send_signal(signal.SIGTERM)
+        _, log = follower.communicate(timeout=60)
+    assert follower.returncode == 0, log[-3000:]
+    assert "Redis is unreachable" in log and "Redis is reachable again" in log
+    assert documents(data) == {item["url"] for item in before + after}
+
+
+def _indexer_pid(crawl: subprocess.Popen[str], seen: list[str]) -> int:
+    """The pid of the indexer a crawl started, once its log says it started it."""
+    started = re.compile(r"Indexer started \(pid (\d+)")
+    assert log_until(crawl, seen, started.search, 120), "".join(seen)[-3000:]
+    found = started.search(seen[-1])
+    assert found is not None
+    return int(found.group(1))
+
+
+def test_a_crawl_starts_its_indexer_again_when_it_dies_and_says_so(shared: RedisServer, tmp_path: Path) -> None:
+    data = tmp_path / "a"
+    seen: list[str] = []
+    with serve() as web:
+        crawl = node(
+            shared.url,
+            data,
+            web.seeds,
+            "DOWNLOAD_DELAY=0.05",
+            "INDEX_WITH_CRAWL=1",
+            "INDEX_RESTART_DELAY=0.2",
+            "MONITOR_INTERVAL=1",
+        )
+        os.kill(_indexer_pid(crawl, seen), signal.SIGKILL)  # as the out-of-memory killer does
+        said = log_until(crawl, seen, lambda line: "indexer" in line and "restarted 1 time" in line, 120)
+        (rest,) = finish(crawl)
+    log = "".join(seen) + rest
+    assert said, log[-3000:]
+    assert len(re.findall(r"Indexer started \(pid", log)) == 2
+    assert len(fetched(web)) >= web.page_count
+    assert web.facts["chinese_title"]["url"] in documents(data)
+    assert redis.Redis.from_url(shared.url).llen("web:items") == 0  # all indexed
+
+
+def test_a_crawl_whose_indexer_dies_each_time_it_starts_stops_in_one_line(shared: RedisServer, tmp_path: Path) -> None:
+    data = tmp_path / "a"
+    seen: list[str] = []
+    with serve_site(_pages_site(300)) as site:
+        crawl = node(
+            shared.url,
+            data,
+            [site.url("/")],
+            "DOWNLOAD_DELAY=0.1",
+            "INDEX_WITH_CRAWL=1",
+            "INDEX_RESTARTS=2",
+            "INDEX_RESTART_DELAY=0.2",
+        )
+        pid = _indexer_pid(crawl, seen)
+        os.kill(pid, signal.SIGKILL)
+        assert wait_for_exit(pid, 30)
+        lock = None
+        try:
+            # Another writer holds the index from now on: each new indexer exits at once.
+            deadline = time.monotonic() + 30
+            while lock is None:
+                try:
+                    lock = Layout(data).lock()
+                except IndexBusy:  # the dead indexer's lock goes with its process
+                    assert time.monotonic() < deadline
+                    time.sleep(0.05)
+            _, rest = crawl.communicate(timeout=120)
+        finally:
+            if lock is not None:
+                lock.close()
+            if crawl.poll() is None:
+                crawl.kill()
+                crawl.wait()
+        fetched_pages = len([r for r in site.requests if r.path.startswith("/p")])
+    log = "".join(seen) + rest
+    assert crawl.returncode == 1, log[-3000:]
+    stops = [line for line in log.splitlines() if "The crawl stops" in line]
+    assert len(stops) == 1 and "indexer" in stops[0] and "3 times in a row" in stops[0], log[-3000:]
+    assert fetched_pages < 300  # it stopped, rather than fetch pages nobody indexes
+    assert redis.Redis.from_url(shared.url).llen("web:items") > 0  # what was fetched stays queued
 
 
 def _wait_for_a_reconnection_attempt(port: int) -> None:
