@@ -152,7 +152,7 @@ class IndexerProcess:
         """What the progress line says of the indexer besides the items it
         has to index: down, and when it starts again; or how often it was."""
         restarts = self.restarts
-        if restarts is None:
+        if restarts is None or self._abandoned:
             return None
         if restarts.down_since is not None:
             return (

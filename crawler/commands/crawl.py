@@ -25,13 +25,13 @@ from crawler.console import quiet_scrapy_dumps
 from crawler.datadir import OtherFormat
 from crawler.embedded import DataDirBusy
 from crawler.frontier import OtherFrontier
-from crawler.halt import CRAWLED_NOTHING, DISK_FULL, INDEXER_FAILED
+from crawler.halt import CRAWLED_NOTHING, DISK_FULL, INDEXER_FAILED, REDIS_LOST
 from crawler.spiders.web import NOTHING_TO_CRAWL, WebSpider, check_arguments
 
 logger = logging.getLogger(__name__)
 
 #: The exit status of a crawl that closed for these reasons; any other is 0.
-EXIT_STATUS = {NOTHING_TO_CRAWL: 1, DISK_FULL: 1, INDEXER_FAILED: 1, CRAWLED_NOTHING: 3}
+EXIT_STATUS = {NOTHING_TO_CRAWL: 1, DISK_FULL: 1, INDEXER_FAILED: 1, REDIS_LOST: 1, CRAWLED_NOTHING: 3}
 
 #: Why a crawl may fail to start that the user can fix: said in one line, no traceback.
 _EXPECTED = (DataDirBusy, OtherFormat, OtherFrontier)
