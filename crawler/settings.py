@@ -213,6 +213,13 @@ COOKIES_ENABLED = False
 DEPTH_LIMIT = 0
 DEPTH_STATS_VERBOSE = True
 
+# HTTP and HTTPS are fetched by Scrapy's own handler, after each request has
+# taken its site's turn among the crawl's nodes as it leaves (crawler/politeness.py).
+DOWNLOAD_HANDLERS = {
+    "http": "crawler.politeness.TurnTakingHandler",
+    "https": "crawler.politeness.TurnTakingHandler",
+}
+
 DOWNLOADER_MIDDLEWARES = {
     # Replaced: it reads 401/403/5xx as "allow all" and lets requests through
     # while robots.txt downloads (see crawler/robots_middleware.py).

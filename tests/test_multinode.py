@@ -8,6 +8,7 @@ the ground truth of what was fetched, by whom and when.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 import signal
@@ -17,6 +18,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -188,6 +190,58 @@ def test_a_sites_request_rate_does_not_grow_with_the_number_of_nodes(tmp_path: P
             rates.append(_rate(site))
     one, three = rates
     assert three <= one * 1.10, (one, three)
+
+
+def _heavy_site(number: int, pages: int) -> dict:
+    """Pages that take a node's event loop a while to parse (thousands of
+    paragraphs each), of words no other site has."""
+    words = [f"{chr(97 + n % 26)}{chr(97 + n // 26 % 26)}{chr(97 + n // 676 % 26)}" for n in range(17576)]
+    routes = {
+        "/": html(
+            f"<title>Site {words[number]}</title>"
+            + "".join(f'<a href="/p{n}.html">{words[number]} {n}</a> ' for n in range(pages))
+        )
+    }
+    for n in range(pages):
+        first = (number * pages + n) * 12000
+        text = "".join(
+            f"<p>{' '.join(words[(first + k * 12 + j) % len(words)] for j in range(12))}.</p>" for k in range(6000)
+        )
+        routes[f"/p{n}.html"] = html(f"<title>Page {n}</title>{text}")
+    return routes
+
+
+@pytest.mark.alone
+def test_two_nodes_keep_to_a_sites_delay_as_the_site_sees_it(tmp_path: Path) -> None:
+    """Two nodes, busy parsing, share four sites with a delay of 0.5 s: the
+    requests reach each site the delay apart (each site stamps them as they
+    arrive), though each node's event loop is late by a page's parsing now
+    and then between a request's turn and its connection."""
+    delay = 0.5
+    with ExitStack() as stack:
+        server = stack.enter_context(RedisServer(tmp_path / "redis"))
+        sites = [stack.enter_context(serve_site(_heavy_site(number, 20))) for number in range(4)]
+        finish(
+            *[
+                node(
+                    server.url,
+                    tmp_path / f"node{n}",
+                    [site.url("/") for site in sites],
+                    f"DOWNLOAD_DELAY={delay}",
+                    "CRAWLER_EXTRACT_PROCESSES=0",  # parsed in the event loop's thread
+                    "INDEX_WITH_CRAWL=0",
+                    "INDEX_QUEUE_MAX=0",
+                )
+                for n in range(2)
+            ]
+        )
+        stamps = [sorted(r.time for r in site.requests if r.path != "/robots.txt") for site in sites]
+    assert all(len(times) > 20 for times in stamps), [len(times) for times in stamps]  # every page fetched
+    gaps = [later - earlier for times in stamps for earlier, later in itertools.pairwise(times)]
+    # A node the machine deschedules between its turn and its connection
+    # still sends late now and then (seen: 0.41 s, with a load of 7 on 2 cores).
+    short = [gap for gap in gaps if gap < 0.9 * delay]
+    assert min(gaps) >= 0.8 * delay and len(short) <= len(gaps) // 30, sorted(gaps)[:5]
 
 
 def test_a_redis_restart_pauses_the_crawl_and_loses_nothing(shared: RedisServer, tmp_path: Path) -> None:
