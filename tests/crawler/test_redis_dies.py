@@ -13,13 +13,12 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 from indexer.layout import stored_documents
-from tests.commands import ROOT, log_until
+from tests.commands import crawling, log_until
 from tests.webserver import Site, page, serve_site
 
 PAGES = 120
@@ -44,28 +43,8 @@ def _letters(number: int) -> str:
 
 
 def _crawl(site: Site, data: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "scrapy",
-            "crawl",
-            "web",
-            "-a",
-            f"seeds={site.url('/')}",
-            "-s",
-            f"DATA_DIR={data}",
-            "-s",
-            "DOWNLOAD_DELAY=0.05",
-            "-s",
-            f"DOWNLOAD_TIMEOUT={DOWNLOAD_TIMEOUT}",
-            "-s",
-            "LOG_LEVEL=INFO",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+    return crawling(
+        [site.url("/")], data, "DOWNLOAD_DELAY=0.05", f"DOWNLOAD_TIMEOUT={DOWNLOAD_TIMEOUT}", "LOG_LEVEL=INFO"
     )
 
 
