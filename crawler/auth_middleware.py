@@ -5,7 +5,8 @@
 (:mod:`crawler.logins`), to each request as it leaves and to nothing else:
 every request loses the headers any entry sets, then gets those of the
 entry whose area holds its URL. It answers Digest challenges, logs in to a
-form once per node and entry and again when a page comes back logged out,
+form once per node and entry and again when a page comes back logged out
+(unless the session is still alive: such a page is not for this account),
 gives up an entry whose password is wrong, and marks each page fetched with
 credentials ``members_only``. Basic and Digest credentials go, as a
 browser sends them, only where the site has asked for them with a 401
@@ -23,7 +24,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlencode, urljoin, urlparse, urlsplit, urlunparse
 
 from scrapy import Request
@@ -87,6 +88,8 @@ class _Session:
         self.unconfirmed = 0  # logins since the last page that showed logged_in
         self.failed: str | None = None  # why the entry is given up
         self.warned = False
+        self.home: str | None = None  # the logged-in page the last login led to
+        self.told_forbidden = False
         self.waiters: list[defer.Deferred[None]] | None = None  # a login under way, and who waits for it
 
 
@@ -217,7 +220,7 @@ class AuthMiddleware:
 
     # --- responses ---------------------------------------------------------------------
 
-    def process_response(
+    async def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
         meta = request.meta
@@ -238,7 +241,7 @@ class AuthMiddleware:
         if not meta.get("members_only"):
             return response
         if credential.method == "form":
-            return self._form(session, request, response)
+            return await self._form(session, request, response)
         if response.status == 401:
             self._count_failed(session, "the site refused the credentials (401)")
         else:
@@ -283,15 +286,20 @@ class AuthMiddleware:
         self._count_failed(session, "the site keeps asking for credentials (401)")
         return response
 
-    def _form(self, session: _Session, request: Request, response: Response) -> Request | Response:
+    async def _form(self, session: _Session, request: Request, response: Response) -> Request | Response:
         session.jar.extract_cookies(response, request)
         if not self._logged_out(session.credential, response):
             session.unconfirmed = 0
             self._count_page(request)
             return response
+        sent = request.meta.get("auth_session")
+        if sent == session.generation and session.active:
+            alive = await self._still_logged_in(session)
+            if sent == session.generation:  # no other login meanwhile
+                if alive:
+                    _refuse(session, request, self._tries, self.stats)
+                session.active = False  # the session this request had is over: the next one logs in
         self.stats.inc_value("auth/logged_out")
-        if request.meta.get("auth_session") == session.generation:
-            session.active = False  # the session this request had is over: the next one logs in
         again = self._again(request)
         if again is not None:
             return again
@@ -316,6 +324,19 @@ class AuthMiddleware:
         if replaced:
             self.stats.inc_value("auth/redacted")
         return kept
+
+    async def _still_logged_in(self, session: _Session) -> bool:
+        """Whether the page the last login led to still shows the session
+        logged in: a page that sent it to the login page meanwhile is then
+        one this account may not see, and a new login would not open it."""
+        if session.home is None:
+            return False
+        probe = Request(session.home, dont_filter=True, meta={**_LOGIN_META, "auth_login": session.credential.key})
+        try:
+            response = await self._download(probe)
+        except Exception:  # network errors, timeouts, IgnoreRequest: the session is not known to be alive
+            return False
+        return response.status == 200 and not self._logged_out(session.credential, response)
 
     def _logged_out(self, credential: Credential, response: Response) -> bool:
         """A 401, a redirect to the login page, or a page without ``logged_in``."""
@@ -432,6 +453,7 @@ class AuthMiddleware:
             return response
         if not isinstance(response, TextResponse) or not logged_in(response.text, credential.logged_in):
             return f"the page after logging in does not show {credential.logged_in!r} (wrong credentials?)"
+        session.home = response.url
         return None
 
     async def _fetch(self, session: _Session, request: Request) -> Response | str:
@@ -534,3 +556,18 @@ def _target(url: str) -> str:
 
 def _form_body(data: Iterable[tuple[str, str]]) -> bytes:
     return urlencode(list(data)).encode("utf-8")
+
+
+def _refuse(session: _Session, request: Request, tries: dict[str, int], stats: Any) -> NoReturn:
+    """A page that is not for this account: counted, said once per entry, not fetched again."""
+    tries.pop(request.url, None)
+    session.unconfirmed = 0  # the session showed logged in
+    stats.inc_value("auth/forbidden")
+    if not session.told_forbidden:
+        session.told_forbidden = True
+        logger.info(
+            "Members-only area %s: pages that send this account to the login page while it is logged in "
+            "are not for it; they are not fetched (counted as auth/forbidden)",
+            session.credential.key,
+        )
+    raise IgnoreRequest(f"{request.url} is not for this account of {session.credential.key}")

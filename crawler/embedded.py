@@ -163,6 +163,12 @@ class EmbeddedRedis:
         """The server's process id while this object runs it."""
         return self._process.pid if self.running and self._process is not None else None
 
+    @property
+    def exit_status(self) -> int | None:
+        """The server's exit status if it died while this object owned it
+        (killed, out of memory); None while it runs, and once stopped."""
+        return self._process.poll() if self._process is not None else None
+
     def start(self) -> str:
         """Start the server (recovering from a stale one) and return its URL."""
         if self.running:
@@ -178,6 +184,12 @@ class EmbeddedRedis:
             self._release_lock()
             raise
         return self.url
+
+    def restart(self) -> None:
+        """Start the server again after it died, from its append-only file,
+        the directory still this process's; RuntimeError when it does not start."""
+        self._recover_stale()
+        self._spawn()
 
     def stop(self) -> None:
         """Shut the server down, saving its data, and release the directory."""

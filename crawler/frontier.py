@@ -167,9 +167,10 @@ return 1
 """
 )
 
-# KEYS: the site's state, waiting; ARGV: site, delay ms. A request of the
-# site is about to leave a node: returns 0 when the last one (from any node)
-# left at least the delay ago, and records it; else the ms to wait. A
+# KEYS: the site's state, waiting; ARGV: site, delay ms, lag ms. A request of
+# the site is about to leave a node: returns 0 when the last one (from any
+# node) left at least the delay ago, and records it as leaving lag ms from
+# now (what the node's event loop takes to send it); else the ms to wait. A
 # request that left later than its turn (held by a busy node) moves the
 # site's next turn later, so that the next request keeps the gap.
 _SEND = (
@@ -179,10 +180,11 @@ local now = now_ms()
 local floor = tonumber(ARGV[2])
 local last = tonumber(redis.call('HGET', KEYS[1], 'sent') or '0')
 if last + floor > now then return last + floor - now end
-redis.call('HSET', KEYS[1], 'sent', now)
-if tonumber(redis.call('HGET', KEYS[1], 'next') or '0') < now + floor then
-  redis.call('HSET', KEYS[1], 'next', now + floor)
-  if redis.call('ZSCORE', KEYS[2], ARGV[1]) then redis.call('ZADD', KEYS[2], now + floor, ARGV[1]) end
+local leaves = now + tonumber(ARGV[3])
+redis.call('HSET', KEYS[1], 'sent', leaves)
+if tonumber(redis.call('HGET', KEYS[1], 'next') or '0') < leaves + floor then
+  redis.call('HSET', KEYS[1], 'next', leaves + floor)
+  if redis.call('ZSCORE', KEYS[2], ARGV[1]) then redis.call('ZADD', KEYS[2], leaves + floor, ARGV[1]) end
 end
 return 0
 """
@@ -703,12 +705,15 @@ class Frontier:
         part = self.part(site)
         self._pause(keys=[site_key(part.queue, site), part.waiting, part.ready], args=[site, int(seconds * 1000)])
 
-    def sending(self, site: str, delay: float) -> float:
+    def sending(self, site: str, delay: float, lag: float = 0.0) -> float:
         """A request of ``site`` is about to leave: 0 when it may (it is
-        recorded), else the seconds until the site's last request, from any
-        node, is ``delay`` old."""
+        recorded as leaving ``lag`` seconds from now, when this node's busy
+        event loop will have sent it), else the seconds until the site's
+        last request, from any node, is ``delay`` old."""
         part = self.part(site)
-        wait = self._send(keys=[site_key(part.queue, site), part.waiting], args=[site, int(delay * 1000)])
+        wait = self._send(
+            keys=[site_key(part.queue, site), part.waiting], args=[site, int(delay * 1000), int(lag * 1000)]
+        )
         return int(wait) / 1000
 
     def set_site_delay(self, site: str, seconds: float) -> None:

@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from twisted.python.failure import Failure
 
+    from crawler.pipelines import IndexerProcess
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["CrawlMonitor", "RobotsWait", "request_kind", "network_answer", "FINISHED_KEY", "last_finish"]
@@ -290,12 +292,25 @@ class CrawlMonitor:
                 turns,
                 now - then,
                 waiting,
+                self._indexer_condition(now),
             )
         )
         if turns is not None:
             self._alert(self.rules.turns(*turns, now - then))
         self._check_patterns()
         self._check_dominance()
+
+    def _indexer_condition(self, now: float) -> str | None:
+        """What befell the indexer beside the crawl (down, restarted), if one runs."""
+        indexer = self._indexer()
+        return indexer.condition(now) if indexer is not None else None
+
+    def _indexer(self) -> IndexerProcess | None:
+        """The indexer this crawl runs beside it, if any."""
+        from crawler.pipelines import ItemQueuePipeline
+
+        pipeline = self.crawler.get_item_pipeline(ItemQueuePipeline)
+        return pipeline.indexer if pipeline is not None else None
 
     def _check_patterns(self) -> None:
         # The spider's link filter holds the per-pattern budget (crawler/traps.py).
@@ -320,8 +335,6 @@ class CrawlMonitor:
     def _engine_started(self) -> None:
         """One block on what the crawl does (once the spider is open: not for
         a crawl that had nothing to do)."""
-        from crawler.pipelines import ItemQueuePipeline
-
         spider = self.crawler.spider
         settings = self.crawler.settings
         frontier = Frontier.for_crawler(self.crawler)
@@ -332,11 +345,11 @@ class CrawlMonitor:
             redis_words = self._redis_words(frontier, data_dir)
         except (*REDIS_DOWN, redis.RedisError):
             hosts, redis_words = {host_name(url) for url in seeds}, "unreachable"
-        pipeline = self.crawler.get_item_pipeline(ItemQueuePipeline)
-        if pipeline is not None and pipeline.indexer is not None:
+        beside = self._indexer()
+        if beside is not None:
             indexer = (
-                f"beside the crawl ({pipeline.indexer.processes} writer process"
-                f"{'es' * (pipeline.indexer.processes != 1)}), into {data_dir}/index; "
+                f"beside the crawl ({beside.processes} writer process"
+                f"{'es' * (beside.processes != 1)}), into {data_dir}/index; "
                 "it finalizes the index (anchor text, PageRank) when the crawl ends"
             )
         else:

@@ -6,7 +6,9 @@ event loop must not wait for it). Each item is pushed as JSON onto
 single-node crawl (the embedded Redis, or ``INDEX_WITH_CRAWL = True``) this
 pipeline runs that indexer itself, in a separate process, and when the crawl
 ends runs ``python -m indexer finalize`` (merge anchors, compute PageRank), so
-``scrapy crawl`` leaves a complete, searchable index.
+``scrapy crawl`` leaves a complete, searchable index. Should that indexer
+die while the crawl runs, it is started again (:meth:`IndexerProcess.revive`,
+with the backoff of :class:`crawler.restarts.Restarts`).
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ from crawler._async import REDIS_DOWN, sleep
 from crawler.connection import URL_VARIABLE
 from crawler.cores import free_cores
 from crawler.datadir import access_mode, index_dir
+from crawler.disk import FULL_DISK_STATUS
 from crawler.frontier import Frontier
 from crawler.items import Item, encode_item
 from crawler.personalization import personalization_argument
 from crawler.processes import die_with_parent
+from crawler.restarts import Restarts
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -43,6 +47,10 @@ __all__ = ["ItemQueuePipeline", "IndexerProcess", "INDEX_FAILED"]
 #: The stat a crawl whose index could not be written sets (to the indexer's
 #: exit status): the crawl then exits non-zero (crawler/commands/crawl.py).
 INDEX_FAILED = "index/failed"
+
+# An indexer that ran this long before it died was not failing to start:
+# its death starts a new row of restarts.
+_INDEXER_STABLE = 30.0
 
 
 class IndexerProcess:
@@ -57,6 +65,7 @@ class IndexerProcess:
         processes: int = 1,
         personalization: str | None = None,
         data_mode: int | None = None,
+        restarts: Restarts | None = None,
     ) -> None:
         self.data_dir = data_dir
         self.data_mode = data_mode
@@ -65,8 +74,10 @@ class IndexerProcess:
         self.niceness = niceness
         self.processes = processes
         self.personalization = personalization
+        self.restarts = restarts  # None: never started again
         self._process: subprocess.Popen[bytes] | None = None
         self._abandoned = False
+        self._died_with: int | None = None  # the exit status of its last death
 
     def _command(self, *args: str) -> list[str]:
         return [
@@ -123,6 +134,55 @@ class IndexerProcess:
     def exit_status(self) -> int | None:
         """Its exit status if it has exited, else None (also once finished or stopped)."""
         return self._process.poll() if self._process is not None else None
+
+    def revive(self, now: float) -> bool:
+        """Called every second or so while the crawl runs: if the indexer has
+        died (of anything but a full disk, which stops the crawl), start it
+        again once its backoff is over. False when its restarts have failed:
+        the crawl is to stop."""
+        process, restarts = self._process, self.restarts
+        if process is None or restarts is None:
+            return True
+        status = process.poll()
+        if status is None or status == FULL_DISK_STATUS:
+            return True
+        if restarts.down_since is None:
+            self._died_with = status
+            if not restarts.died(now):
+                return False
+            logger.warning(
+                "The indexer exited with status %s while the crawl runs: starting it again in %.1f s",
+                status,
+                restarts.wait(now),
+            )
+        if restarts.due(now):
+            restarts.started(now)
+            atexit.unregister(self.stop)  # start() registers it again
+            self.start()
+        return True
+
+    def condition(self, now: float) -> str | None:
+        """What the progress line says of the indexer besides the items it
+        has to index: down, and when it starts again; or how often it was."""
+        restarts = self.restarts
+        if restarts is None or self._abandoned:
+            return None
+        if restarts.down_since is not None:
+            return (
+                f"down: exited with status {self._died_with}; restart {restarts.in_a_row + 1} of "
+                f"{restarts.limit} in {restarts.wait(now):.0f} s"
+            )
+        if restarts.total:
+            return f"restarted {restarts.total} time{'s' * (restarts.total != 1)}"
+        return None
+
+    def failure(self) -> str:
+        """Why the crawl stops when :meth:`revive` gave up, for its one line."""
+        row = self.restarts.in_a_row if self.restarts is not None else 0
+        return (
+            f"the indexer beside it died {row + 1} times in a row (last with exit status "
+            f"{self._died_with}; its own line above says why)"
+        )
 
     def abandon(self) -> None:
         """Stop at once, writing nothing more (the disk is full: crawler/halt.py):
@@ -204,6 +264,7 @@ class ItemQueuePipeline:
                 _index_processes(settings),
                 personalization_argument(settings.get("PAGERANK_PERSONALIZATION")),
                 access_mode(settings.get("DATA_DIR_MODE")),
+                Restarts(settings.getint("INDEX_RESTARTS"), settings.getfloat("INDEX_RESTART_DELAY"), _INDEXER_STABLE),
             )
         return cls(frontier, crawler.stats, indexer)
 

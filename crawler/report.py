@@ -414,6 +414,7 @@ def progress_line(
     turns: tuple[int, int] | None = None,
     interval: float = 0.0,
     waiting: str | None = None,
+    indexer: str | None = None,
 ) -> str:
     """One line on how the crawl is doing: plain text, for terminals and log files alike.
 
@@ -421,7 +422,9 @@ def progress_line(
     ``turns`` is the sites served (by any node) in the last ``interval``
     seconds and the sites that had requests queued meanwhile; ``sites``
     those this node has fetched from since it started; ``waiting`` the
-    sites waiting for their robots.txt (:func:`sites_waiting`).
+    sites waiting for their robots.txt (:func:`sites_waiting`); ``indexer``
+    what befell the indexer beside the crawl, if anything
+    (:meth:`crawler.pipelines.IndexerProcess.condition`).
 
     >>> progress_line(1204, 38.46, 3410, 34, 2, 120, (28, 30), 10).split(", ")  # doctest: +NORMALIZE_WHITESPACE
     ['Crawled 1,204 pages (38.5/s)', '3,410 queued', '28 of 30 sites with work served in 10 s',
@@ -431,6 +434,10 @@ def progress_line(
     >>> progress_line(0, 0.0, 0, 0, 1, 0, waiting="1 site waits for its robots.txt: http://a.test:80 until 09:12:30")
     'Crawled 0 pages (0.0/s), 0 queued, 1 site waits for its robots.txt: http://a.test:80 until 09:12:30, \
 0 sites fetched, 1 error, indexer up to date'
+    >>> progress_line(9, 1.0, 0, 1, 0, 7, indexer="down: exited with status 2; restart 1 of 5 in 1 s").split(", ")[-1]
+    'indexer 7 behind (down: exited with status 2; restart 1 of 5 in 1 s)'
+    >>> progress_line(9, 1.0, None, 1, 0, None, indexer="restarted 1 time").split(", ")[-1]
+    'indexer restarted 1 time'
     """
     parts = [
         f"Crawled {_n(pages)} page{'s' * (pages != 1)} ({rate:,.1f}/s)",
@@ -449,5 +456,8 @@ def progress_line(
         f"{_n(errors)} error{'s' * (errors != 1)}",
     ]
     if behind is not None:
-        parts.append(f"indexer {_n(behind)} behind" if behind else "indexer up to date")
+        said = f"indexer {_n(behind)} behind" if behind else "indexer up to date"
+        parts.append(f"{said} ({indexer})" if indexer else said)
+    elif indexer:
+        parts.append(f"indexer {indexer}")
     return ", ".join(parts)

@@ -220,6 +220,13 @@ COOKIES_ENABLED = False
 DEPTH_LIMIT = 0
 DEPTH_STATS_VERBOSE = True
 
+# HTTP and HTTPS are fetched by Scrapy's own handler, after each request has
+# taken its site's turn among the crawl's nodes as it leaves (crawler/politeness.py).
+DOWNLOAD_HANDLERS = {
+    "http": "crawler.politeness.TurnTakingHandler",
+    "https": "crawler.politeness.TurnTakingHandler",
+}
+
 DOWNLOADER_MIDDLEWARES = {
     # Replaced: it reads 401/403/5xx as "allow all" and lets requests through
     # while robots.txt downloads (see crawler/robots_middleware.py).
@@ -355,6 +362,13 @@ INDEX_NICENESS = 10
 # index is created: python -m indexer --processes). None: the cores the
 # crawl leaves free (all but its own and its parsing processes'), at least 1.
 INDEX_PROCESSES = None
+# That indexer, should it die while the crawl runs (a Redis outage longer
+# than it waits, the out-of-memory killer), is started again after
+# INDEX_RESTART_DELAY seconds, twice that after a second death in a row, and
+# so on; after INDEX_RESTARTS restarts in a row that did not last, the crawl
+# stops (exit status 1) rather than fetch pages nobody indexes.
+INDEX_RESTARTS = 5
+INDEX_RESTART_DELAY = 1.0
 # PageRank personalization (ARCHITECTURE.md, item 28: weight given to chosen pages):
 # sites or URL prefixes and their weights, as JSON with -s
 # ('{"https://docs.example.org/": 3}'); the random surfer jumps to a page in

@@ -18,6 +18,13 @@ any moment loses nothing. Each turn of the loop is four steps:
    this indexer says it is over (SIGUSR1) and all is indexed, or when every
    node of the crawl this indexer saw running has stopped and nothing is
    queued. Then :attr:`Stop.crawl_over` tells the caller to finalize.
+
+Redis may go away for a moment (a restart, a failover, a network blip):
+a turn that finds it unreachable is tried again with a growing pause
+(:meth:`_Drain.wait_for_redis`), for up to ``_REDIS_PATIENCE`` seconds of
+outage, and only then is the error raised. Nothing is lost meanwhile: what
+was committed stays committed, and what was taken but not acknowledged
+stays queued.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ import signal
 import time
 from types import FrameType
 
+from crawler._async import REDIS_DOWN
 from crawler.connection import partitions_of
 from indexer.builder import IndexBuilder
 from indexer.progress import Progress
@@ -50,6 +58,11 @@ _ANCHOR_SECONDS = 5.0
 _ANCHOR_SHARE = 0.2
 # A queue longer than this at the start is drained under a progress bar.
 _PROGRESS_MIN = 1000
+# Redis unreachable: the turn is tried again after a pause that doubles
+# from the first to the longest, for this long at most, then the error is
+# raised (the crawl that started this indexer starts it again, or stops).
+_REDIS_PAUSES = (0.2, 2.0)
+_REDIS_PATIENCE = 60.0
 
 
 class Stop:
@@ -92,6 +105,8 @@ class _Drain:
         self.last_commit = self.last_check = time.monotonic()
         self.anchors_due = self.last_commit + _ANCHOR_SECONDS
         self.seen_nodes = False  # whether a node of the crawl was ever seen running
+        self.redis_down_since: float | None = None
+        self.redis_pause = _REDIS_PAUSES[0]
         backlog = len(queue)
         self.progress: Progress | None = None
         if backlog > _PROGRESS_MIN:
@@ -99,19 +114,53 @@ class _Drain:
 
     def run(self) -> int:
         while True:
-            idle = not self.index_batch()
-            now = time.monotonic()
-            if self.commit_due(idle, now):
-                self.commit(now)
-            elif idle and not self.queue.pending:
-                self.tend(now)
-            self.report(now)
-            if self.done(idle, now):
+            try:
+                over = self.turn()
+            except REDIS_DOWN as exc:
+                over = self.wait_for_redis(exc)
+            if over:
                 break
-            if idle:
-                time.sleep(_POLL_SECONDS)
         self.close()
         return self.total
+
+    def turn(self) -> bool:
+        """One turn of the loop (the module docstring's four steps); whether it was the last."""
+        idle = not self.index_batch()
+        now = time.monotonic()
+        if self.commit_due(idle, now):
+            self.commit(now)
+        elif idle and not self.queue.pending:
+            self.tend(now)
+        self.report(now)
+        over = self.done(idle, now)
+        if self.redis_down_since is not None:
+            logger.info("Redis is reachable again after %.1f s: indexing goes on", now - self.redis_down_since)
+            self.redis_down_since, self.redis_pause = None, _REDIS_PAUSES[0]
+        if idle and not over:
+            time.sleep(_POLL_SECONDS)
+        return over
+
+    def wait_for_redis(self, error: Exception) -> bool:
+        """Redis could not be reached in a turn: pause before the next,
+        said once per outage; whether to stop instead (a stop was asked:
+        the index keeps its last commit, the rest stays queued). Raises
+        ``error`` once the outage has lasted ``_REDIS_PATIENCE`` seconds."""
+        now = time.monotonic()
+        if self.redis_down_since is None:
+            self.redis_down_since = now
+            logger.warning(
+                "Redis is unreachable (%s: %s): the indexer waits for it, up to %.0f s",
+                type(error).__name__,
+                error,
+                _REDIS_PATIENCE,
+            )
+        if self.stop.requested:
+            return True
+        if now - self.redis_down_since >= _REDIS_PATIENCE:
+            raise error
+        time.sleep(self.redis_pause)
+        self.redis_pause = min(self.redis_pause * 2, _REDIS_PAUSES[1])
+        return False
 
     def index_batch(self) -> bool:
         """Take the next batch (nothing once stopped) and index it,

@@ -80,14 +80,21 @@ class ItemQueue:
     def take(self, count: int) -> list[Item]:
         """The next ``count`` items after those taken but not yet acknowledged."""
         raw: list[bytes | str] = []
+        taken: dict[str, int] = {}
+        turn = self._next
         for _ in self.keys:
-            key = self.keys[self._next]
-            self._next = (self._next + 1) % len(self.keys)
+            key = self.keys[turn]
+            turn = (turn + 1) % len(self.keys)
             got = self.client.lrange(key, self._taken[key], self._taken[key] + count - len(raw) - 1)
-            self._taken[key] += len(got)
+            taken[key] = len(got)
             raw += got
             if len(raw) >= count:
                 break
+        # Counted only once every list has answered: a read that fails half
+        # way (Redis went away) takes nothing, rather than items never indexed.
+        self._next = turn
+        for key, got_here in taken.items():
+            self._taken[key] += got_here
         items = []
         for data in raw:
             try:

@@ -21,6 +21,18 @@ def crawl(
 ) -> subprocess.CompletedProcess[str]:
     """``scrapy crawl web -a seeds=... [-a NAME=value...] -s DATA_DIR=data -s NAME=value...``
     (settings and spider arguments as "NAME=value")."""
+    command = crawl_command(seeds, data, *settings, spider_args=spider_args)
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def crawling(seeds: list[str], data: Path, *settings: str) -> subprocess.Popen[str]:
+    """The same crawl, running: its log (standard error) to read as it comes."""
+    return subprocess.Popen(
+        crawl_command(seeds, data, *settings), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+
+
+def crawl_command(seeds: list[str], data: Path, *settings: str, spider_args: tuple[str, ...] = ()) -> list[str]:
     command = [
         sys.executable,
         "-m",
@@ -36,7 +48,7 @@ def crawl(
         command += ["-a", argument]
     for setting in settings:
         command += ["-s", setting]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    return command
 
 
 def run(module: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -4,6 +4,7 @@
         site.url("/basic/")      # behind HTTP Basic
         site.url("/digest/")     # behind HTTP Digest (SHA-256 or MD5, qop=auth; nonces go stale)
         site.url("/form/")       # behind a login form (/login); a session lasts SESSION_REQUESTS pages
+        site.url("/form/admin/") # admins only: the member is sent to the login page, logged in or not
         site.url("/api/")        # behind a bearer token (TOKEN)
         site.url("/premium/")    # behind a cookie (COOKIE)
         site.requests            # every request, with its headers, in order
@@ -37,6 +38,7 @@ REALM = "members@lantern.test"
 TOKEN = "tok-Quokka-91b2-lantern"
 COOKIE = "ck-Walrus-5d0e-lantern"
 SESSION_REQUESTS = 4  # pages a form login's session lasts
+ADMIN_PAGES = ("/form/admin/users.html", "/form/admin/audit.html")  # linked from /form/, never shown to a member
 NONCE_USES = 2  # requests a Digest nonce answers before it goes stale
 
 _SENTENCES = {
@@ -77,6 +79,7 @@ class MembersSite:
     issued: list[str] = field(default_factory=list)  # every session id handed out
     logouts_with_session: int = 0
     password: str = PASSWORD
+    session_requests: int = SESSION_REQUESTS
     lock: threading.Lock = field(default_factory=threading.Lock)
     _nonces: dict[str, int] = field(default_factory=dict)
     _tokens: set[str] = field(default_factory=set)
@@ -279,12 +282,12 @@ class _Handler(BaseHTTPRequestHandler):
                     site.logouts_with_session += 1
                     del site.sessions[session]
                 return 302, [("Location", "/login")], ""
-            valid = session in site.sessions and site.sessions[session] < SESSION_REQUESTS
+            valid = session in site.sessions and site.sessions[session] < site.session_requests
             if valid:
                 site.sessions[session] += 1
             elif session in site.sessions:
                 del site.sessions[session]  # expired
-        if not valid:
+        if not valid or path.startswith("/form/admin/"):
             if re.fullmatch(r"/form/report-[57]\.html", path):  # some pages answer with the login form itself
                 return 200, [], _login_page("expired")
             return 302, [("Location", f"/login?next={quote(path)}")], ""
@@ -304,7 +307,12 @@ class _Handler(BaseHTTPRequestHandler):
                 _page(
                     "Reports",
                     "Reports for members.",
-                    (*links, ("/form/go", "Elsewhere"), (f"{site.other}/from-form.html", "Partner")),
+                    (
+                        *links,
+                        *((admin, "Administration") for admin in ADMIN_PAGES),
+                        ("/form/go", "Elsewhere"),
+                        (f"{site.other}/from-form.html", "Partner"),
+                    ),
                     logout=True,
                 ),
             )
@@ -414,9 +422,12 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serve_members(other: str, password: str = PASSWORD) -> Iterator[MembersSite]:
-    """The members' site until the block ends; ``other``: the base URL of the site it links to."""
-    site = MembersSite(other=other, password=password)
+def serve_members(
+    other: str, password: str = PASSWORD, session_requests: int = SESSION_REQUESTS
+) -> Iterator[MembersSite]:
+    """The members' site until the block ends; ``other``: the base URL of the site it links to;
+    a form login's session lasts ``session_requests`` pages."""
+    site = MembersSite(other=other, password=password, session_requests=session_requests)
     handler = type("Handler", (_Handler,), {"site": site})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True

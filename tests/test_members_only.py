@@ -27,7 +27,7 @@ import pytest
 from indexer.layout import stored_documents
 from tests import browser
 from tests.commands import ROOT, crawl, run
-from tests.members_site import COOKIE, PASSWORD, TOKEN, USER, MembersSite, serve_members
+from tests.members_site import ADMIN_PAGES, COOKIE, PASSWORD, TOKEN, USER, MembersSite, serve_members
 from tests.search.test_web import _get, serving
 from tests.webserver import Site, page, serve_site
 
@@ -136,6 +136,7 @@ def test_sessions_and_challenges_are_renewed(crawled: Crawled) -> None:
     assert _stat(log, "auth/logged_out") >= 1
     assert site.stale_nonces >= 1 and _stat(log, "auth/challenged") >= 2  # the first challenge, then a stale nonce
     assert site.logouts_with_session == 0  # the crawl never logged itself out
+    assert _stat(log, "auth/forbidden") == len(ADMIN_PAGES)  # sent to the login page even when logged in
 
 
 def test_credentials_go_to_their_area_only(crawled: Crawled) -> None:
@@ -357,6 +358,20 @@ def test_a_wrong_password_is_counted_warned_once_and_the_crawl_goes_on(tmp_path:
     documents = {url for url, stored in stored_documents(tmp_path / "data").items() if stored.get("crawled")}
     assert site.url("/public.html") in documents
     assert not documents & set(site.members_urls())
+
+
+def test_pages_that_send_a_logged_in_member_to_the_login_page_cost_no_login(tmp_path: Path) -> None:
+    with serve_site(_other_site()) as other, serve_members(other.base, session_requests=1000) as site:
+        credentials = _credentials(tmp_path / "credentials.json", site)
+        done = crawl([site.url("/")], tmp_path / "data", *SETTINGS, f"CRAWLER_CREDENTIALS_FILE={credentials}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    log = done.stderr
+    assert site.logins == 1, "a session that lasts the crawl needs one login, whatever the admins' pages say"
+    assert _stat(log, "auth/forbidden") == len(ADMIN_PAGES) and _stat(log, "auth/failed") == 0
+    assert not [line for line in log.splitlines() if "WARNING" in line and "Members-only area" in line]
+    documents = {url for url, stored in stored_documents(tmp_path / "data").items() if stored.get("crawled")}
+    assert set(site.members_urls()) <= documents
+    assert not documents & {site.url(path) for path in ADMIN_PAGES}
 
 
 @pytest.mark.parametrize(

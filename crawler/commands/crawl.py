@@ -29,7 +29,7 @@ from crawler.console import quiet_scrapy_dumps
 from crawler.datadir import OtherFormat, access_mode, create_with
 from crawler.embedded import DataDirBusy
 from crawler.frontier import OtherFrontier
-from crawler.halt import CRAWLED_NOTHING, DISK_FULL
+from crawler.halt import CRAWLED_NOTHING, DISK_FULL, INDEXER_FAILED, REDIS_LOST
 from crawler.pipelines import INDEX_FAILED
 from crawler.seeds import INDEXED_NOTHING, NO_SEED_PAGE
 from crawler.spiders.web import NOTHING_TO_CRAWL, WebSpider, check_arguments
@@ -37,7 +37,15 @@ from crawler.spiders.web import NOTHING_TO_CRAWL, WebSpider, check_arguments
 logger = logging.getLogger(__name__)
 
 #: The exit status of a crawl that closed for these reasons; any other is 0.
-EXIT_STATUS = {NOTHING_TO_CRAWL: 1, DISK_FULL: 1, CRAWLED_NOTHING: 3, NO_SEED_PAGE: 3, INDEXED_NOTHING: 3}
+EXIT_STATUS = {
+    NOTHING_TO_CRAWL: 1,
+    DISK_FULL: 1,
+    INDEXER_FAILED: 1,
+    REDIS_LOST: 1,
+    CRAWLED_NOTHING: 3,
+    NO_SEED_PAGE: 3,
+    INDEXED_NOTHING: 3,
+}
 
 #: Scrapy's finish reason for a crawl stopped by Ctrl-C (or SIGTERM).
 INTERRUPTED = "shutdown"

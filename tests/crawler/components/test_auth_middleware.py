@@ -21,7 +21,7 @@ from scrapy.utils.misc import build_from_crawler
 from crawler.auth_middleware import AuthMiddleware
 from crawler.logins import basic_authorization
 from tests.crawler.components.crawlers import crawler_with, open_engine
-from tests.members_site import PASSWORD, USER, serve_members
+from tests.members_site import ADMIN_PAGES, PASSWORD, USER, serve_members
 from tests.webserver import serve_site
 
 AREA = "https://members.test/area/"
@@ -149,9 +149,9 @@ async def test_a_refusal_of_the_credentials_is_counted_and_said_once(
     for path in ("a", "b"):
         request = await _sent(auth, AREA + path)
         refused = _answer(request, 401)
-        assert auth.process_response(request, refused) is refused
+        assert await auth.process_response(request, refused) is refused
     request = await _sent(auth, AREA + "c")
-    auth.process_response(request, _answer(request))
+    await auth.process_response(request, _answer(request))
     assert auth.stats.get_value("auth/failed") == 2 and auth.stats.get_value("auth/members_only") == 1
     warned = [record for record in caplog.records if record.levelno == logging.WARNING and AREA in record.getMessage()]
     assert len(warned) == 1 and "s3cret" not in warned[0].getMessage()
@@ -162,7 +162,7 @@ async def test_digest_answers_the_sites_challenge_and_counts_its_uses(tmp_path: 
     first = await _sent(auth, "https://digest.test/docs/a.html?part=2")
     assert b"Authorization" not in first.headers  # the site's 401 brings the challenge
     challenge = 'Digest realm="docs", nonce="n-1", qop="auth", algorithm=SHA-256'
-    again = auth.process_response(first, _answer(first, 401, {"WWW-Authenticate": challenge}))
+    again = await auth.process_response(first, _answer(first, 401, {"WWW-Authenticate": challenge}))
     assert isinstance(again, Request) and again.url == first.url and again.dont_filter
     assert auth.stats.get_value("auth/challenged") == 1
     answered = [await _sent(auth, again.url), await _sent(auth, "https://digest.test/docs/b.html")]
@@ -171,7 +171,7 @@ async def test_digest_answers_the_sites_challenge_and_counts_its_uses(tmp_path: 
     assert [f["uri"] for f in fields] == ["/docs/a.html?part=2", "/docs/b.html"]
     assert {f["username"] for f in fields} == {"ann"} and {f["nonce"] for f in fields} == {"n-1"}
     stale = 'Digest realm="docs", nonce="n-2", qop="auth", algorithm=SHA-256, stale=true'
-    renewed = auth.process_response(answered[1], _answer(answered[1], 401, {"WWW-Authenticate": stale}))
+    renewed = await auth.process_response(answered[1], _answer(answered[1], 401, {"WWW-Authenticate": stale}))
     assert isinstance(renewed, Request)
     fresh = _authorization(await _sent(auth, renewed.url))
     assert 'nonce="n-2"' in fresh and "nc=00000001" in fresh
@@ -215,12 +215,32 @@ async def test_a_form_login_is_done_once_before_its_area_and_its_session_goes_no
             assert first.headers[b"Cookie"] == second.headers[b"Cookie"] == f"sid={session}".encode()
             assert first.meta["members_only"] and second.meta["members_only"]
             assert b"Cookie" not in elsewhere.headers and b"Cookie" not in public.headers
+            with site.lock:
+                site.sessions.clear()  # the site ends the session
             logged_out = _answer(second, 302, {"Location": "/login?next=/form/report-6.html"})
-            again = auth.process_response(second, logged_out)
+            again = await auth.process_response(second, logged_out)
             assert isinstance(again, Request) and again.url == second.url
             assert auth.stats.get_value("auth/logged_out") == 1
             await auth.process_request(again)
             assert site.logins == 2 and again.headers[b"Cookie"] == f"sid={site.issued[-1]}".encode()
+
+
+async def test_a_page_that_sends_a_logged_in_member_to_the_login_page_is_refused_without_a_new_login(
+    tmp_path: Path, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with serve_site({}) as other, serve_members(other.base, session_requests=100) as site:
+        crawler = _logging_in(tmp_path, redis_url, _form_entry(site))
+        async with open_engine(crawler):
+            assert crawler.engine is not None and crawler.stats is not None
+            for path in ADMIN_PAGES:
+                with pytest.raises(IgnoreRequest, match="not for this account"):
+                    await crawler.engine.download_async(Request(site.url(path)))
+            report = await crawler.engine.download_async(Request(site.url("/form/report-6.html")))
+            assert report.status == 200 and b"Form area report six" in report.body
+            assert site.logins == 1, "the session was alive: no login opens an admin's page to a member"
+            assert crawler.stats.get_value("auth/forbidden") == len(ADMIN_PAGES)
+            assert crawler.stats.get_value("auth/failed") is None
+    assert not [record for record in caplog.records if record.levelno >= logging.WARNING and "Members" in record.msg]
 
 
 async def test_a_failed_form_login_drops_its_areas_requests_and_the_crawl_goes_on(

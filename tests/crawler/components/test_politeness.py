@@ -138,7 +138,7 @@ async def test_with_a_shared_frontier_a_request_waits_for_another_nodes_last_one
     other_node = Frontier(redis.Redis.from_url(redis_url))
     async with _politeness(tmp_path, redis_url, DOWNLOAD_DELAY=0.3) as politeness:
         assert other_node.sending(SITE, 0.3) == 0  # its request to the site leaves now
-        await politeness.process_request(Request("http://a.test/mine"))
+        await politeness.take_turn(Request("http://a.test/mine"))  # as this one leaves (TurnTakingHandler)
         waited = politeness.crawler.stats.get_value("politeness/shared_wait_ms")
         assert 150 <= waited <= 300, waited
         assert 0 < other_node.sending(SITE, 0.3) <= 0.3, "this node's request is the site's last one now"
@@ -146,16 +146,16 @@ async def test_with_a_shared_frontier_a_request_waits_for_another_nodes_last_one
 
 async def test_robots_txt_takes_no_turn(tmp_path: Path, redis_url: str) -> None:
     async with _politeness(tmp_path, redis_url, DOWNLOAD_DELAY=2.0) as politeness:
-        await politeness.process_request(Request("http://a.test/robots.txt", meta={"robots_txt": True}))
+        await politeness.take_turn(Request("http://a.test/robots.txt", meta={"robots_txt": True}))
         assert "sent" not in _turns(politeness.frontier, SITE)
-        await politeness.process_request(Request("http://a.test/page"))
+        await politeness.take_turn(Request("http://a.test/page"))
         assert "sent" in _turns(politeness.frontier, SITE)
 
 
 async def test_a_crawl_without_a_delay_waits_for_no_other_node(tmp_path: Path, redis_url: str) -> None:
     async with _politeness(tmp_path, redis_url, DOWNLOAD_DELAY=0) as politeness:
-        await politeness.process_request(Request("http://b.test/"))
-        await politeness.process_request(Request("http://b.test/again"))
+        await politeness.take_turn(Request("http://b.test/"))
+        await politeness.take_turn(Request("http://b.test/again"))
         assert "sent" not in _turns(politeness.frontier, "http://b.test:80")
         assert politeness.crawler.stats.get_value("politeness/shared_wait_ms") is None
 
