@@ -41,7 +41,10 @@ def render(results: Results, explain: bool = False, color: bool = False) -> str:
 
 def _summary(results: Results, first: int) -> list[str]:
     """The lines above the results: a respelling, and how many there are."""
-    lines = [f"Did you mean: {results.suggestion}?"] if results.suggestion else []
+    if results.showing:
+        lines = [f"Showing results for {results.showing!r}; search instead for {results.query!r} with --as-typed."]
+    else:
+        lines = [f"Did you mean: {results.suggestion}?"] if results.suggestion else []
     if not results.results and results.total and results.page > 1:
         lines.append(
             f"Page {results.page} is past the last page: {results.total} results for "
@@ -52,7 +55,8 @@ def _summary(results: Results, first: int) -> list[str]:
     else:
         last = first + len(results.results) - 1
         lines.append(
-            f"Results {first}-{last} of {results.total} for {results.query!r} ({results.seconds * 1000:.0f} ms)"
+            f"Results {first}-{last} of {results.total} for {results.showing or results.query!r} "
+            f"({results.seconds * 1000:.0f} ms)"
         )
     return lines
 
@@ -102,6 +106,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("-n", type=int, default=DEFAULT_N, help=f"results per page (default: {DEFAULT_N})")
     parser.add_argument("--page", type=int, default=1, help="page of results (default: 1)")
     parser.add_argument("--explain", action="store_true", help="show the numbers behind each score")
+    parser.add_argument(
+        "--as-typed", action="store_true", help="search the words as typed, even when a respelling would find more"
+    )
     add_engine_options(parser)
     add_version_option(parser)
     parser.add_argument(
@@ -114,7 +121,12 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     try:
         with SearchEngine(args.data, **engine_options(args)) as engine:
             results = engine.search(
-                " ".join(args.query), n=args.n, page=args.page, explain=args.explain, facets=args.json
+                " ".join(args.query),
+                n=args.n,
+                page=args.page,
+                explain=args.explain,
+                facets=args.json,
+                respell=not args.as_typed,
             )
             empty = None if results.total else engine.empty()
             if empty is not None:

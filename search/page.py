@@ -9,6 +9,7 @@ server's Content-Security-Policy allows by its hash (:mod:`search.web`).
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 from dataclasses import dataclass
@@ -35,20 +36,26 @@ KEYS_SCRIPT = (
 
 @dataclass(frozen=True)
 class Params:
-    """What a page of results shows: the query, results per page, the page's number."""
+    """What a page of results shows: the query, results per page, the page's
+    number, and whether the query is searched as typed even when it finds
+    nothing (``as_typed``; else its respelling's results are shown)."""
 
     q: str = ""
     n: int = DEFAULT_N
     page: int = 1
+    as_typed: bool = False
 
     def href(self, **changes: Any) -> str:
-        """The page's URL for these parameters (defaults left out), not yet HTML-escaped."""
-        values = {"q": self.q, "n": self.n, "page": self.page, **changes}
-        query = {"q": values["q"]}
+        """The page's URL for these parameters (defaults left out), not yet
+        HTML-escaped; another query is respelled again unless told not to."""
+        values = {**dataclasses.asdict(self), "as_typed": self.as_typed and "q" not in changes, **changes}
+        query: dict[str, Any] = {"q": values["q"]}
         if values["n"] != DEFAULT_N:
             query["n"] = values["n"]
         if values["page"] != 1:
             query["page"] = values["page"]
+        if values["as_typed"]:
+            query["as_typed"] = 1
         return "/?" + urlencode(query)
 
 
@@ -64,7 +71,7 @@ main{max-width:46rem;padding:.5rem 1.25rem 2rem}
 .stats{color:#5f6368;font-size:.875rem}
 .help{color:#5f6368;font-size:.875rem}.help code{background:#f1f3f4;padding:0 .25em;border-radius:3px}
 .error{color:#b3261e;font-weight:600}
-.suggest{font-size:1.05rem}.suggest a{font-weight:600;font-style:italic}
+.suggest{font-size:1.05rem}.suggest a{font-weight:600;font-style:italic}.suggest a.typed{font-weight:400}
 ol{list-style:none;padding:0;margin:.8rem 0 0}
 li{margin:0 0 1.4rem}
 h2{font-size:1.15rem;font-weight:400;margin:0;overflow-wrap:anywhere}
@@ -184,11 +191,18 @@ def _when(iso: str) -> str:
 
 def _render_results(params: Params, results: Results) -> str:
     out = []
-    if results.suggestion:
+    if results.showing:
+        shown = _e(params.href(q=results.showing, page=1))
+        typed = _e(params.href(q=results.query, page=1, as_typed=True))
+        out.append(
+            f'<p class="suggest">Showing results for <a href="{shown}">{_e(results.showing)}</a>; '
+            f'search instead for <a class="typed" href="{typed}">{_e(results.query)}</a>.</p>'
+        )
+    elif results.suggestion:
         href = _e(Params(results.suggestion, params.n).href())
         out.append(f'<p class="suggest">Did you mean: <a href="{href}">{_e(results.suggestion)}</a>?</p>')
     first = (params.page - 1) * params.n + 1
-    quoted = _e(f"'{results.query}'")
+    quoted = _e(f"'{results.showing or results.query}'")
     if results.results:
         last = first + len(results.results) - 1
         out.append(

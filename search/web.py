@@ -39,7 +39,7 @@ from crawler import settings as defaults
 from crawler.datadir import archive_dir
 from crawler.version import add_version_option, typed_command
 from search.cached import CSP, ArchiveIndex, read_copy, render_copy
-from search.engine import MAX_QUERY_CHARS, DamagedIndex, SearchError
+from search.engine import MAX_QUERY_CHARS, DamagedIndex, Results, SearchError
 from search.front import Front
 from search.live import LiveEngine
 from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options
@@ -71,10 +71,11 @@ class BadRequest(ValueError):
 
 
 def parse_params(query_string: str) -> Params:
-    """``q``, ``n`` (1..100) and ``page`` (>= 1) from a query string; absent or empty means default.
+    """``q``, ``n`` (1..100), ``page`` (>= 1) and ``as_typed`` (``1``: no
+    respelling) from a query string; absent or empty means default.
 
     >>> parse_params("q=json+csv&page=2")
-    Params(q='json csv', n=10, page=2)
+    Params(q='json csv', n=10, page=2, as_typed=False)
     >>> parse_params("q=x&n=0")
     Traceback (most recent call last):
     ...
@@ -86,7 +87,8 @@ def parse_params(query_string: str) -> Params:
         raise BadRequest(f"the query is too long: at most {MAX_QUERY_CHARS} characters")
     n = _number(values, "n", DEFAULT_N, 1, MAX_N, f"n must be a whole number from 1 to {MAX_N}")
     page = _number(values, "page", 1, 1, None, "page must be a whole number, 1 or more")
-    return Params(q, n, page)
+    as_typed = _number(values, "as_typed", 0, 0, 1, "as_typed must be 0 or 1") == 1
+    return Params(q, n, page, as_typed)
 
 
 def _number(values: dict[str, list[str]], name: str, default: int, low: int, high: int | None, message: str) -> int:
@@ -197,7 +199,7 @@ class SearchHandler(BaseHTTPRequestHandler):
         if not params.q:
             return _html(HTTPStatus.OK, render_page(params, about=self.server.engine.about()))
         try:
-            results = self.server.engine.search(params.q, n=params.n, page=params.page, languages=self._languages())
+            results = self._search(params)
         except SearchError as exc:
             return _sorry(_status_of(exc), f"{exc}.", params)
         return _html(HTTPStatus.OK, render_page(params, results))
@@ -224,6 +226,11 @@ class SearchHandler(BaseHTTPRequestHandler):
             )
         return HTTPStatus.OK, "text/html; charset=utf-8", page_.encode("utf-8"), {"Content-Security-Policy": CSP}
 
+    def _search(self, params: Params) -> Results:
+        return self.server.engine.search(
+            params.q, n=params.n, page=params.page, languages=self._languages(), respell=not params.as_typed
+        )
+
     def _languages(self) -> tuple[str, ...]:
         """The languages the browser reads, for a page translated into several."""
         return accepted_languages(self.headers.get("Accept-Language", ""))
@@ -240,7 +247,7 @@ class SearchHandler(BaseHTTPRequestHandler):
     def _api(self, query: str) -> tuple[int, str, bytes]:
         try:
             params = parse_params(query)
-            results = self.server.engine.search(params.q, n=params.n, page=params.page, languages=self._languages())
+            results = self._search(params)
         except (BadRequest, SearchError) as exc:
             return _json(_status_of(exc), {"error": str(exc)})
         return _json(HTTPStatus.OK, results.to_json())

@@ -142,6 +142,19 @@ def test_a_suggestion_keeps_the_number_of_results_per_page() -> None:
     assert '<p class="suggest">Did you mean: <a href="/?q=python&amp;n=20">python</a>?</p>' in page
 
 
+def test_a_respelling_s_results_say_so_and_offer_the_query_as_typed() -> None:
+    results = Results("pyhton", 1, [_result()], suggestion="python", showing="python")
+    text = _main(render_page(Params("pyhton", n=20), results))
+    assert (
+        '<p class="suggest">Showing results for <a href="/?q=python&amp;n=20">python</a>; search instead for '
+        '<a class="typed" href="/?q=pyhton&amp;n=20&amp;as_typed=1">pyhton</a>.</p>'
+    ) in text
+    assert "Did you mean" not in text and "Results 1-1 of 1 for &#x27;python&#x27;" in text
+    # The words as typed, searched as typed: their links search again with respelling.
+    typed = render_page(Params("pyhton", as_typed=True), Results("pyhton", 0, [], suggestion="python"))
+    assert '<a href="/?q=python">python</a>' in typed and "No results for &#x27;pyhton&#x27;" in typed
+
+
 def test_the_page_is_in_the_language_of_its_results() -> None:
     chinese = [_result(url=f"http://zh.test/{k}", title="龙井", lang="zh-cn") for k in range(2)]
     assert '<html lang="zh">' in render_page(Params("龙井"), Results("龙井", 2, chinese))

@@ -163,6 +163,7 @@ def test_api_answers_exactly_what_the_cli_prints(data: Path, base: str, args: tu
         ("q=", "empty query: type some words to search for"),
         ("n=5", "empty query: type some words to search for"),
         ("q=" + "x" * 1001, "the query is too long: at most 1000 characters"),
+        ("q=pyhton&as_typed=yes", "as_typed must be 0 or 1, not 'yes'"),
     ],
 )
 def test_bad_parameters_are_400_with_a_reason(base: str, query: str, message: str) -> None:
@@ -173,6 +174,19 @@ def test_bad_parameters_are_400_with_a_reason(base: str, query: str, message: st
         status, _, body = _get(base + "?" + query)
         assert status == 400
         assert f"Sorry: {message}." in body.decode().replace("&#x27;", "'")
+
+
+def test_a_misspelt_query_answers_with_its_respelling_unless_asked_as_typed(base: str) -> None:
+    status, _, body = _get(base + "api/search?q=pyhton")
+    found = json.loads(body)
+    assert (status, found["query"], found["showing"], found["suggestion"]) == (200, "pyhton", "python", "python")
+    assert found["total"] == PYTHON_PAGES
+    typed = json.loads(_get(base + "api/search?q=pyhton&as_typed=1")[2])
+    assert typed == {"query": "pyhton", "total": 0, "results": [], "suggestion": "python"}
+    shown = _html(base, "?q=pyhton")
+    assert "Showing results for <a" in shown and 'href="/?q=pyhton&amp;as_typed=1">pyhton</a>' in shown
+    assert shown.count("<li>") == 10
+    assert "No results for &#x27;pyhton&#x27;" in _html(base, "?q=pyhton&as_typed=1")
 
 
 def test_empty_query_shows_just_the_form(base: str) -> None:
