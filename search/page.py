@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -119,12 +120,36 @@ def _link(url: str, content: str, extra: str = "") -> str:
     return content
 
 
-_SYNTAX_HELP = (
-    '<p class="help">All words are required. <code>"exact phrase"</code>, <code>-word</code> to exclude, '
-    "<code>a OR b</code>, <code>site:docs.example.org</code>, <code>title:word</code>, "
-    "<code>lang:en</code> or <code>lang:zh</code> for pages in one language, <code>type:pdf</code> for one "
-    "type of document (<code>html</code>, <code>pdf</code>, <code>text</code>, <code>media</code>).</p>\n"
-)
+def _syntax_help(about: IndexStats | None) -> str:
+    """How a query is read: its words (all of them first, then most), a
+    question's own words left out, the operators, and ``lang:`` with the
+    languages the index holds."""
+    languages = _languages_held(about)
+    codes = ", ".join(f"<code>lang:{_e(language)}</code>" for language in languages)
+    held = f" (here: {codes})" if codes else ""
+    return (
+        '<p class="help">Pages holding all the words come first, then pages holding most of them; a question '
+        '(<code>how do I …?</code>) is searched without its question words. <code>"exact phrase"</code>, '
+        "<code>+word</code> to require a word, <code>-word</code> to exclude one, <code>a OR b</code>, "
+        "<code>site:docs.example.org</code>, <code>title:word</code>, <code>lang:xx</code> for pages in one "
+        f"language{held}, <code>type:pdf</code> for one type of document (<code>html</code>, <code>pdf</code>, "
+        "<code>text</code>, <code>media</code>).</p>\n"
+    )
+
+
+def _languages_held(about: IndexStats | None) -> list[str]:
+    """The languages the index holds as ``lang:`` takes them (``zh`` for
+    ``zh-cn`` and ``zh-tw``), the most pages first.
+
+    >>> counted = [("en", 10), ("zh-cn", 9), ("unknown", 5), ("zh-tw", 2)]
+    >>> _languages_held(IndexStats(0, 0, 0, languages=[{"lang": lang, "pages": n} for lang, n in counted]))
+    ['zh', 'en']
+    """
+    held: Counter[str] = Counter()
+    for language in about.languages if about is not None else ():
+        if language["lang"] != "unknown":
+            held[language["lang"].split("-")[0]] += language["pages"]
+    return [language for language, _ in held.most_common()]
 
 
 def render_page(
@@ -136,7 +161,7 @@ def render_page(
     if results is not None:
         parts.append(_render_results(params, results))
     elif not error:
-        parts.append(_SYNTAX_HELP)
+        parts.append(_syntax_help(about))
         if about is not None:
             parts.append(_render_about(about))
     title = f"{params.q} – Search" if params.q else "Search"

@@ -304,6 +304,10 @@ def test_the_home_page_puts_the_cursor_in_the_box_and_explains_the_syntax() -> N
     assert "<title>Search</title>" in page
     assert "<code>site:docs.example.org</code>" in page and "<code>type:pdf</code>" in page
     assert "What you can search" not in page  # no account of the index without one
+    # What the engine does, not "all words are required": it relaxes, and drops a question's own words.
+    assert "All words are required" not in page
+    assert "Pages holding all the words come first, then pages holding most of them" in page
+    assert "searched without its question words" in page
     assert "autofocus" not in render_page(Params("tea"), Results("tea", 0, []))
     assert page.endswith(f"</main>\n{OUR_SCRIPT}\n</body>\n</html>\n")
 
@@ -330,6 +334,7 @@ def test_the_home_page_says_what_the_index_holds() -> None:
     assert '<td class="n">10</td><td>never</td>' in body
     assert body.count("<tr>") == 21 and "s19.test" in body and "s20.test" not in body  # 20 sites, then a count
     assert "<p>and 3 more sites.</p>" in body
+    assert "for pages in one language (here: <code>lang:en</code>, <code>lang:zh</code>)" in body
 
 
 def test_an_empty_index_says_so() -> None:

@@ -374,7 +374,7 @@ def test_the_home_page_says_what_can_be_searched(base: str) -> None:
     ) in home
     assert f"Languages: unknown {PYTHON_PAGES + 2}, zh-cn 1." in home
     assert '<a href="/?q=site%3Apy0.test">py0.test</a>' in home  # each site, a link to its pages
-    assert "<code>lang:en</code>" in home and "<code>site:docs.example.org</code>" in home
+    assert "(here: <code>lang:zh</code>)" in home and "<code>site:docs.example.org</code>" in home
     assert "autofocus" in home
 
 
