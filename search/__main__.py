@@ -16,6 +16,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse
 import json
 import sys
+import textwrap
+from typing import Any
 
 from search.lean import start_lean
 
@@ -36,6 +38,9 @@ def render(results: Results, explain: bool = False, color: bool = False) -> str:
     for number, result in enumerate(results.results, start=first):
         lines.append("")
         lines.extend(_result_lines(number, result, language, explain, color))
+    if explain:
+        formulas = dict.fromkeys(result.explain.get("formula", "") for result in results.results)
+        lines.extend(["", *(textwrap.fill(f"score = {formula}", 100) for formula in formulas if formula)])
     return "\n".join(lines)
 
 
@@ -82,8 +87,55 @@ def _result_lines(number: int, result: Result, language: str, explain: bool, col
     if result.more_from_host:
         lines.append(f"    ({result.more_from_host} more from this site: site:{result.host})")
     if explain:
-        lines.append(f"    score {result.score:.4f} = " + json.dumps(result.explain, ensure_ascii=False))
+        lines.append(f"    score {_number(result.score)}")
+        lines.extend(_factor_lines(result.explain))
     return lines
+
+
+def _factor_lines(explain: dict[str, Any]) -> list[str]:
+    """The numbers behind a score as a table, one factor a line (the
+    formula, the same for every result, is printed once below them).
+
+    >>> print("\\n".join(_factor_lines({"fields": {"title": 4.5, "body": 1.25}, "pagerank": 0.000071,
+    ...                                "exact_title": True, "rules": ["a", "b"], "formula": "text"})))
+          fields       title 4.5000 · body 1.2500
+          pagerank     7.1e-05
+          exact_title  yes
+          rules        a
+                       b
+    """
+    factors = {name: value for name, value in explain.items() if name != "formula"}
+    width = max(map(len, factors), default=0)
+    lines: list[str] = []
+    for name, value in factors.items():
+        shown = value if isinstance(value, list) and value else [value]
+        lines.extend(
+            f"      {label:<{width}}  {_value(item)}"
+            for label, item in zip([name, *[""] * (len(shown) - 1)], shown, strict=True)
+        )
+    return lines
+
+
+def _value(value: Any) -> str:
+    """A factor as the table shows it: numbers to four places, a mapping's
+    items on one line, yes or no."""
+    if isinstance(value, dict):
+        return " · ".join(f"{name} {_value(item)}" for name, item in value.items())
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return _number(value)
+    return str(value)
+
+
+def _number(value: float) -> str:
+    """A number to four places, or three figures when smaller (a PageRank
+    in a large index).
+
+    >>> _number(5.72516), _number(0.0000712), _number(0.0)
+    ('5.7252', '7.12e-05', '0.0000')
+    """
+    return f"{value:.4f}" if value == 0 or abs(value) >= 0.001 else f"{value:.3g}"
 
 
 def _snippet_shown(snippet: str, color: bool) -> str:

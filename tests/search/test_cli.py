@@ -120,6 +120,20 @@ def test_a_misspelt_query_shows_the_respelling_s_results_and_offers_the_words_as
     assert typed == ["Did you mean: json decoder?", "No results for 'jsno decodr'."]
 
 
+def test_explain_prints_a_table_of_factors_and_the_formula_once(data: Path) -> None:
+    done = _search("--data", str(data), "--explain", "json")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert not [line for line in lines if "{" in line]  # no JSON blob
+    scores = [line for line in lines if re.fullmatch(r"    score \d+\.\d{4}", line)]
+    texts = [line for line in lines if re.fullmatch(r"      text +\d+\.\d{4}", line)]
+    assert len(scores) == len(texts) >= 2
+    assert any(re.fullmatch(r"      fields +title \d+\.\d{4} · .+", line) for line in lines)
+    assert done.stdout.count("score = (text") == 1 and lines[-1].endswith(")")
+    data_ = json.loads(_search("--data", str(data), "--explain", "--json", "json").stdout)
+    assert all("formula" in result["explain"] for result in data_["results"])  # the data stays whole
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
