@@ -45,6 +45,7 @@ from search.live import LiveEngine
 from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options
 from search.page import FAVICON, KEYS_SCRIPT, Params, render_opensearch, render_page
 from search.translations import accepted_languages
+from search.wording import LANGUAGES, interface_language
 
 __all__ = ["BadRequest", "parse_params", "make_server", "listen", "main"]
 
@@ -55,7 +56,7 @@ MAX_N = 100
 _SCRIPT_HASH = base64.b64encode(hashlib.sha256(KEYS_SCRIPT.encode()).digest()).decode()
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
-        f"default-src 'none'; script-src 'sha256-{_SCRIPT_HASH}'; style-src 'unsafe-inline'; "
+        f"default-src 'none'; script-src 'sha256-{_SCRIPT_HASH}'; connect-src 'self'; style-src 'unsafe-inline'; "
         "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
@@ -71,11 +72,12 @@ class BadRequest(ValueError):
 
 
 def parse_params(query_string: str) -> Params:
-    """``q``, ``n`` (1..100), ``page`` (>= 1) and ``as_typed`` (``1``: no
-    respelling) from a query string; absent or empty means default.
+    """``q``, ``n`` (1..100), ``page`` (>= 1), ``as_typed`` (``1``: no
+    respelling) and ``hl`` (the page's language) from a query string;
+    absent or empty means default.
 
-    >>> parse_params("q=json+csv&page=2")
-    Params(q='json csv', n=10, page=2, as_typed=False)
+    >>> parse_params("q=json+csv&page=2&hl=zh")
+    Params(q='json csv', n=10, page=2, as_typed=False, hl='zh')
     >>> parse_params("q=x&n=0")
     Traceback (most recent call last):
     ...
@@ -88,7 +90,10 @@ def parse_params(query_string: str) -> Params:
     n = _number(values, "n", DEFAULT_N, 1, MAX_N, f"n must be a whole number from 1 to {MAX_N}")
     page = _number(values, "page", 1, 1, None, "page must be a whole number, 1 or more")
     as_typed = _number(values, "as_typed", 0, 0, 1, "as_typed must be 0 or 1") == 1
-    return Params(q, n, page, as_typed)
+    hl = values.get("hl", [""])[0].strip().lower()
+    if hl and hl not in LANGUAGES:
+        raise BadRequest(f"hl must be one of {', '.join(LANGUAGES)}, not {hl[:20]!r}")
+    return Params(q, n, page, as_typed, hl)
 
 
 def _number(values: dict[str, list[str]], name: str, default: int, low: int, high: int | None, message: str) -> int:
@@ -190,19 +195,32 @@ class SearchHandler(BaseHTTPRequestHandler):
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse_method
 
-    def _page(self, query: str) -> tuple[int, str, bytes]:
+    def _page(self, query: str) -> tuple[int, str, bytes, dict[str, str]]:
+        """The page for ``query``, its own words in the language asked
+        for (``hl``) or else the browser's (so its answer varies with
+        ``Accept-Language``)."""
         try:
             params = parse_params(query)
         except BadRequest as exc:
             fallback = Params(" ".join(parse_qs(query).get("q", [""])[0].split())[:MAX_QUERY_CHARS])
-            return _sorry(HTTPStatus.BAD_REQUEST, f"{exc}.", fallback)
+            page_ = _sorry(HTTPStatus.BAD_REQUEST, f"{exc}.", fallback, self._speaks(fallback))
+        else:
+            page_ = self._answer(params)
+        return (*page_, {"Vary": "Accept-Language"})
+
+    def _answer(self, params: Params) -> tuple[int, str, bytes]:
+        language = self._speaks(params)
         if not params.q:
-            return _html(HTTPStatus.OK, render_page(params, about=self.server.engine.about()))
+            return _html(HTTPStatus.OK, render_page(params, about=self.server.engine.about(), language=language))
         try:
             results = self._search(params)
         except SearchError as exc:
-            return _sorry(_status_of(exc), f"{exc}.", params)
-        return _html(HTTPStatus.OK, render_page(params, results))
+            return _sorry(_status_of(exc), f"{exc}.", params, language)
+        return _html(HTTPStatus.OK, render_page(params, results, language=language))
+
+    def _speaks(self, params: Params) -> str:
+        """The language of the page's own words: ``hl``, else the browser's first that the page speaks."""
+        return interface_language(params.hl, self._languages())
 
     def _cached(self, query: str) -> tuple[Any, ...]:
         """A crawled page's archived copy (:mod:`search.cached`), sandboxed."""
@@ -299,9 +317,9 @@ def _status_of(error: Exception) -> HTTPStatus:
     return HTTPStatus.SERVICE_UNAVAILABLE if isinstance(error, DamagedIndex) else HTTPStatus.BAD_REQUEST
 
 
-def _sorry(status: int, message: str, params: Params | None = None) -> tuple[int, str, bytes]:
+def _sorry(status: int, message: str, params: Params | None = None, language: str = "") -> tuple[int, str, bytes]:
     """The page saying what went wrong, the form above it (holding ``params``' query)."""
-    return _html(status, render_page(params or Params(), error=f"Sorry: {message}"))
+    return _html(status, render_page(params or Params(), error=f"Sorry: {message}", language=language))
 
 
 def _printable(text: str) -> str:

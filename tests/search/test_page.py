@@ -98,7 +98,7 @@ def test_results_are_numbered_from_where_the_page_starts() -> None:
     results = Results("tea", 35, [_result(url=f"http://t.test/{k}") for k in range(10)], page=2, seconds=0.0123)
     body = _main(render_page(Params("tea", page=2), results))
     assert '<p class="stats">Results 11-20 of 35 for &#x27;tea&#x27; (12 ms)</p>' in body
-    assert '<ol start="11">' in body and body.count("<li>") == 10
+    assert '<ol start="11" lang="en">' in body and body.count("<li>") == 10
 
 
 def test_no_results_and_a_page_past_the_end_say_so() -> None:
@@ -155,11 +155,44 @@ def test_a_respelling_s_results_say_so_and_offer_the_query_as_typed() -> None:
     assert '<a href="/?q=python">python</a>' in typed and "No results for &#x27;pyhton&#x27;" in typed
 
 
-def test_the_page_is_in_the_language_of_its_results() -> None:
+def test_the_results_are_in_their_language_and_the_page_in_its_own() -> None:
     chinese = [_result(url=f"http://zh.test/{k}", title="龙井", lang="zh-cn") for k in range(2)]
-    assert '<html lang="zh">' in render_page(Params("龙井"), Results("龙井", 2, chinese))
+    english_page = render_page(Params("龙井"), Results("龙井", 2, chinese))
+    assert '<html lang="en">' in english_page and '<ol start="1" lang="zh">' in english_page
+    assert '<html lang="zh">' in render_page(Params("龙井"), Results("龙井", 2, chinese), language="zh")
     assert '<html lang="en">' in render_page(Params("tea"), Results("tea", 0, []))
     assert '<html lang="en">' in render_page(Params())
+
+
+def test_the_page_s_own_words_are_in_chinese_when_asked_and_links_keep_asking() -> None:
+    result = _result(
+        lang="en", fetched="2026-11-30", more_from_host=2, also_in=[{"lang": "de", "url": "http://docs.test/de/a"}]
+    )
+    results = Results(
+        "tea", 35, [result], facets={"site": [{"value": "a.test", "count": 30}, {"value": "b", "count": 5}]}
+    )
+    page = render_page(Params("tea", hl="zh"), results, language="zh")
+    assert '<html lang="zh">' in page and "<title>tea – 搜索</title>" in page
+    assert '<a class="home" href="/?hl=zh">搜索</a>' in page and "<button>搜索</button>" in page
+    assert '<input type="hidden" name="hl" value="zh">' in page
+    assert "&#x27;tea&#x27; 的结果：第 1-1 条，共 35 条" in page
+    assert '<p class="facets">网站: <a href="/?q=tea+site%3Aa.test&amp;hl=zh">a.test</a> (30)' in page
+    assert '<span class="whole">抓取于&nbsp;2026-11-30</span>' in page and ">网页快照</a>" in page
+    assert '<p class="also">其他语言： <a href="http://docs.test/de/a" hreflang="de"' in page
+    assert "此网站还有 2 条</a>" in page and '<a rel="next" href="/?q=tea&amp;page=2&amp;hl=zh">下一页 ›</a>' in page
+    home = render_page(Params(hl="zh"), language="zh")
+    assert "包含全部词语的网页排在前面" in home and "Pages holding" not in home
+    # Chosen from the browser (no hl): the words change, the links do not carry a language.
+    chosen = render_page(Params("tea"), results, language="zh")
+    assert "<button>搜索</button>" in chosen and "hl=" not in chosen
+
+
+def test_results_sit_beside_their_facets_in_one_centred_column() -> None:
+    page = render_page(Params("tea"), Results("tea", 1, [_result(hierarchy=["Guide", "Tea"])]))
+    assert '<div class="found">\n<div class="lead">' in page and '<div class="side">' in page
+    assert "@media (min-width:62rem){.found{grid-template-columns:minmax(0,44rem) minmax(0,16rem)" in page
+    assert "main{max-width:64rem;margin:0 auto" in page
+    assert '<div class="trail">Guide › Tea</div>' in page
 
 
 def test_suggestions_and_more_from_a_site_are_links_and_escaped() -> None:
@@ -195,7 +228,7 @@ def test_each_result_says_when_it_was_fetched_and_a_language_unlike_the_page() -
         ],
     )
     text = render_page(Params("茶"), results)
-    assert '<html lang="zh">' in text
+    assert '<ol start="1" lang="zh">' in text
     assert 'zh.test/1 <span class="tag">· fetched&nbsp;2026-11-30 · <a class="cached"' in text
     assert 'fetched&nbsp;2026-10-01 · <span lang="en">en</span> · <a class="cached"' in text
 
