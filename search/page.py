@@ -335,7 +335,9 @@ def _render_results(params: Params, results: Results, words: Wording) -> str:
     if results.results:
         language = page_language(results)
         listed.append(f'<ol start="{first}" lang="{language}">')
-        listed.extend(_render_result(params, result, words, language) for result in results.results)
+        # Their links ("more from this site", the cached copy) are for the query shown.
+        for_shown = dataclasses.replace(params, q=results.showing, as_typed=False) if results.showing else params
+        listed.extend(_render_result(for_shown, result, words, language) for result in results.results)
         listed.append("</ol>")
     listed.append(_render_paging(params, results.last_page if results.total else 0, words))
     return (
@@ -382,7 +384,7 @@ def _render_result(params: Params, result: Result, words: Wording, language: str
     lines = [f"<li><h2>{title}{tag}</h2>"]
     if result.hierarchy:
         lines.append(f'<div class="trail">{" › ".join(_e(level) for level in result.hierarchy)}</div>')
-    lines.append(f'<div class="url">{_e(result.url)}{_render_details(result, words, language)}</div>')
+    lines.append(f'<div class="url">{_e(result.url)}{_render_details(result, words, language, params.q)}</div>')
     if result.snippet:
         lines.append(f'<p class="snippet">{_highlighted(result.snippet)}</p>')
     if result.also_in:
@@ -399,15 +401,19 @@ def _render_result(params: Params, result: Result, words: Wording, language: str
     return "\n".join(lines) + "</li>"
 
 
-def _render_details(result: Result, words: Wording, language: str) -> str:
-    """What the URL line says of a result besides it: its facts, and its cached copy."""
+def _render_details(result: Result, words: Wording, language: str, query: str = "") -> str:
+    """What the URL line says of a result besides it: its facts, and its
+    cached copy (the query's words marked in it, opened at the section the
+    result's URL names)."""
     # Each fact on one line ("157 bytes" is not cut in two on a phone).
     about = [
         f'<span lang="{_e(fact)}">{_e(fact)}</span>' if fact == result.lang else _fact(fact, words)
         for fact in result.facts(language)
     ]
     if result.crawled and not result.members_only:
-        href = _e("/cached?" + urlencode({"url": result.page or result.url}))
+        section = result.url.partition("#")[2]
+        cached = {"url": result.page or result.url.partition("#")[0], **({"q": query} if query else {})}
+        href = _e("/cached?" + urlencode(cached) + (f"#{section}" if section else ""))
         about.append(f'<a class="cached" href="{href}">{words.say("cached")}</a>')
     return f' <span class="tag">· {" · ".join(about)}</span>' if about else ""
 

@@ -38,7 +38,7 @@ from urllib.parse import parse_qs, urlsplit
 from crawler import settings as defaults
 from crawler.datadir import archive_dir
 from crawler.version import add_version_option, typed_command
-from search.cached import CSP, ArchiveIndex, read_copy, render_copy
+from search.cached import CSP, ArchiveIndex, query_words, read_copy, render_copy
 from search.engine import MAX_QUERY_CHARS, DamagedIndex, Results, SearchError
 from search.front import Front
 from search.live import LiveEngine
@@ -224,7 +224,8 @@ class SearchHandler(BaseHTTPRequestHandler):
 
     def _cached(self, query: str) -> tuple[Any, ...]:
         """A crawled page's archived copy (:mod:`search.cached`), sandboxed."""
-        url = parse_qs(query).get("url", [""])[0]
+        values = parse_qs(query)
+        url = values.get("url", [""])[0]
         stored = self.server.engine.stored(url) if url else None
         if stored is None:
             return _sorry(HTTPStatus.NOT_FOUND, "that page is not in the index, so there is no cached copy of it.")
@@ -235,7 +236,8 @@ class SearchHandler(BaseHTTPRequestHandler):
             )
         found = self.server.archive.locate(url)
         copy = read_copy(*found) if found else None
-        page_ = render_copy(copy, defaults.DOWNLOAD_MAXSIZE, defaults.CRAWLER_PRODUCT) if copy else None
+        words = query_words(values.get("q", [""])[0][:MAX_QUERY_CHARS])
+        page_ = render_copy(copy, defaults.DOWNLOAD_MAXSIZE, defaults.CRAWLER_PRODUCT, words) if copy else None
         if page_ is None:
             return _sorry(
                 HTTPStatus.NOT_FOUND,
@@ -446,15 +448,23 @@ def make_server(
 ) -> SearchServer:
     """A server bound to ``host:port`` (0: any free port), or serving from
     ``listener``, a socket already listening; not yet serving, its engine
-    warmed (:meth:`SearchEngine.warm`). It answers to the loopback names,
+    warmed (:meth:`SearchEngine.warm`), and its archive read for cached
+    copies (:meth:`ArchiveIndex.warm`). It answers to the loopback names,
     ``host`` and ``allowed_hosts``."""
     engine = LiveEngine(data_dir, anchor_only=anchor_only, members_snippet=members_snippet)
     try:
         engine.warm()
-        return SearchServer((host, port), engine, log_requests, listener, [host, *allowed_hosts], request_timeout)
+        server = SearchServer((host, port), engine, log_requests, listener, [host, *allowed_hosts], request_timeout)
     except BaseException:
         engine.close()
         raise
+    try:
+        server.archive.warm()
+    except BaseException:
+        server.server_close()
+        engine.close()
+        raise
+    return server
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:

@@ -119,9 +119,9 @@ def test_each_result_says_what_it_is_and_offers_its_cached_copy() -> None:
     body = _main(render_page(Params("a"), Results("a", 1, [result])))
     assert (
         '<div class="url">http://docs.test/a.html#usage <span class="tag">· PDF · 12&nbsp;KB · '
-        'fetched&nbsp;2026-01-02 · <a class="cached" href="/cached?url=http%3A%2F%2Fdocs.test%2Fa.html">'
+        'fetched&nbsp;2026-01-02 · <a class="cached" href="/cached?url=http%3A%2F%2Fdocs.test%2Fa.html&amp;q=a#usage">'
         "cached</a></span></div>"
-    ) in body
+    ) in body  # the copy opens at the section, the query's words marked
 
 
 def test_a_page_not_fetched_is_marked_and_has_no_cached_copy() -> None:
