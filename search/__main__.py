@@ -16,6 +16,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse
 import json
 import sys
+import textwrap
+from typing import Any
 
 from search.lean import start_lean
 
@@ -36,12 +38,18 @@ def render(results: Results, explain: bool = False, color: bool = False) -> str:
     for number, result in enumerate(results.results, start=first):
         lines.append("")
         lines.extend(_result_lines(number, result, language, explain, color))
+    if explain:
+        formulas = dict.fromkeys(result.explain.get("formula", "") for result in results.results)
+        lines.extend(["", *(textwrap.fill(f"score = {formula}", 100) for formula in formulas if formula)])
     return "\n".join(lines)
 
 
 def _summary(results: Results, first: int) -> list[str]:
     """The lines above the results: a respelling, and how many there are."""
-    lines = [f"Did you mean: {results.suggestion}?"] if results.suggestion else []
+    if results.showing:
+        lines = [f"Showing results for {results.showing!r}; search instead for {results.query!r} with --as-typed."]
+    else:
+        lines = [f"Did you mean: {results.suggestion}?"] if results.suggestion else []
     if not results.results and results.total and results.page > 1:
         lines.append(
             f"Page {results.page} is past the last page: {results.total} results for "
@@ -52,7 +60,8 @@ def _summary(results: Results, first: int) -> list[str]:
     else:
         last = first + len(results.results) - 1
         lines.append(
-            f"Results {first}-{last} of {results.total} for {results.query!r} ({results.seconds * 1000:.0f} ms)"
+            f"Results {first}-{last} of {results.total} for {results.showing or results.query!r} "
+            f"({results.seconds * 1000:.0f} ms)"
         )
     return lines
 
@@ -78,8 +87,55 @@ def _result_lines(number: int, result: Result, language: str, explain: bool, col
     if result.more_from_host:
         lines.append(f"    ({result.more_from_host} more from this site: site:{result.host})")
     if explain:
-        lines.append(f"    score {result.score:.4f} = " + json.dumps(result.explain, ensure_ascii=False))
+        lines.append(f"    score {_number(result.score)}")
+        lines.extend(_factor_lines(result.explain))
     return lines
+
+
+def _factor_lines(explain: dict[str, Any]) -> list[str]:
+    """The numbers behind a score as a table, one factor a line (the
+    formula, the same for every result, is printed once below them).
+
+    >>> print("\\n".join(_factor_lines({"fields": {"title": 4.5, "body": 1.25}, "pagerank": 0.000071,
+    ...                                "exact_title": True, "rules": ["a", "b"], "formula": "text"})))
+          fields       title 4.5000 · body 1.2500
+          pagerank     7.1e-05
+          exact_title  yes
+          rules        a
+                       b
+    """
+    factors = {name: value for name, value in explain.items() if name != "formula"}
+    width = max(map(len, factors), default=0)
+    lines: list[str] = []
+    for name, value in factors.items():
+        shown = value if isinstance(value, list) and value else [value]
+        lines.extend(
+            f"      {label:<{width}}  {_value(item)}"
+            for label, item in zip([name, *[""] * (len(shown) - 1)], shown, strict=True)
+        )
+    return lines
+
+
+def _value(value: Any) -> str:
+    """A factor as the table shows it: numbers to four places, a mapping's
+    items on one line, yes or no."""
+    if isinstance(value, dict):
+        return " · ".join(f"{name} {_value(item)}" for name, item in value.items())
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return _number(value)
+    return str(value)
+
+
+def _number(value: float) -> str:
+    """A number to four places, or three figures when smaller (a PageRank
+    in a large index).
+
+    >>> _number(5.72516), _number(0.0000712), _number(0.0)
+    ('5.7252', '7.12e-05', '0.0000')
+    """
+    return f"{value:.4f}" if value == 0 or abs(value) >= 0.001 else f"{value:.3g}"
 
 
 def _snippet_shown(snippet: str, color: bool) -> str:
@@ -102,6 +158,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("-n", type=int, default=DEFAULT_N, help=f"results per page (default: {DEFAULT_N})")
     parser.add_argument("--page", type=int, default=1, help="page of results (default: 1)")
     parser.add_argument("--explain", action="store_true", help="show the numbers behind each score")
+    parser.add_argument(
+        "--as-typed", action="store_true", help="search the words as typed, even when a respelling would find more"
+    )
     add_engine_options(parser)
     add_version_option(parser)
     parser.add_argument(
@@ -114,7 +173,12 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     try:
         with SearchEngine(args.data, **engine_options(args)) as engine:
             results = engine.search(
-                " ".join(args.query), n=args.n, page=args.page, explain=args.explain, facets=args.json
+                " ".join(args.query),
+                n=args.n,
+                page=args.page,
+                explain=args.explain,
+                facets=args.json,
+                respell=not args.as_typed,
             )
             empty = None if results.total else engine.empty()
             if empty is not None:

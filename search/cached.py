@@ -19,7 +19,9 @@ offers a result's latest archived copy:
   are kept, scripts, frames, objects, SVG and MathML removed with their
   content, links made absolute to the live site and only ``http(s):``
   ones kept; the page's style sheets kept in the copy's head, a banner
-  naming the URL and the fetch time on top. The web server adds
+  naming the URL and the fetch time on top;
+- the query's words marked in its text (:func:`query_words`), the
+  sanitized markup written anew around them, never inside it. The web server adds
   ``Content-Security-Policy: sandbox; default-src 'none'; style-src
   'unsafe-inline'``, a second wall: were anything left, it could neither
   run nor load.
@@ -32,6 +34,7 @@ import logging
 import re
 import threading
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +44,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from search.display import shown
 
-__all__ = ["ArchiveIndex", "Copy", "read_copy", "render_copy", "CSP"]
+__all__ = ["ArchiveIndex", "Copy", "read_copy", "render_copy", "query_words", "CSP"]
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +97,21 @@ class ArchiveIndex:
         self._lock = threading.Lock()
         # file -> (size and mtime when read, {url: (date, offset, members only)})
         self._files: dict[Path, tuple[tuple[int, float], dict[str, tuple[str, int, bool]]]] = {}
+
+    def warm(self) -> None:
+        """Read the archive's files now, before the first copy is asked
+        for, and load what rendering one uses: otherwise the first view of
+        a server process reads every file (the demo's 827 pages: half a
+        second), its page still waiting."""
+        with self._lock:
+            self._refresh()
+        from crawler.archive import decode_body  # noqa: F401  (imported once, here, not in a first view)
+        from crawler.charset import decode  # noqa: F401
+        from crawler.robots import page_directives  # noqa: F401
+
+        render_copy(
+            Copy("http://warm.test/", "", 200, [("Content-Type", "text/html")], b"<p>warm</p>"), 64, "x", ("warm",)
+        )
 
     def locate(self, url: str) -> tuple[Path, int] | None:
         """The file and offset of ``url``'s latest response; None if there
@@ -181,11 +199,13 @@ def read_copy(path: Path, offset: int) -> Copy | None:
     return None
 
 
-def render_copy(copy: Copy, limit: int, user_agent: str) -> str | None:
+def render_copy(copy: Copy, limit: int, user_agent: str, words: tuple[str, ...] = ()) -> str | None:
     """The cleaned page with its banner, or None when the page forbids a
     cached copy (``noarchive``) or is not HTML or text. ``limit``: the
     crawl's body size limit; ``user_agent``: the crawl's, whose product
-    token a ``<meta name="...">`` or an ``X-Robots-Tag`` may name."""
+    token a ``<meta name="...">`` or an ``X-Robots-Tag`` may name;
+    ``words``: the query's, marked wherever the copy's text has them
+    (:func:`query_words`)."""
     from crawler.robots import page_directives
 
     decoded = _decoded(copy, limit)
@@ -196,12 +216,12 @@ def render_copy(copy: Copy, limit: int, user_agent: str) -> str | None:
     if kind == "text/plain":
         if "noarchive" in page_directives({}, robots_tags, user_agent):
             return None
-        return _page(copy, f"<pre>{html.escape(text)}</pre>")
+        return _page(copy, f"<pre>{_marked_text(text, _words_pattern(words))}</pre>")
     document = _document(text) if kind in _HTML_TYPES else None
     if document is None or "noarchive" in page_directives(_metas(document), robots_tags, user_agent):
         return None
     title = shown(document.findtext(".//title") or "")
-    return _page(copy, _cleaned(text, copy.url), _styles(document), title or copy.url)
+    return _page(copy, _marked(_cleaned(text, copy.url), words), _styles(document), title or copy.url)
 
 
 def _decoded(copy: Copy, limit: int) -> tuple[str, str] | None:
@@ -259,6 +279,90 @@ def _cleaned(text: str, base: str) -> str:
         return nh3.clean(text, url_relative="deny", **options)
 
 
+# Query terms that are no words of the page: operators and restrictions.
+_NOT_WORDS = re.compile(r'(?:^|\s)(?:-\S*|[\w-]+:\S*|OR|AND|NOT)(?=\s|$)|["()+~]')
+_WORD = re.compile(r"\w+")
+
+
+def query_words(query: str) -> tuple[str, ...]:
+    """The words of a query a copy shows marked: neither operators,
+    restrictions (``site:``), nor excluded words, nor letters alone.
+
+    >>> query_words('KeepAlive "tide tables" -harbour site:a.test lang:en OR 龙井')
+    ('KeepAlive', 'tide', 'tables', '龙井')
+    """
+    kept = _NOT_WORDS.sub(" ", query)
+    return tuple(dict.fromkeys(word for word in _WORD.findall(kept) if len(word) > 1 or not word.isascii()))
+
+
+def _words_pattern(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Any of ``words`` in any case: a word of letters whole, a Chinese one
+    (written without spaces) wherever it stands."""
+    spaced = "|".join(sorted((re.escape(word) for word in words if word.isascii()), key=len, reverse=True))
+    unspaced = "|".join(sorted((re.escape(word) for word in words if not word.isascii()), key=len, reverse=True))
+    parts = ([rf"(?<!\w)(?:{spaced})(?!\w)"] if spaced else []) + ([unspaced] if unspaced else [])
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+
+
+def _marked_text(text: str, pattern: re.Pattern[str] | None) -> str:
+    """``text`` escaped, what ``pattern`` finds in it marked.
+
+    >>> _marked_text("Tide <b>tides</b> TIDE 潮汐表", _words_pattern(("tide", "潮汐")))
+    '<mark>Tide</mark> &lt;b&gt;tides&lt;/b&gt; <mark>TIDE</mark> <mark>潮汐</mark>表'
+    """
+    if pattern is None:
+        return html.escape(text, quote=False)
+    out, start = [], 0
+    for found in pattern.finditer(text):
+        out.append(f"{html.escape(text[start : found.start()], quote=False)}<mark>{html.escape(found.group())}</mark>")
+        start = found.end()
+    return "".join(out) + html.escape(text[start:], quote=False)
+
+
+class _Marker(HTMLParser):
+    """The cleaned copy again, the query's words marked in its text: each
+    tag written anew from its parsed name and attributes (escaped), each
+    text escaped, so that no mark lands inside markup. The sanitizer's
+    output has no element whose content is not markup (script, style,
+    textarea...), which this parser would read otherwise than a browser."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        super().__init__(convert_charrefs=True)
+        self.pattern = pattern
+        self.out: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.out.append(f"<{tag}{_attributes(attrs)}>")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.out.append(f"<{tag}{_attributes(attrs)}>")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.out.append(f"</{tag}>")
+
+    def handle_data(self, data: str) -> None:
+        self.out.append(_marked_text(data, self.pattern))
+
+
+def _attributes(attrs: list[tuple[str, str | None]]) -> str:
+    return "".join(f' {name}="{html.escape(value or "", quote=True)}"' for name, value in attrs)
+
+
+def _marked(cleaned: str, words: tuple[str, ...]) -> str:
+    """The cleaned copy with the query's words marked in its text.
+
+    >>> _marked('<p title="a>b tide">Tide &amp; <a href="http://t.test/?a=1&amp;b=2">tides</a></p>', ("tide",))
+    '<p title="a&gt;b tide"><mark>Tide</mark> &amp; <a href="http://t.test/?a=1&amp;b=2">tides</a></p>'
+    """
+    pattern = _words_pattern(words)
+    if pattern is None:
+        return cleaned
+    marker = _Marker(pattern)
+    marker.feed(cleaned)
+    marker.close()
+    return "".join(marker.out)
+
+
 def _styles(document: Any) -> str:
     """The page's style sheets, for the copy's head: their text only, where
     a ``<`` cannot end the element (it is escaped as CSS reads it); those of
@@ -285,5 +389,5 @@ def _page(copy: Copy, inner: str, styles: str = "", title: str = "") -> str:
     )
     return (
         f'<!doctype html>\n<html>\n<head>\n<meta charset="utf-8">\n<title>Cached: {html.escape(title or copy.url)}'
-        f"</title>\n{styles}\n</head>\n<body>\n{banner}\n{inner}\n</body>\n</html>\n"
+        f"</title>\n<style>mark{{background:#fdeaa7;color:#202124}}</style>{styles}\n</head>\n<body>\n{banner}\n{inner}\n</body>\n</html>\n"
     )

@@ -20,6 +20,7 @@ each in its own module:
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -249,23 +250,27 @@ class SearchEngine:
         explain: bool = False,
         facets: bool = True,
         languages: Sequence[str] = (),
+        respell: bool = True,
     ) -> Results:
         """A page of results for ``text`` (:class:`SearchError` for what the
-        user can fix or repair: a bad query, no index, a damaged file);
+        user can fix or repair: a bad query, no index, a damaged file), or,
+        when it finds nothing and its respelling does (``respell``), the
+        respelling's (:attr:`Results.showing`: a newcomer's misspelt query
+        answers at once, as the big engines' do);
         ``facets``: count the matches' sites and languages too (the first
         time, reading every site's documents: a command line that prints no
         facets saves it); ``languages``: those the searcher reads, best
         first (a browser's ``Accept-Language``), in which a page translated
         into several is shown."""
         try:
-            return self._search(text, n, page, explain, facets, languages)
+            return self._search(text, n, page, explain, facets, languages, respell)
         except CORRUPTION as exc:
             if not is_corruption(exc):
                 raise
             raise self._damaged(exc) from None
 
     def _search(
-        self, text: str, n: int, page: int, explain: bool, want_facets: bool, languages: Sequence[str]
+        self, text: str, n: int, page: int, explain: bool, want_facets: bool, languages: Sequence[str], respell: bool
     ) -> Results:
         """Find the candidates, rank them, make the page of results asked for."""
         text = _checked(text, n, page)
@@ -295,7 +300,28 @@ class SearchEngine:
         suggestion = None
         if found.matched_all < _FEW and request.words:
             suggestion = self.retrieval.suggestion(searcher, request, found.matched_all)
-        return Results(text, found.total, results, page, n, time.perf_counter() - started, suggestion, facets)
+        answer = Results(text, found.total, results, page, n, time.perf_counter() - started, suggestion, facets)
+        if respell and suggestion and not found.total:
+            return self._respelled(
+                answer, _respelling(text, request.words, suggestion), explain, want_facets, languages
+            )
+        return answer
+
+    def _respelled(
+        self, typed: Results, text: str, explain: bool, want_facets: bool, languages: Sequence[str]
+    ) -> Results:
+        """The results of ``text``, the respelling of ``typed``'s query
+        (which found nothing), as its answer if it finds any."""
+        shown = self._search(text, typed.per_page, typed.page, explain, want_facets, languages, respell=False)
+        if not shown.total:
+            return typed
+        return dataclasses.replace(
+            shown,
+            query=typed.query,
+            showing=shown.query,
+            suggestion=typed.suggestion,
+            seconds=typed.seconds + shown.seconds,
+        )
 
 
 def _checked(text: str, n: int, page: int) -> str:
@@ -309,6 +335,18 @@ def _checked(text: str, n: int, page: int) -> str:
     if len(text) > MAX_QUERY_CHARS:
         raise SearchError(f"the query is too long: at most {MAX_QUERY_CHARS} characters")
     return text
+
+
+def _respelling(text: str, words: list[str], suggestion: str) -> str:
+    """``text`` with its ``words`` respelled as ``suggestion`` (their
+    respelling, word for word) has them; its restrictions, ``site:`` or
+    ``lang:``, and question words kept.
+
+    >>> _respelling("how to mend lighthose site:a.test", ["mend", "lighthose"], "mend lighthouse")
+    'how to mend lighthouse site:a.test'
+    """
+    respelling = {word: better for word, better in zip(words, suggestion.split(), strict=True) if word != better}
+    return " ".join(respelling.get(word, word) for word in text.split())
 
 
 def how_to_fill(data_dir: Path) -> str:

@@ -43,23 +43,26 @@ class LiveEngine:
         self.data_dir = Path(data_dir)
         self.options = options
         self._lock = threading.Lock()
-        self._answers: OrderedDict[tuple[str, int, int, tuple[str, ...]], Results] = OrderedDict()
+        self._answers: OrderedDict[tuple[str, int, int, tuple[str, ...], bool], Results] = OrderedDict()
         self._about: IndexStats | None = None
         self.engine = SearchEngine(self.data_dir, **options)
         self.generation = self.engine.generation()
         self.reopened = 0
 
-    def search(self, text: str, n: int, page: int, languages: tuple[str, ...] = ()) -> Results:
+    def search(self, text: str, n: int, page: int, languages: tuple[str, ...] = (), respell: bool = True) -> Results:
         """The engine's answer (a page in several languages shown in the
-        first of ``languages`` it is in); the same question asked again
+        first of ``languages`` it is in; a query that finds nothing
+        answered by its respelling unless not ``respell``); the same question asked again
         while the index has not changed is answered from memory (the last
         ``CACHED``)."""
-        key = (text, n, page, languages)
+        key = (text, n, page, languages, respell)
         with self._lock:
             self._refresh()
             found = self._answers.get(key)
             if found is None:
-                found = self._answers[key] = self.engine.search(text, n=n, page=page, languages=languages)
+                found = self._answers[key] = self.engine.search(
+                    text, n=n, page=page, languages=languages, respell=respell
+                )
                 if len(self._answers) > self.CACHED:
                     self._answers.popitem(last=False)
             else:

@@ -139,6 +139,9 @@ class Results:
     # "count"}, most first; "access" ([{"value": "members", ...}]) when
     # some of them are members-only.
     facets: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # The respelled query whose results these are, when the query as typed
+    # (``query``) found nothing and its respelling did.
+    showing: str | None = None
 
     @property
     def last_page(self) -> int:
@@ -155,6 +158,8 @@ class Results:
             data["suggestion"] = self.suggestion
         if self.facets:
             data["facets"] = self.facets
+        if self.showing:
+            data["showing"] = self.showing
         return data
 
 

@@ -38,13 +38,14 @@ from urllib.parse import parse_qs, urlsplit
 from crawler import settings as defaults
 from crawler.datadir import archive_dir
 from crawler.version import add_version_option, typed_command
-from search.cached import CSP, ArchiveIndex, read_copy, render_copy
-from search.engine import MAX_QUERY_CHARS, DamagedIndex, SearchError
+from search.cached import CSP, ArchiveIndex, query_words, read_copy, render_copy
+from search.engine import MAX_QUERY_CHARS, DamagedIndex, Results, SearchError
 from search.front import Front
 from search.live import LiveEngine
 from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options
 from search.page import FAVICON, KEYS_SCRIPT, Params, render_opensearch, render_page
 from search.translations import accepted_languages
+from search.wording import LANGUAGES, interface_language
 
 __all__ = ["BadRequest", "parse_params", "make_server", "listen", "main"]
 
@@ -55,7 +56,7 @@ MAX_N = 100
 _SCRIPT_HASH = base64.b64encode(hashlib.sha256(KEYS_SCRIPT.encode()).digest()).decode()
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
-        f"default-src 'none'; script-src 'sha256-{_SCRIPT_HASH}'; style-src 'unsafe-inline'; "
+        f"default-src 'none'; script-src 'sha256-{_SCRIPT_HASH}'; connect-src 'self'; style-src 'unsafe-inline'; "
         "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
@@ -71,10 +72,12 @@ class BadRequest(ValueError):
 
 
 def parse_params(query_string: str) -> Params:
-    """``q``, ``n`` (1..100) and ``page`` (>= 1) from a query string; absent or empty means default.
+    """``q``, ``n`` (1..100), ``page`` (>= 1), ``as_typed`` (``1``: no
+    respelling) and ``hl`` (the page's language) from a query string;
+    absent or empty means default.
 
-    >>> parse_params("q=json+csv&page=2")
-    Params(q='json csv', n=10, page=2)
+    >>> parse_params("q=json+csv&page=2&hl=zh")
+    Params(q='json csv', n=10, page=2, as_typed=False, hl='zh')
     >>> parse_params("q=x&n=0")
     Traceback (most recent call last):
     ...
@@ -86,7 +89,11 @@ def parse_params(query_string: str) -> Params:
         raise BadRequest(f"the query is too long: at most {MAX_QUERY_CHARS} characters")
     n = _number(values, "n", DEFAULT_N, 1, MAX_N, f"n must be a whole number from 1 to {MAX_N}")
     page = _number(values, "page", 1, 1, None, "page must be a whole number, 1 or more")
-    return Params(q, n, page)
+    as_typed = _number(values, "as_typed", 0, 0, 1, "as_typed must be 0 or 1") == 1
+    hl = values.get("hl", [""])[0].strip().lower()
+    if hl and hl not in LANGUAGES:
+        raise BadRequest(f"hl must be one of {', '.join(LANGUAGES)}, not {hl[:20]!r}")
+    return Params(q, n, page, as_typed, hl)
 
 
 def _number(values: dict[str, list[str]], name: str, default: int, low: int, high: int | None, message: str) -> int:
@@ -188,23 +195,37 @@ class SearchHandler(BaseHTTPRequestHandler):
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse_method
 
-    def _page(self, query: str) -> tuple[int, str, bytes]:
+    def _page(self, query: str) -> tuple[int, str, bytes, dict[str, str]]:
+        """The page for ``query``, its own words in the language asked
+        for (``hl``) or else the browser's (so its answer varies with
+        ``Accept-Language``)."""
         try:
             params = parse_params(query)
         except BadRequest as exc:
             fallback = Params(" ".join(parse_qs(query).get("q", [""])[0].split())[:MAX_QUERY_CHARS])
-            return _sorry(HTTPStatus.BAD_REQUEST, f"{exc}.", fallback)
+            page_ = _sorry(HTTPStatus.BAD_REQUEST, f"{exc}.", fallback, self._speaks(fallback))
+        else:
+            page_ = self._answer(params)
+        return (*page_, {"Vary": "Accept-Language"})
+
+    def _answer(self, params: Params) -> tuple[int, str, bytes]:
+        language = self._speaks(params)
         if not params.q:
-            return _html(HTTPStatus.OK, render_page(params, about=self.server.engine.about()))
+            return _html(HTTPStatus.OK, render_page(params, about=self.server.engine.about(), language=language))
         try:
-            results = self.server.engine.search(params.q, n=params.n, page=params.page, languages=self._languages())
+            results = self._search(params)
         except SearchError as exc:
-            return _sorry(_status_of(exc), f"{exc}.", params)
-        return _html(HTTPStatus.OK, render_page(params, results))
+            return _sorry(_status_of(exc), f"{exc}.", params, language)
+        return _html(HTTPStatus.OK, render_page(params, results, language=language))
+
+    def _speaks(self, params: Params) -> str:
+        """The language of the page's own words: ``hl``, else the browser's first that the page speaks."""
+        return interface_language(params.hl, self._languages())
 
     def _cached(self, query: str) -> tuple[Any, ...]:
         """A crawled page's archived copy (:mod:`search.cached`), sandboxed."""
-        url = parse_qs(query).get("url", [""])[0]
+        values = parse_qs(query)
+        url = values.get("url", [""])[0]
         stored = self.server.engine.stored(url) if url else None
         if stored is None:
             return _sorry(HTTPStatus.NOT_FOUND, "that page is not in the index, so there is no cached copy of it.")
@@ -215,7 +236,8 @@ class SearchHandler(BaseHTTPRequestHandler):
             )
         found = self.server.archive.locate(url)
         copy = read_copy(*found) if found else None
-        page_ = render_copy(copy, defaults.DOWNLOAD_MAXSIZE, defaults.CRAWLER_PRODUCT) if copy else None
+        words = query_words(values.get("q", [""])[0][:MAX_QUERY_CHARS])
+        page_ = render_copy(copy, defaults.DOWNLOAD_MAXSIZE, defaults.CRAWLER_PRODUCT, words) if copy else None
         if page_ is None:
             return _sorry(
                 HTTPStatus.NOT_FOUND,
@@ -223,6 +245,11 @@ class SearchHandler(BaseHTTPRequestHandler):
                 "or the archive does not hold it).",
             )
         return HTTPStatus.OK, "text/html; charset=utf-8", page_.encode("utf-8"), {"Content-Security-Policy": CSP}
+
+    def _search(self, params: Params) -> Results:
+        return self.server.engine.search(
+            params.q, n=params.n, page=params.page, languages=self._languages(), respell=not params.as_typed
+        )
 
     def _languages(self) -> tuple[str, ...]:
         """The languages the browser reads, for a page translated into several."""
@@ -240,7 +267,7 @@ class SearchHandler(BaseHTTPRequestHandler):
     def _api(self, query: str) -> tuple[int, str, bytes]:
         try:
             params = parse_params(query)
-            results = self.server.engine.search(params.q, n=params.n, page=params.page, languages=self._languages())
+            results = self._search(params)
         except (BadRequest, SearchError) as exc:
             return _json(_status_of(exc), {"error": str(exc)})
         return _json(HTTPStatus.OK, results.to_json())
@@ -292,9 +319,9 @@ def _status_of(error: Exception) -> HTTPStatus:
     return HTTPStatus.SERVICE_UNAVAILABLE if isinstance(error, DamagedIndex) else HTTPStatus.BAD_REQUEST
 
 
-def _sorry(status: int, message: str, params: Params | None = None) -> tuple[int, str, bytes]:
+def _sorry(status: int, message: str, params: Params | None = None, language: str = "") -> tuple[int, str, bytes]:
     """The page saying what went wrong, the form above it (holding ``params``' query)."""
-    return _html(status, render_page(params or Params(), error=f"Sorry: {message}"))
+    return _html(status, render_page(params or Params(), error=f"Sorry: {message}", language=language))
 
 
 def _printable(text: str) -> str:
@@ -421,15 +448,23 @@ def make_server(
 ) -> SearchServer:
     """A server bound to ``host:port`` (0: any free port), or serving from
     ``listener``, a socket already listening; not yet serving, its engine
-    warmed (:meth:`SearchEngine.warm`). It answers to the loopback names,
+    warmed (:meth:`SearchEngine.warm`), and its archive read for cached
+    copies (:meth:`ArchiveIndex.warm`). It answers to the loopback names,
     ``host`` and ``allowed_hosts``."""
     engine = LiveEngine(data_dir, anchor_only=anchor_only, members_snippet=members_snippet)
     try:
         engine.warm()
-        return SearchServer((host, port), engine, log_requests, listener, [host, *allowed_hosts], request_timeout)
+        server = SearchServer((host, port), engine, log_requests, listener, [host, *allowed_hosts], request_timeout)
     except BaseException:
         engine.close()
         raise
+    try:
+        server.archive.warm()
+    except BaseException:
+        server.server_close()
+        engine.close()
+        raise
+    return server
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:

@@ -2,7 +2,9 @@
 
 Tests that look at a page the way a person's browser renders it call
 :func:`dump_dom` (the DOM after parsing, styles and any script, as HTML) and
-:func:`screenshot` (a PNG). Chromium is Debian's ``chromium`` package; on a
+:func:`screenshot` (a PNG); tests that use a page as a person does (type,
+press keys, measure what is laid out) open a :class:`Tab`, driven over the
+DevTools protocol. Chromium is Debian's ``chromium`` package; on a
 fresh test machine (Debian, run as root) it is installed with apt-get the first
 time it is needed. When that is not possible the test fails with
 :class:`BrowserUnavailable` saying why: a browser test never skips.
@@ -10,17 +12,26 @@ time it is needed. When that is not possible the test fails with
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import json
 import os
+import re
 import shutil
 import struct
 import subprocess
 import tempfile
+import threading
+import urllib.request
 import zlib
 from pathlib import Path
+from typing import Any
+
+import aiohttp
 
 from tests.system import SystemPackageMissing, ensure
 
-__all__ = ["BrowserUnavailable", "chromium", "dump_dom", "screenshot", "png_rows", "busy_rows"]
+__all__ = ["BrowserUnavailable", "Tab", "chromium", "dump_dom", "screenshot", "png_rows", "busy_rows"]
 
 _CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 _RUN_TIMEOUT = 60
@@ -88,6 +99,161 @@ def screenshot(url: str, path: Path, workdir: Path, size: tuple[int, int] = (128
     if not path.is_file():
         raise RuntimeError(f"chromium wrote no screenshot to {path}")
     return path
+
+
+# What a key press sends, for the keys tests press (Enter and the arrows
+# need their key codes for the browser to act on them).
+_KEYS = {
+    "Enter": {"code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"},
+    "ArrowDown": {"code": "ArrowDown", "windowsVirtualKeyCode": 40},
+    "ArrowUp": {"code": "ArrowUp", "windowsVirtualKeyCode": 38},
+    "Backspace": {"code": "Backspace", "windowsVirtualKeyCode": 8},
+    "/": {"code": "Slash", "windowsVirtualKeyCode": 191, "text": "/"},
+}
+
+
+class Tab:
+    """A headless Chromium showing one page, used as a person would: go to
+    a URL, type, press keys, and read what the page shows (an expression
+    evaluated in it, a screenshot). The page's own Content-Security-Policy
+    holds for its scripts; the expressions the test evaluates are the
+    browser's, as a console's are. Closed with the context it opens."""
+
+    def __init__(self, workdir: Path, size: tuple[int, int] = (1280, 900)) -> None:
+        profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=workdir)
+        self.size = size
+        self._process = subprocess.Popen(
+            [
+                chromium(),
+                *_FLAGS,
+                f"--user-data-dir={profile}",
+                f"--window-size={size[0]},{size[1]}",
+                "--remote-debugging-port=0",
+                "about:blank",
+            ],
+            cwd=workdir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._loop = asyncio.new_event_loop()
+        self._next_id = 0
+        try:
+            self._loop.run_until_complete(self._connect(self._listening()))
+        except BaseException:
+            self.close()
+            raise
+
+    def _listening(self) -> str:
+        """The browser's DevTools address, from the line it prints once it listens."""
+        assert self._process.stderr is not None
+        for line in self._process.stderr:
+            found = re.search(r"DevTools listening on (ws://\S+)", line)
+            if found:  # the rest of its chatter read and dropped, so that it never blocks on a full pipe
+                threading.Thread(target=self._process.stderr.read, daemon=True).start()
+                return found.group(1)
+        raise RuntimeError(f"chromium exited with {self._process.wait()} before listening")
+
+    async def _connect(self, browser_url: str) -> None:
+        port = browser_url.split(":")[2].split("/")[0]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=_RUN_TIMEOUT) as answer:
+            target = next(t for t in json.load(answer) if t["type"] == "page")
+        self._session = aiohttp.ClientSession()
+        self._socket = await self._session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0)
+        await self._call("Page.enable")
+        # The window's size exactly (a headless window is at least 500 pixels
+        # wide), a narrow one as a phone lays it out (its viewport meta tag read).
+        width, height = self.size
+        await self._call(
+            "Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=width < 600
+        )
+
+    async def _call(self, method: str, wait_for: str | None = None, **params: Any) -> dict[str, Any]:
+        """A DevTools command's result, or (``wait_for``) the first event of that name after it."""
+        self._next_id += 1
+        number = self._next_id
+        await self._socket.send_json({"id": number, "method": method, "params": params})
+        result: dict[str, Any] | None = None
+        async with asyncio.timeout(_RUN_TIMEOUT):
+            while True:
+                message = json.loads((await self._socket.receive()).data)
+                if message.get("id") == number:
+                    if "error" in message:
+                        raise RuntimeError(f"{method}: {message['error']}")
+                    result = message["result"]
+                    if wait_for is None:
+                        return result
+                elif wait_for is not None and message.get("method") == wait_for and result is not None:
+                    return result
+
+    def _run(self, method: str, wait_for: str | None = None, **params: Any) -> dict[str, Any]:
+        return self._loop.run_until_complete(self._call(method, wait_for, **params))
+
+    def go(self, url: str) -> None:
+        """Load ``url`` and wait for its load event."""
+        self._run("Page.navigate", "Page.loadEventFired", url=url)
+
+    def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the page (a promise: awaited)."""
+        answer = self._run("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in answer:
+            raise RuntimeError(f"{expression!r} threw: {answer['exceptionDetails']}")
+        return answer["result"].get("value")
+
+    def wait_for(self, condition: str, timeout: float = 10.0) -> Any:
+        """The first truthy value of ``condition`` (an expression), checked
+        at each change of the page's DOM, within ``timeout`` seconds."""
+        return self.evaluate(
+            "new Promise((resolve, reject) => {const check = () => {const v = (" + condition + "); if (v) "
+            "{observer.disconnect(); clearTimeout(limit); resolve(v);}}; const observer = new MutationObserver(check);"
+            " const limit = setTimeout(() => {observer.disconnect(); reject(new Error('timed out: ' + "
+            + json.dumps(condition)
+            + "))}, "
+            + str(int(timeout * 1000))
+            + "); observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});"
+            " check();})"
+        )
+
+    def type(self, text: str) -> None:
+        """Type ``text`` into what has the focus, a key at a time."""
+        for char in text:
+            self._run("Input.dispatchKeyEvent", type="keyDown", key=char, text=char)
+            self._run("Input.dispatchKeyEvent", type="keyUp", key=char)
+
+    def press(self, key: str, loads: bool = False) -> None:
+        """Press and release a key of :data:`_KEYS` (``Enter``, ``ArrowDown``...);
+        ``loads``: it opens a page, whose load event is waited for."""
+        details = _KEYS[key]
+        self._run(
+            "Input.dispatchKeyEvent", "Page.loadEventFired" if loads else None, type="keyDown", key=key, **details
+        )
+        self._run("Input.dispatchKeyEvent", type="keyUp", key=key, **{k: v for k, v in details.items() if k != "text"})
+
+    def screenshot(self, path: Path) -> Path:
+        """A PNG of what the window shows, written to ``path``."""
+        path.write_bytes(base64.b64decode(self._run("Page.captureScreenshot", format="png")["data"]))
+        return path
+
+    def close(self) -> None:
+        if hasattr(self, "_socket"):
+            self._loop.run_until_complete(self._socket.close())
+        if hasattr(self, "_session"):
+            self._loop.run_until_complete(self._session.close())
+        self._loop.close()
+        self._process.terminate()
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        if self._process.stderr is not None:
+            self._process.stderr.close()
+
+    def __enter__(self) -> Tab:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 def png_rows(path: Path) -> tuple[int, int, list[bytes]]:

@@ -102,6 +102,38 @@ def test_text_output_reads_like_a_result_list(data: Path) -> None:
     assert re.fullmatch(r"    http://zh\.test/tea\.html  \(HTML · fetched \d{4}-\d\d-\d\d\)", lines[3]), lines[3]
 
 
+def test_a_misspelt_query_shows_the_respelling_s_results_and_offers_the_words_as_typed(data: Path) -> None:
+    done = _search("--data", str(data), "jsno", "decodr")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Showing results for 'json decoder'; search instead for 'jsno decodr' with --as-typed."
+    assert lines[1].startswith("Results 1-2 of 2 for 'json decoder'")
+    assert lines[3] == " 1. json — JSON encoder and decoder"
+    out = json.loads(_search("--data", str(data), "--json", "jsno", "decodr").stdout)
+    assert (out["query"], out["showing"], out["suggestion"], out["total"]) == (
+        "jsno decodr",
+        "json decoder",
+        "json decoder",
+        2,
+    )
+    typed = _search("--data", str(data), "--as-typed", "jsno", "decodr").stdout.splitlines()
+    assert typed == ["Did you mean: json decoder?", "No results for 'jsno decodr'."]
+
+
+def test_explain_prints_a_table_of_factors_and_the_formula_once(data: Path) -> None:
+    done = _search("--data", str(data), "--explain", "json")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert not [line for line in lines if "{" in line]  # no JSON blob
+    scores = [line for line in lines if re.fullmatch(r"    score \d+\.\d{4}", line)]
+    texts = [line for line in lines if re.fullmatch(r"      text +\d+\.\d{4}", line)]
+    assert len(scores) == len(texts) >= 2
+    assert any(re.fullmatch(r"      fields +title \d+\.\d{4} · .+", line) for line in lines)
+    assert done.stdout.count("score = (text") == 1 and lines[-1].endswith(")")
+    data_ = json.loads(_search("--data", str(data), "--explain", "--json", "json").stdout)
+    assert all("formula" in result["explain"] for result in data_["results"])  # the data stays whole
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

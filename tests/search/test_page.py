@@ -98,7 +98,7 @@ def test_results_are_numbered_from_where_the_page_starts() -> None:
     results = Results("tea", 35, [_result(url=f"http://t.test/{k}") for k in range(10)], page=2, seconds=0.0123)
     body = _main(render_page(Params("tea", page=2), results))
     assert '<p class="stats">Results 11-20 of 35 for &#x27;tea&#x27; (12 ms)</p>' in body
-    assert '<ol start="11">' in body and body.count("<li>") == 10
+    assert '<ol start="11" lang="en">' in body and body.count("<li>") == 10
 
 
 def test_no_results_and_a_page_past_the_end_say_so() -> None:
@@ -119,9 +119,9 @@ def test_each_result_says_what_it_is_and_offers_its_cached_copy() -> None:
     body = _main(render_page(Params("a"), Results("a", 1, [result])))
     assert (
         '<div class="url">http://docs.test/a.html#usage <span class="tag">· PDF · 12&nbsp;KB · '
-        'fetched&nbsp;2026-01-02 · <a class="cached" href="/cached?url=http%3A%2F%2Fdocs.test%2Fa.html">'
+        'fetched&nbsp;2026-01-02 · <a class="cached" href="/cached?url=http%3A%2F%2Fdocs.test%2Fa.html&amp;q=a#usage">'
         "cached</a></span></div>"
-    ) in body
+    ) in body  # the copy opens at the section, the query's words marked
 
 
 def test_a_page_not_fetched_is_marked_and_has_no_cached_copy() -> None:
@@ -142,11 +142,57 @@ def test_a_suggestion_keeps_the_number_of_results_per_page() -> None:
     assert '<p class="suggest">Did you mean: <a href="/?q=python&amp;n=20">python</a>?</p>' in page
 
 
-def test_the_page_is_in_the_language_of_its_results() -> None:
+def test_a_respelling_s_results_say_so_and_offer_the_query_as_typed() -> None:
+    results = Results("pyhton", 1, [_result()], suggestion="python", showing="python")
+    text = _main(render_page(Params("pyhton", n=20), results))
+    assert (
+        '<p class="suggest">Showing results for <a href="/?q=python&amp;n=20">python</a>; search instead for '
+        '<a class="typed" href="/?q=pyhton&amp;n=20&amp;as_typed=1">pyhton</a>.</p>'
+    ) in text
+    assert "Did you mean" not in text and "Results 1-1 of 1 for &#x27;python&#x27;" in text
+    # The words as typed, searched as typed: their links search again with respelling.
+    typed = render_page(Params("pyhton", as_typed=True), Results("pyhton", 0, [], suggestion="python"))
+    assert '<a href="/?q=python">python</a>' in typed and "No results for &#x27;pyhton&#x27;" in typed
+
+
+def test_the_results_are_in_their_language_and_the_page_in_its_own() -> None:
     chinese = [_result(url=f"http://zh.test/{k}", title="龙井", lang="zh-cn") for k in range(2)]
-    assert '<html lang="zh">' in render_page(Params("龙井"), Results("龙井", 2, chinese))
+    english_page = render_page(Params("龙井"), Results("龙井", 2, chinese))
+    assert '<html lang="en">' in english_page and '<ol start="1" lang="zh">' in english_page
+    assert '<html lang="zh">' in render_page(Params("龙井"), Results("龙井", 2, chinese), language="zh")
     assert '<html lang="en">' in render_page(Params("tea"), Results("tea", 0, []))
     assert '<html lang="en">' in render_page(Params())
+
+
+def test_the_page_s_own_words_are_in_chinese_when_asked_and_links_keep_asking() -> None:
+    result = _result(
+        lang="en", fetched="2026-11-30", more_from_host=2, also_in=[{"lang": "de", "url": "http://docs.test/de/a"}]
+    )
+    results = Results(
+        "tea", 35, [result], facets={"site": [{"value": "a.test", "count": 30}, {"value": "b", "count": 5}]}
+    )
+    page = render_page(Params("tea", hl="zh"), results, language="zh")
+    assert '<html lang="zh">' in page and "<title>tea – 搜索</title>" in page
+    assert '<a class="home" href="/?hl=zh">搜索</a>' in page and "<button>搜索</button>" in page
+    assert '<input type="hidden" name="hl" value="zh">' in page
+    assert "&#x27;tea&#x27; 的结果：第 1-1 条，共 35 条" in page
+    assert '<p class="facets">网站: <a href="/?q=tea+site%3Aa.test&amp;hl=zh">a.test</a> (30)' in page
+    assert '<span class="whole">抓取于&nbsp;2026-11-30</span>' in page and ">网页快照</a>" in page
+    assert '<p class="also">其他语言： <a href="http://docs.test/de/a" hreflang="de"' in page
+    assert "此网站还有 2 条</a>" in page and '<a rel="next" href="/?q=tea&amp;page=2&amp;hl=zh">下一页 ›</a>' in page
+    home = render_page(Params(hl="zh"), language="zh")
+    assert "包含全部词语的网页排在前面" in home and "Pages holding" not in home
+    # Chosen from the browser (no hl): the words change, the links do not carry a language.
+    chosen = render_page(Params("tea"), results, language="zh")
+    assert "<button>搜索</button>" in chosen and "hl=" not in chosen
+
+
+def test_results_sit_beside_their_facets_in_one_centred_column() -> None:
+    page = render_page(Params("tea"), Results("tea", 1, [_result(hierarchy=["Guide", "Tea"])]))
+    assert '<div class="found">\n<div class="lead">' in page and '<div class="side">' in page
+    assert "@media (min-width:62rem){.found{grid-template-columns:minmax(0,44rem) minmax(0,16rem)" in page
+    assert "main{max-width:64rem;margin:0 auto" in page
+    assert '<div class="trail">Guide › Tea</div>' in page
 
 
 def test_suggestions_and_more_from_a_site_are_links_and_escaped() -> None:
@@ -182,7 +228,7 @@ def test_each_result_says_when_it_was_fetched_and_a_language_unlike_the_page() -
         ],
     )
     text = render_page(Params("茶"), results)
-    assert '<html lang="zh">' in text
+    assert '<ol start="1" lang="zh">' in text
     assert 'zh.test/1 <span class="tag">· fetched&nbsp;2026-11-30 · <a class="cached"' in text
     assert 'fetched&nbsp;2026-10-01 · <span lang="en">en</span> · <a class="cached"' in text
 
@@ -291,6 +337,10 @@ def test_the_home_page_puts_the_cursor_in_the_box_and_explains_the_syntax() -> N
     assert "<title>Search</title>" in page
     assert "<code>site:docs.example.org</code>" in page and "<code>type:pdf</code>" in page
     assert "What you can search" not in page  # no account of the index without one
+    # What the engine does, not "all words are required": it relaxes, and drops a question's own words.
+    assert "All words are required" not in page
+    assert "Pages holding all the words come first, then pages holding most of them" in page
+    assert "searched without its question words" in page
     assert "autofocus" not in render_page(Params("tea"), Results("tea", 0, []))
     assert page.endswith(f"</main>\n{OUR_SCRIPT}\n</body>\n</html>\n")
 
@@ -317,6 +367,7 @@ def test_the_home_page_says_what_the_index_holds() -> None:
     assert '<td class="n">10</td><td>never</td>' in body
     assert body.count("<tr>") == 21 and "s19.test" in body and "s20.test" not in body  # 20 sites, then a count
     assert "<p>and 3 more sites.</p>" in body
+    assert "for pages in one language (here: <code>lang:en</code>, <code>lang:zh</code>)" in body
 
 
 def test_an_empty_index_says_so() -> None:

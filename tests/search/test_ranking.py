@@ -227,6 +227,26 @@ def test_did_you_mean_from_the_index_vocabulary(build: Build) -> None:
     assert engine.search("qqqqqqqq").suggestion is None  # nothing close: no suggestion
 
 
+def test_a_misspelt_query_that_finds_nothing_shows_its_respelling_at_once(build: Build) -> None:
+    engine = build(
+        page("http://a.test/1", "Lighthouse", "The lighthouse keeper."),
+        page("http://b.test/2", "Lighthouses", "Lighthouses of the coast."),
+    )
+    results = engine.search("lighthose site:a.test")
+    assert (results.query, results.showing, results.suggestion) == (
+        "lighthose site:a.test",
+        "lighthouse site:a.test",  # the restriction kept
+        "lighthouse",
+    )
+    assert [r.url for r in results.results] == ["http://a.test/1"] and results.total == 1
+    assert results.to_json()["showing"] == "lighthouse site:a.test"
+    typed = engine.search("lighthose site:a.test", respell=False)
+    assert (typed.total, typed.showing, typed.suggestion) == (0, None, "lighthouse")
+    # A query whose words are found, if not all together, keeps its results and is offered the respelling.
+    kept = engine.search("lighthose keeper")
+    assert kept.showing is None and kept.suggestion == "lighthouse keeper" and kept.total == 1
+
+
 def test_explain_shows_every_number(build: Build) -> None:
     engine = build(page("http://a.test/", "Ferry timetable", "The ferry timetable for winter."))
     details = engine.search("ferry timetable", explain=True).results[0].explain

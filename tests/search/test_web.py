@@ -34,7 +34,7 @@ ROOT = Path(__file__).parents[2]
 OUR_SCRIPT = f"<script>{KEYS_SCRIPT}</script>"
 KEYS_HASH = base64.b64encode(hashlib.sha256(KEYS_SCRIPT.encode()).digest()).decode()
 CSP = (
-    f"default-src 'none'; script-src 'sha256-{KEYS_HASH}'; "
+    f"default-src 'none'; script-src 'sha256-{KEYS_HASH}'; connect-src 'self'; "
     "style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
 RUNS = "document.title='pwned'"
@@ -163,6 +163,8 @@ def test_api_answers_exactly_what_the_cli_prints(data: Path, base: str, args: tu
         ("q=", "empty query: type some words to search for"),
         ("n=5", "empty query: type some words to search for"),
         ("q=" + "x" * 1001, "the query is too long: at most 1000 characters"),
+        ("q=pyhton&as_typed=yes", "as_typed must be 0 or 1, not 'yes'"),
+        ("q=python&hl=fr", "hl must be one of en, zh, not 'fr'"),
     ],
 )
 def test_bad_parameters_are_400_with_a_reason(base: str, query: str, message: str) -> None:
@@ -173,6 +175,31 @@ def test_bad_parameters_are_400_with_a_reason(base: str, query: str, message: st
         status, _, body = _get(base + "?" + query)
         assert status == 400
         assert f"Sorry: {message}." in body.decode().replace("&#x27;", "'")
+
+
+def test_a_misspelt_query_answers_with_its_respelling_unless_asked_as_typed(base: str) -> None:
+    status, _, body = _get(base + "api/search?q=pyhton")
+    found = json.loads(body)
+    assert (status, found["query"], found["showing"], found["suggestion"]) == (200, "pyhton", "python", "python")
+    assert found["total"] == PYTHON_PAGES
+    typed = json.loads(_get(base + "api/search?q=pyhton&as_typed=1")[2])
+    assert typed == {"query": "pyhton", "total": 0, "results": [], "suggestion": "python"}
+    shown = _html(base, "?q=pyhton")
+    assert "Showing results for <a" in shown and 'href="/?q=pyhton&amp;as_typed=1">pyhton</a>' in shown
+    assert shown.count("<li>") == 10
+    assert "No results for &#x27;pyhton&#x27;" in _html(base, "?q=pyhton&as_typed=1")
+
+
+def test_the_page_speaks_chinese_when_the_browser_reads_it_or_hl_asks(base: str) -> None:
+    request = urllib.request.Request(base + "?q=python", headers={"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        chosen, vary = response.read().decode(), response.headers["Vary"]
+    assert vary == "Accept-Language"
+    assert '<html lang="zh">' in chosen and "<button>搜索</button>" in chosen and "的结果：第 1-10 条" in chosen
+    asked = _html(base, "?q=python&hl=zh")
+    assert "<button>搜索</button>" in asked and 'href="/?q=python&amp;page=2&amp;hl=zh"' in asked
+    assert "<button>Search</button>" in _html(base, "?q=python")
+    assert "包含全部词语的网页排在前面" in _html(base, "?hl=zh")
 
 
 def test_empty_query_shows_just_the_form(base: str) -> None:
@@ -247,7 +274,7 @@ def test_chinese_text_is_served_as_utf8(base: str) -> None:
     status, headers, body = _get(base + "?q=" + urllib.parse.quote("龙井"))
     assert (status, headers["Content-Type"]) == (200, "text/html; charset=utf-8")
     text = body.decode("utf-8")
-    assert '<html lang="zh">' in text and '<meta charset="utf-8">' in text
+    assert '<ol start="1" lang="zh">' in text and '<meta charset="utf-8">' in text
     assert ">西湖龙井茶</a>" in text and "<mark>龙井</mark>" in text
 
 
@@ -360,13 +387,13 @@ def test_the_home_page_says_what_can_be_searched(base: str) -> None:
     ) in home
     assert f"Languages: unknown {PYTHON_PAGES + 2}, zh-cn 1." in home
     assert '<a href="/?q=site%3Apy0.test">py0.test</a>' in home  # each site, a link to its pages
-    assert "<code>lang:en</code>" in home and "<code>site:docs.example.org</code>" in home
+    assert "(here: <code>lang:zh</code>)" in home and "<code>site:docs.example.org</code>" in home
     assert "autofocus" in home
 
 
-def test_the_page_language_follows_the_results(base: str) -> None:
-    assert '<html lang="zh">' in _html(base, "?q=%E9%BE%99%E4%BA%95")  # 龙井
-    assert '<html lang="en">' in _html(base, "?q=python")
+def test_the_results_language_follows_the_results(base: str) -> None:
+    assert '<ol start="1" lang="zh">' in _html(base, "?q=%E9%BE%99%E4%BA%95")  # 龙井
+    assert '<ol start="1" lang="en">' in _html(base, "?q=python")
 
 
 def test_a_favicon_and_an_opensearch_description_are_served_and_linked(base: str) -> None:
