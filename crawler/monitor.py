@@ -453,7 +453,9 @@ class CrawlMonitor:
             self.stats.set_value("crawl/fruitless", NO_SEED_PAGE)
         elif (
             self.tally.pages
-            and not (items.get("page") or items.get("unchanged"))
+            # Duplicates are pages the index has under another URL (another
+            # node's, on a shared crawl): not nothing.
+            and not (items.get("page") or items.get("unchanged") or items.get("duplicate"))
             and not getattr(spider, "recrawl", None)
         ):
             logger.error("%s", indexed_nothing(self.tally.pages, items_sent(items)))
