@@ -30,3 +30,17 @@ def build(tmp_path: Path) -> Iterator[Build]:
     yield make
     for engine in engines:
         engine.close()
+
+
+def indexed(directory: Path, items: list[dict]) -> Path:
+    """``directory`` made a data directory holding ``items``, finalized."""
+    with IndexBuilder(directory) as builder:
+        builder.add(items)
+        builder.finalize()
+    return directory
+
+
+def opened(data: Path) -> Iterator[SearchEngine]:
+    """An engine on ``data`` for a module's tests, closed after them."""
+    with SearchEngine(data) as engine:
+        yield engine

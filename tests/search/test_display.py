@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from indexer.builder import IndexBuilder
 from search.__main__ import render
 from search.display import marked
 from search.engine import SearchEngine
 from search.page import Params, render_page
 from tests.items import page
+from tests.search.conftest import indexed, opened
 
 ROOT = Path(__file__).parents[2]
 RLO, LRI, PDI, RLM = "\u202e", "\u2066", "\u2069", "\u200f"
@@ -34,28 +34,25 @@ INVOICE = "http://shop.test/invoice"
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("display")
-    with IndexBuilder(directory) as builder:
-        builder.add(
-            [
-                page(
-                    INVOICE,
-                    f"Your invoice{RLO}gpj.exe",
-                    f"Open the invoice attached. Shipping is **free** for {LRI}members{PDI} this week{RLM}. "
-                    "The terminal\x1b[2J is cleared by nobody.",
-                    [("http://shop.test/terms", f"**terms** of the invoice {RLO}txt.exe")],
-                    lang="EN_us ",
-                ),
-                page("http://shop.test/garbage", "Invoice archive", "Every invoice of the year.", lang="<b>x</b>"),
-            ]
-        )
-        builder.finalize()
-    return directory
+    return indexed(
+        directory,
+        [
+            page(
+                INVOICE,
+                f"Your invoice{RLO}gpj.exe",
+                f"Open the invoice attached. Shipping is **free** for {LRI}members{PDI} this week{RLM}. "
+                "The terminal\x1b[2J is cleared by nobody.",
+                [("http://shop.test/terms", f"**terms** of the invoice {RLO}txt.exe")],
+                lang="EN_us ",
+            ),
+            page("http://shop.test/garbage", "Invoice archive", "Every invoice of the year.", lang="<b>x</b>"),
+        ],
+    )
 
 
 @pytest.fixture(scope="module")
 def engine(data: Path) -> Iterator[SearchEngine]:
-    with SearchEngine(data) as opened:
-        yield opened
+    yield from opened(data)
 
 
 def _spoof_free(text: str) -> bool:

@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from indexer.builder import IndexBuilder
 from indexer.schema import schema as make_schema
 from search import ranking
 from search.engine import SearchEngine, SearchError
 from search.parsing import LEVELS, QueryParser
 from tests.items import page
+from tests.search.conftest import indexed, opened
 
 ROOT = Path(__file__).parents[2]
 # What a query is made of: the syntax's characters and words, field names,
@@ -47,22 +47,19 @@ def parser() -> QueryParser:
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("fuzz")
-    with IndexBuilder(directory) as builder:
-        builder.add(
-            [
-                page("http://docs.test/", "Library index", "All modules: json, csv, os.path.", [("/json", "json")]),
-                page("http://docs.test/json", "json — JSON encoder", "JSONEncoder encodes objects in-memory."),
-                page("http://zh.test/tea", "西湖龙井茶", "西湖龙井是产于杭州西湖的绿茶。", lang="zh-cn"),
-            ]
-        )
-        builder.finalize()
-    return directory
+    return indexed(
+        directory,
+        [
+            page("http://docs.test/", "Library index", "All modules: json, csv, os.path.", [("/json", "json")]),
+            page("http://docs.test/json", "json — JSON encoder", "JSONEncoder encodes objects in-memory."),
+            page("http://zh.test/tea", "西湖龙井茶", "西湖龙井是产于杭州西湖的绿茶。", lang="zh-cn"),
+        ],
+    )
 
 
 @pytest.fixture(scope="module")
 def engine(data: Path) -> Iterator[SearchEngine]:
-    with SearchEngine(data) as opened:
-        yield opened
+    yield from opened(data)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from indexer.builder import IndexBuilder
 from search.__main__ import render
 from search.engine import SearchEngine
 from tests.items import page
-from tests.search.conftest import Build
+from tests.search.conftest import Build, indexed, opened
 from tests.search.test_web import serving
 
 OPTION = {
@@ -46,16 +45,12 @@ def manual() -> list[dict]:
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("manual")
-    with IndexBuilder(directory) as builder:
-        builder.add(manual())
-        builder.finalize()
-    return directory
+    return indexed(directory, manual())
 
 
 @pytest.fixture(scope="module")
 def engine(data: Path) -> Iterator[SearchEngine]:
-    with SearchEngine(data) as opened:
-        yield opened
+    yield from opened(data)
 
 
 def test_one_page_in_five_languages_is_one_result_with_its_other_languages(engine: SearchEngine) -> None:
