@@ -291,6 +291,7 @@ class SearchEngine:
             lambda c: (c.get(fields.LANG) or "").split(" ")[0],
             preferred_languages(script, languages),
             script,
+            lambda c: c.final,
         )
         window = ranking.page_by_host(
             candidates, lambda c: c.get(fields.HOST, ""), n, page, last=lambda c: c.features.demoted

@@ -195,7 +195,11 @@ def query_script(text: str) -> str:
 
     >>> query_script("apt-get install"), query_script("西湖 龙井"), query_script("東京の天気")
     ('latin', 'zh', 'ja')
+    >>> query_script("설치 방법")
+    'ko'
     """
+    if any("\uac00" <= char <= "\ud7af" or "\u1100" <= char <= "\u11ff" for char in text):  # Hangul
+        return "ko"
     if not has_cjk(text):
         return "latin"
     if any("\u3040" <= char <= "\u30ff" for char in text):  # kana

@@ -24,6 +24,11 @@ __all__ = ["accepted_languages", "family", "one_per_family", "preferred_language
 T = TypeVar("T")
 
 _CJK = frozenset(["zh", "ja", "ko"])
+# The edition a manual translated side by side is written in, and how well
+# it must score against the best-ranked edition to be shown for a query in
+# Latin letters that asks for no language.
+_ORIGINAL = frozenset(["en", ""])
+_ORIGINAL_SHARE = 2.0
 
 
 def family(url: str, alternates: Iterable[Sequence[str]] = ()) -> str:
@@ -88,12 +93,16 @@ def one_per_family(
     lang_of: Callable[[T], str],
     preferred: Sequence[str],
     script: str = "latin",
+    score_of: Callable[[T], float] = lambda _: 0.0,
 ) -> tuple[list[T], dict[int, list[T]]]:
     """``ranked`` with each family's members after its first taken out: the
     family keeps the place of its best-ranked member, shown by the member in
-    the most preferred language (else, for a query in Latin letters, not a
-    Chinese, Japanese or Korean page; else the best ranked). Also, by
-    ``id()`` of each result kept, the members it stands for.
+    the most preferred language; else, for a query in Latin letters, by the
+    best ranked that is not a Chinese, Japanese or Korean page, or by the
+    English original when it scores at least half as well (``score_of``: a
+    page left half translated may outscore its original on the original's
+    words); else by the best ranked. Also, by ``id()`` of each result kept,
+    the members it stands for.
 
     >>> ranked = ["de:a", "en:b", "en:a", "fr:a"]
     >>> kept, others = one_per_family(ranked, lambda r: r[3:], lambda r: r[:2], ["en"])
@@ -114,20 +123,24 @@ def one_per_family(
         if len(group) == 1:
             kept.append(item)
             continue
-        shown = _shown(group, lang_of, preferred, script)
+        shown = _shown(group, lang_of, preferred, script, score_of)
         kept.append(shown)
         others[id(shown)] = [member for member in group if member is not shown]
     return kept, others
 
 
-def _shown(group: list[T], lang_of: Callable[[T], str], preferred: Sequence[str], script: str) -> T:
+def _shown(
+    group: list[T], lang_of: Callable[[T], str], preferred: Sequence[str], script: str, score_of: Callable[[T], float]
+) -> T:
     """The member of a family that a searcher wanting ``preferred`` reads."""
     for lang in preferred:
         for member in group:
             if primary_lang(lang_of(member)) == lang:
                 return member
-    if script == "latin":
-        for member in group:
-            if primary_lang(lang_of(member)) not in _CJK:
-                return member
-    return group[0]
+    if script != "latin":
+        return group[0]
+    best = next((member for member in group if primary_lang(lang_of(member)) not in _CJK), group[0])
+    for member in group:
+        if primary_lang(lang_of(member)) in _ORIGINAL and score_of(member) * _ORIGINAL_SHARE >= score_of(best):
+            return member
+    return best

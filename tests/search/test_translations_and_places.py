@@ -153,3 +153,42 @@ def test_section_and_page_words_find_the_page_not_its_sections_hub(build: Build)
     assert shown.hierarchy == TESTING
     assert json.loads(json.dumps(shown.to_json()))["hierarchy"] == TESTING
     assert "    Django documentation › Using Django › Testing in Django" in render(engine.search("test client"))
+
+
+def test_a_korean_query_finds_the_korean_edition_not_a_copy(build: Build) -> None:
+    engine = build(
+        page(
+            "http://guide.test/ko/apb.html",
+            "부록 B. 미리 설정을 이용한 설치 자동화",
+            "미리 설정 파일로 설치를 자동화합니다.",
+            lang="ko",
+        ),
+        page(
+            "http://guide.test/en/apb.html",
+            "Appendix B. Automating the installation",
+            "Preseeding automates it.",
+            lang="en",
+        ),
+        page("http://guide.test/ko/apc.html", "부록 C. 파티션", "디스크 파티션을 나눕니다.", lang="ko"),
+    )
+    results = engine.search("미리 설정 자동화").results
+    assert results[0].page == "http://guide.test/ko/apb.html"
+    assert not any(
+        "not the query's" in rule for rule in engine.search("미리 설정", explain=True).results[0].explain["rules"]
+    )
+
+
+def test_the_original_is_shown_when_a_half_translated_copy_only_repeats_its_words(build: Build) -> None:
+    english = "Programming tools: compilers, debuggers and build systems for C programs. "
+    engine = build(
+        page("http://ref.test/ch12.en.html", "Chapter 12. Programming", english * 2, lang="en"),
+        # The French edition: its title translated, its body left in English, longer.
+        page(
+            "http://ref.test/ch12.fr.html", "Chapitre 12. Programmation", english * 6 + "Programming. " * 4, lang="fr"
+        ),
+    )
+    shown = engine.search("programming").results
+    assert [result.page for result in shown] == ["http://ref.test/ch12.en.html"]
+    assert shown[0].also_in == [{"lang": "fr", "url": "http://ref.test/ch12.fr.html"}]
+    asked = engine.search("programming", languages=["fr"]).results
+    assert asked[0].page == "http://ref.test/ch12.fr.html"
