@@ -54,7 +54,7 @@ from search.results import (
     past_served,
 )
 from search.tokens import Tokens
-from search.translations import family, one_per_family, preferred_languages
+from search.translations import family, one_per_family, preferred_languages, titled_by
 
 __all__ = [
     "SearchEngine",
@@ -292,6 +292,7 @@ class SearchEngine:
             preferred_languages(script, languages),
             script,
             lambda c: c.final,
+            titled_by(request.asked),
         )
         window = ranking.page_by_host(
             candidates, lambda c: c.get(fields.HOST, ""), n, page, last=lambda c: c.features.demoted

@@ -13,13 +13,14 @@ the language that ranked best, with the others as ``also_in``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from crawler.extractors.lang import without_language
 from indexer.schema import primary_lang
 
-__all__ = ["accepted_languages", "family", "one_per_family", "preferred_languages"]
+__all__ = ["accepted_languages", "family", "one_per_family", "preferred_languages", "titled_by"]
 
 T = TypeVar("T")
 
@@ -28,7 +29,7 @@ _CJK = frozenset(["zh", "ja", "ko"])
 # it must score against the best-ranked edition to be shown for a query in
 # Latin letters that asks for no language.
 _ORIGINAL = frozenset(["en", ""])
-_ORIGINAL_SHARE = 2.0
+_ORIGINAL_SHARE = 1.25
 
 
 def family(url: str, alternates: Iterable[Sequence[str]] = ()) -> str:
@@ -46,6 +47,25 @@ def family(url: str, alternates: Iterable[Sequence[str]] = ()) -> str:
 
 
 _MOST_ACCEPTED = 5
+_WORD = re.compile(r"\w+")
+
+
+def titled_by(words: Sequence[str]) -> Callable[[Any], bool]:
+    """Whether a result's title holds every one of ``words`` as typed (case aside).
+
+    >>> titled = titled_by(["Preliminars"])
+    >>> titled({"title": "A.1. Preliminars"}), titled({"title": "A.1. Preliminares"})
+    (True, False)
+    """
+    wanted = {word.lower() for typed in words for word in _WORD.findall(typed)}
+
+    def titled(candidate: Any) -> bool:
+        if not wanted:
+            return False
+        title = candidate.get("title") or ""
+        return wanted <= {word.lower() for word in _WORD.findall(title)}
+
+    return titled
 
 
 def accepted_languages(header: str) -> tuple[str, ...]:
@@ -94,15 +114,18 @@ def one_per_family(
     preferred: Sequence[str],
     script: str = "latin",
     score_of: Callable[[T], float] = lambda _: 0.0,
+    titled: Callable[[T], bool] = lambda _: False,
 ) -> tuple[list[T], dict[int, list[T]]]:
     """``ranked`` with each family's members after its first taken out: the
     family keeps the place of its best-ranked member, shown by the member in
     the most preferred language; else, for a query in Latin letters, by the
-    best ranked that is not a Chinese, Japanese or Korean page, or by the
-    English original when it scores at least half as well (``score_of``: a
-    page left half translated may outscore its original on the original's
-    words); else by the best ranked. Also, by ``id()`` of each result kept,
-    the members it stands for.
+    one member whose title holds the query's words as typed
+    (``titled``: ``Preliminars`` is the Catalan page's, not the Spanish
+    ``Preliminares``), or by the English original when it scores at least
+    four fifths as well as the best ranked that is not a Chinese, Japanese or
+    Korean page (``score_of``: a page left half translated may outscore its
+    original on the original's words), else by that page; else by the best
+    ranked. Also, by ``id()`` of each result kept, the members it stands for.
 
     >>> ranked = ["de:a", "en:b", "en:a", "fr:a"]
     >>> kept, others = one_per_family(ranked, lambda r: r[3:], lambda r: r[:2], ["en"])
@@ -123,14 +146,19 @@ def one_per_family(
         if len(group) == 1:
             kept.append(item)
             continue
-        shown = _shown(group, lang_of, preferred, script, score_of)
+        shown = _shown(group, lang_of, preferred, script, score_of, titled)
         kept.append(shown)
         others[id(shown)] = [member for member in group if member is not shown]
     return kept, others
 
 
 def _shown(
-    group: list[T], lang_of: Callable[[T], str], preferred: Sequence[str], script: str, score_of: Callable[[T], float]
+    group: list[T],
+    lang_of: Callable[[T], str],
+    preferred: Sequence[str],
+    script: str,
+    score_of: Callable[[T], float],
+    titled: Callable[[T], bool],
 ) -> T:
     """The member of a family that a searcher wanting ``preferred`` reads."""
     for lang in preferred:
@@ -139,6 +167,9 @@ def _shown(
                 return member
     if script != "latin":
         return group[0]
+    named = [member for member in group if titled(member)]
+    if len(named) == 1:
+        return named[0]
     best = next((member for member in group if primary_lang(lang_of(member)) not in _CJK), group[0])
     for member in group:
         if primary_lang(lang_of(member)) in _ORIGINAL and score_of(member) * _ORIGINAL_SHARE >= score_of(best):
