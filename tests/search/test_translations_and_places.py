@@ -192,3 +192,15 @@ def test_the_original_is_shown_when_a_half_translated_copy_only_repeats_its_word
     assert shown[0].also_in == [{"lang": "fr", "url": "http://ref.test/ch12.fr.html"}]
     asked = engine.search("programming", languages=["fr"]).results
     assert asked[0].page == "http://ref.test/ch12.fr.html"
+
+
+def test_a_query_in_one_of_two_close_languages_is_shown_the_page_titled_with_its_words(build: Build) -> None:
+    engine = build(
+        page(
+            "http://guide.test/es/apas01.html", "A.1. Preliminares", "Preliminares de la instalación. " * 4, lang="es"
+        ),
+        page("http://guide.test/ca/apas01.html", "A.1. Preliminars", "Preliminars de la instal·lació.", lang="ca"),
+    )
+    shown = engine.search("Preliminars").results
+    assert [result.page for result in shown] == ["http://guide.test/ca/apas01.html"]
+    assert shown[0].also_in == [{"lang": "es", "url": "http://guide.test/es/apas01.html"}]
