@@ -112,6 +112,9 @@ _CHROME_NAMES = frozenset(
         "ad-container",
         "ads",
         "adsbygoogle",
+        # DocBook's navigation bars: the previous, next and parent pages' titles
+        "navheader",
+        "navfooter",
         # language bars
         "language-switcher",
         "lang-switcher",

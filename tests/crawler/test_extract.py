@@ -203,6 +203,7 @@ def test_emphasis_includes_larger_type(html: str, emphasis: list[str]) -> None:
         ('<ul class="Breadcrumbs"><li>Home</li></ul>', "Body"),
         ('<div class="sidebar_left">x</div><div class="cookie-banner">We use cookies</div>', "Body"),
         ('<div role="contentinfo">Contact</div>', "Body"),
+        ('<div class="navheader"><table><tr><th>Chapter 2. Setup</th></tr></table></div>', "Body"),  # DocBook
         (
             '<div class="toc"><a href="a.html">A page</a> <a href="b.html">B page</a></div>',
             "Body",
