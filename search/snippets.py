@@ -391,6 +391,8 @@ _TOC_GAP = 12  # characters between two entries of a table of contents (a number
 _TOC_ENTRIES = 3
 _TOC_SCAN = 30000
 _TOC_HEADINGS = 300
+_TOC_STARTS = 5  # the headings a table of contents may begin with
+_TOC_SKIPS = 2  # headings in a row it may leave out (definitions, a page's own title)
 
 
 def without_contents(text: str, sections: list[list[str]]) -> str:
@@ -404,22 +406,27 @@ def without_contents(text: str, sections: list[list[str]]) -> str:
     >>> without_contents("Install Run it. Usage Call it.", sections)
     'Install Run it. Usage Call it.'
     """
-    # A table of contents is near the top: looked for there, among the first headings.
+    # A table of contents is near the top and lists the headings in their
+    # order, starting with one of the first: each next one is looked for
+    # just after the last (one a heading the table leaves out may be skipped).
     top = text[:_TOC_SCAN]
-    headings = dict.fromkeys(section[1].strip() for section in sections[:_TOC_HEADINGS] if len(section) > 1)
-    found = sorted((at, at + len(heading)) for heading in headings if heading and (at := top.find(heading)) >= 0)
-    run_start = run_end = -1
-    count = 0
-    for start, end in found:
-        if count and start - run_end <= _TOC_GAP and start >= run_end:
-            run_end, count = end, count + 1
+    headings = [heading for section in sections[:_TOC_HEADINGS] if len(section) > 1 and (heading := section[1].strip())]
+    for first, heading in enumerate(headings[:_TOC_STARTS]):
+        start = top.find(heading)
+        if start < 0:
             continue
+        end, count, skipped = start + len(heading), 1, 0
+        for following in headings[first + 1 :]:
+            at = top.find(following, end, end + _TOC_GAP + len(following))
+            if at < 0:
+                skipped += 1
+                if skipped > _TOC_SKIPS:
+                    break
+                continue
+            end, count, skipped = at + len(following), count + 1, 0
         if count >= _TOC_ENTRIES:
-            break
-        run_start, run_end, count = start, end, 1
-    if count < _TOC_ENTRIES:
-        return text
-    return text[:run_start] + text[run_end:].lstrip()
+            return text[:start] + text[end:].lstrip()
+    return text
 
 
 def section_text(text: str, sections: list[list[str]], anchor: str) -> str:
