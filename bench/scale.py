@@ -158,6 +158,8 @@ class Figures:
     top: list[tuple[str, float]] = field(default_factory=list)  # the profile's busiest frames
     p50: float = float("nan")
     p95: float = float("nan")
+    finished: str = ""  # local time the run ended
+    load: list[float] = field(default_factory=list)  # the load average then: 1, 5 and 15 minutes
 
     @property
     def per_page(self) -> int:
@@ -167,7 +169,7 @@ class Figures:
         return self.indexed / self.seconds if self.seconds else 0.0
 
     def fetch_rate(self) -> float:
-        return self.fetched / self.fetch_seconds if self.fetch_seconds else 0.0
+        return self.indexed / self.fetch_seconds if self.fetch_seconds else 0.0
 
     def stored_over_text(self) -> float:
         stored = self.disk.get("index", 0) + self.disk.get("page store", 0) + self.disk.get("link graph", 0)
@@ -397,6 +399,7 @@ def measure(n: int, profile: bool = False, log: Any = print) -> Figures:
     _read_data(figures, work / "data")
     log(f"  crawled and indexed in {figures.seconds:.0f} s; querying through the web API...")
     _query(figures, work / "data")
+    figures.finished, figures.load = time.strftime("%Y-%m-%d %H:%M"), [round(x, 2) for x in os.getloadavg()]
     if not os.environ.get("BENCH_SCALE_KEEP"):
         shutil.rmtree(work, ignore_errors=True)
     return figures
@@ -552,7 +555,7 @@ def verdicts(figures: Figures) -> list[str]:
         _judged(f"{together / 2**30:.2f} GiB", together <= 2 * 2**30),
         _judged(f"{figures.stored_over_text():.2f}x", figures.stored_over_text() <= 2),
         _judged(f"{figures.p95:.0f} ms", figures.p95 <= 100),
-        "not measured here: python -m bench.index DATA_DIR",
+        "not measured: bench.index",
     ]
 
 
@@ -571,11 +574,15 @@ def goals_table(results: list[Figures]) -> list[str]:
 
 
 def report(results: list[Figures], profile: bool) -> list[str]:
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     lines = [
-        f"scale: scrapy crawl web on generated webs of N pages over N/100 loopback sites (nginx), every feature on, "
-        f"the indexer beside the crawl, finalize, 200 web API queries; {os.cpu_count()} CPUs, load average "
-        f"{load} at the end" + (" (profiled with py-spy: slower by its share)" if profile else ""),
+        "scale: scrapy crawl web on generated webs of N pages over N/100 loopback sites (nginx), every feature "
+        f"on, the indexer beside the crawl, finalize, 200 web API queries; {os.cpu_count()} CPUs"
+        + (" (profiled with py-spy: slower by its share)" if profile else ""),
+        *(
+            f"  {f.pages:,} pages: ended {f.finished or '?'}, load average then "
+            + (" / ".join(f"{x:.2f}" for x in f.load) or "?")
+            for f in results
+        ),
         *table(results),
         "",
         *goals_table(results),
@@ -584,12 +591,21 @@ def report(results: list[Figures], profile: bool) -> list[str]:
         if f.top:
             lines.append(f"  py-spy's busiest frames at {f.pages:,} pages (own samples, every process but Redis):")
             lines += [f"    {share:6.1%}  {frame}" for frame, share in f.top]
-    if not profile:
+    if not any(f.stages for f in results):
         lines.append(
             "  CPU by stage needs --profile: the crawl process fetches, parses, extracts and queues in one "
             "process, and one writer analyses and writes in the indexer's"
         )
     return lines
+
+
+def saved(paths: list[Path]) -> list[Figures]:
+    """The figures of runs saved with ``--json``, by size."""
+    try:
+        runs = [Figures(**run) for path in paths for run in json.loads(path.read_text())]
+    except (OSError, ValueError, TypeError) as exc:
+        raise SystemExit(f"python -m bench.scale: cannot read the saved runs: {exc}") from None
+    return sorted(runs, key=lambda run: run.pages)
 
 
 def _size_argument(text: str) -> int:
@@ -607,7 +623,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("sizes", nargs="*", type=_size_argument, metavar="N", help="pages in each web (default: 10000)")
     parser.add_argument("--profile", action="store_true", help="sample every process with py-spy: CPU by stage")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--from-json",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="print the table of runs saved with --json (of other days, or other machines) instead of running",
+    )
     args = parser.parse_args(argv)
+    if args.from_json:
+        print("\n".join(report(saved(args.from_json), args.profile)), flush=True)
+        return
     results = []
     try:
         for n in sorted(args.sizes or SIZES):
