@@ -24,9 +24,14 @@ one size to the next (the exponent ``e`` of ``N^e``):
   pages' text (title and body, UTF-8);
 - finalize's seconds and its share of the whole command;
 - the web API's p50 and p95 (one client, one connection);
-- CPU ms per page by process (exact for the whole tree), and with
-  ``--profile`` by stage, from py-spy's samples of every process: fetch,
-  parse, extract, queue, analyse, write (the archive's and the index's),
+- CPU ms per page by process (exact for the whole tree; the crawl process
+  fetches, parses, extracts and queues, the indexer analyses and writes,
+  so only a profile tells the stages apart), and with ``--profile`` by
+  stage: each process's measured CPU shared out as py-spy's samples of it
+  are, by the innermost frame of a known module (:data:`_STAGE_OF_FRAME`):
+  fetch, parse (lxml's C parser, under the extractor's call), extract,
+  queue (Redis, the frontier, the item queue), analyse, write (the
+  archive's, the page store's, the index's and its segment merges),
   finalize, and the rest (the reactor, Scrapy's engine, start-up). The
   profiled run is slower by py-spy's share of the CPU.
 
@@ -53,7 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psutil
+import psutil  # type: ignore[import-untyped]
 import redis
 
 from bench import query, scaleweb
@@ -77,9 +82,11 @@ SETTINGS = {
 }
 ROLES = ("crawl", "extract", "indexer", "writers", "redis")
 STAGES = ("fetch", "parse", "extract", "queue", "analyse", "write", "finalize", "other")
-# A py-spy frame's file (a part of its path) and the stage it is counted in; a
-# sample goes to the stage of its innermost frame that matches.
-_STAGE_OF_FILE = (
+# A part of a py-spy frame ("function (path/to/file.py:line)") and the stage it
+# is counted in; a sample goes to the stage of its innermost frame that
+# matches. lxml parses in C, under the extractor's function that calls it.
+_STAGE_OF_FRAME = (
+    ("_parse (crawler/extractors/html.py", "parse"),
     ("indexer/linkmatrix", "finalize"),
     ("indexer/graph", "finalize"),
     ("indexer/analysis", "analyse"),
@@ -340,7 +347,7 @@ def _crawl(web: scaleweb.ScaleWeb, served: scaleweb.Served, work: Path, profile:
     _read_arrivals(figures, served.arrivals())
     if profile:
         lines = (work / "profile.txt").read_text().splitlines()
-        figures.stages = stages(lines, sum(figures.cpu.get(role, 0.0) for role in ROLES if role != "redis"))
+        figures.stages = stages(lines, watch.cpu)
         figures.top = top_frames(lines)
     return figures
 
@@ -408,12 +415,16 @@ def measure(n: int, profile: bool = False, log: Any = print) -> Figures:
 # --- the profile -----------------------------------------------------------------------------
 
 
-def _frames(line: str) -> tuple[list[str], int]:
-    """A raw py-spy line's Python frames, outermost first (its process frame left out), and its samples."""
+def _frames(line: str) -> tuple[int | None, list[str], int]:
+    """A raw py-spy line's process id, its Python frames (outermost first), and its samples."""
     stack, _, count = line.rpartition(" ")
     if not stack or not count.isdigit():
-        return [], 0
-    return [frame for frame in stack.split(";") if not frame.startswith("process ")], int(count)
+        return None, [], 0
+    frames = stack.split(";")
+    pid = None
+    if frames[0].startswith("process ") and frames[0][8:].partition(":")[0].isdigit():
+        pid = int(frames[0][8:].partition(":")[0])
+    return pid, [frame for frame in frames if not frame.startswith("process ")], int(count)
 
 
 def stage_of(stack: Iterable[str]) -> str:
@@ -423,38 +434,44 @@ def stage_of(stack: Iterable[str]) -> str:
     'write'
     >>> stage_of(["run (/x/twisted/internet/base.py:1)", "parse (/x/crawler/extract.py:5)"])
     'extract'
+    >>> stage_of(["read (crawler/extractors/html.py:275)", "_parse (crawler/extractors/html.py:210)"])
+    'parse'
     >>> stage_of(["<module> (<string>:1)"])
     'other'
     """
     for frame in reversed(list(stack)):
-        where = frame.rpartition("(")[2]
-        for part, stage in _STAGE_OF_FILE:
-            if part in where:
+        for part, stage in _STAGE_OF_FRAME:
+            if part in frame:
                 return stage
     return "other"
 
 
-def stages(lines: Iterable[str], cpu_seconds: float) -> dict[str, float]:
-    """CPU seconds by stage: ``cpu_seconds`` (measured) shared as py-spy's samples are.
+def stages(lines: Iterable[str], cpu: dict[int, float]) -> dict[str, float]:
+    """CPU seconds by stage: each process's measured CPU (``cpu``, by pid)
+    shared out as py-spy's samples of it are.
 
     A sample is taken of every thread that is not asleep, so threads ready to
     run but waiting for a core count too: on a busy machine the samples
-    overstate CPU time, and only their shares are read.
+    overstate CPU time, and only their shares within a process are read.
     """
-    samples: Counter[str] = Counter()
+    samples: dict[int, Counter[str]] = {}
     for line in lines:
-        frames, count = _frames(line)
-        if frames:
-            samples[stage_of(frames)] += count
-    total = sum(samples.values())
-    return {stage: cpu_seconds * count / total for stage, count in samples.items()} if total else {}
+        pid, frames, count = _frames(line)
+        if pid in cpu and frames:
+            samples.setdefault(pid, Counter())[stage_of(frames)] += count
+    seconds: dict[str, float] = {}
+    for pid, counts in samples.items():
+        total = sum(counts.values())
+        for stage, count in counts.items():
+            seconds[stage] = seconds.get(stage, 0.0) + cpu[pid] * count / total
+    return seconds
 
 
 def top_frames(lines: Iterable[str], n: int = 12) -> list[tuple[str, float]]:
     """The innermost frames that took the most samples, and their share."""
     samples: Counter[str] = Counter()
     for line in lines:
-        frames, count = _frames(line)
+        _, frames, count = _frames(line)
         if frames:
             samples[frames[-1]] += count
     total = sum(samples.values()) or 1

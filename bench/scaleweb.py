@@ -42,7 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -308,7 +308,7 @@ def _write_chunk(n: int, root: str, start: int, stop: int) -> int:
     return written
 
 
-def written(n: int, log=print) -> Path:  # type: ignore[no-untyped-def]
+def written(n: int, log: Callable[[str], object] = print) -> Path:
     """The directory of the ``n``-page web, written unless it is already, for this code."""
     target = web_dir(n)
     record = target / "built.json"

@@ -111,9 +111,10 @@ def test_profiled_samples_are_shared_out_as_the_measured_cpu() -> None:
         'process 2:"python -m indexer";add (indexer/analysis.py:5) 40',
         'process 2:"python -m indexer";add (indexer/builder.py:5);add (whoosh/writing.py:5) 20',
     ]
-    assert stages(lines, cpu_seconds=10.0) == pytest.approx(
-        {"extract": 3.0, "fetch": 1.0, "analyse": 4.0, "write": 2.0}
-    )
+    # Each process's own CPU, shared as its samples are; a process not measured is left out.
+    cpu = {1: 8.0, 2: 3.0}
+    assert stages(lines, cpu) == pytest.approx({"extract": 6.0, "fetch": 2.0, "analyse": 2.0, "write": 1.0})
+    assert stages(lines, {2: 3.0}) == pytest.approx({"analyse": 2.0, "write": 1.0})
     assert stage_of(["f (indexer/__main__.py:1)"]) == "other"
 
 
