@@ -416,14 +416,20 @@ def measure(n: int, profile: bool = False, log: Any = print) -> Figures:
 
 
 def _frames(line: str) -> tuple[int | None, list[str], int]:
-    """A raw py-spy line's process id, its Python frames (outermost first), and its samples."""
+    """A raw py-spy line's process id, its Python frames (outermost first), and its samples.
+
+    With ``--subprocesses`` a stack starts with a frame for each process
+    from py-spy's child down to the one sampled: the last is its own.
+
+    >>> _frames('process 7:"scrapy crawl";process 9:"python -m indexer";main (indexer/__main__.py:1) 4')
+    (9, ['main (indexer/__main__.py:1)'], 4)
+    """
     stack, _, count = line.rpartition(" ")
     if not stack or not count.isdigit():
         return None, [], 0
     frames = stack.split(";")
-    pid = None
-    if frames[0].startswith("process ") and frames[0][8:].partition(":")[0].isdigit():
-        pid = int(frames[0][8:].partition(":")[0])
+    processes = [frame[len("process ") :].partition(":")[0] for frame in frames if frame.startswith("process ")]
+    pid = int(processes[-1]) if processes and processes[-1].isdigit() else None
     return pid, [frame for frame in frames if not frame.startswith("process ")], int(count)
 
 

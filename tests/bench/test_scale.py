@@ -108,8 +108,8 @@ def test_profiled_samples_are_shared_out_as_the_measured_cpu() -> None:
     lines = [
         'process 1:"python -m scrapy crawl web";run (twisted/internet/base.py:1);parse (crawler/extract.py:9) 30',
         'process 1:"python -m scrapy crawl web";run (twisted/internet/base.py:1);_read (twisted/x.py:2) 10',
-        'process 2:"python -m indexer";add (indexer/analysis.py:5) 40',
-        'process 2:"python -m indexer";add (indexer/builder.py:5);add (whoosh/writing.py:5) 20',
+        'process 1:"python -m scrapy crawl web";process 2:"python -m indexer";add (indexer/analysis.py:5) 40',
+        'process 1:"python -m scrapy crawl web";process 2:"python -m indexer";add (whoosh/writing.py:5) 20',
     ]
     # Each process's own CPU, shared as its samples are; a process not measured is left out.
     cpu = {1: 8.0, 2: 3.0}
