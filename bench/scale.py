@@ -88,7 +88,7 @@ STAGES = ("fetch", "parse", "extract", "queue", "analyse", "write", "finalize", 
 _STAGE_OF_FRAME = (
     ("_parse (crawler/extractors/html.py", "parse"),
     ("indexer/linkmatrix", "finalize"),
-    ("indexer/graph", "finalize"),
+    ("indexer/graph", "write"),
     ("indexer/analysis", "analyse"),
     ("whoosh/analysis", "analyse"),
     ("jieba/", "analyse"),
@@ -133,6 +133,7 @@ _STAGE_OF_FRAME = (
     ("crawler/limits", "fetch"),
     ("crawler/middlewares", "fetch"),
 )
+_FINALIZE = "finalize (indexer/builder.py"
 GOALS = (
     # figure, goal at 100,000 pages, at 1,000,000, and how a run's figure is judged
     ("pages/s, whole command", "≥ 60", "≥ 50"),
@@ -442,10 +443,15 @@ def stage_of(stack: Iterable[str]) -> str:
     'extract'
     >>> stage_of(["read (crawler/extractors/html.py:275)", "_parse (crawler/extractors/html.py:210)"])
     'parse'
+    >>> stage_of(["IndexBuilder.finalize (indexer/builder.py:500)", "f (/x/whoosh/writing.py:3)"])
+    'finalize'
     >>> stage_of(["<module> (<string>:1)"])
     'other'
     """
-    for frame in reversed(list(stack)):
+    frames = list(stack)
+    if any(_FINALIZE in frame for frame in frames):
+        return "finalize"  # whatever it calls: it runs once, not per page
+    for frame in reversed(frames):
         for part, stage in _STAGE_OF_FRAME:
             if part in frame:
                 return stage
