@@ -150,7 +150,7 @@ GOALS = (
 class Figures:
     pages: int  # of the web
     indexed: int = 0  # pages in the page store
-    fetched: int = 0  # page requests nginx answered (robots.txt apart)
+    fetched: int = 0  # requests nginx answered, robots.txt apart (sitemaps and soft-404 probes in)
     seconds: float = 0.0  # the whole command
     fetch_seconds: float = 0.0
     longest_pause: float = 0.0
@@ -259,9 +259,15 @@ class Watch:
                 self.roles[process.pid] = role
                 yield process, role
 
+    def _redis(self) -> list[tuple[psutil.Process, str]]:
+        try:
+            return [(psutil.Process(self.redis_pid), "redis")]
+        except psutil.Error:
+            return []
+
     def sample(self) -> None:
         resident = 0
-        for process, _ in [*self._tree(), (psutil.Process(self.redis_pid), "redis")]:
+        for process, _ in [*self._tree(), *self._redis()]:
             try:
                 times = process.cpu_times()
                 resident += process.memory_info().rss
