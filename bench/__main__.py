@@ -14,7 +14,10 @@ the purpose) against plain Whoosh over the same pages
 NetworkX (:mod:`bench.pagerank`); the visited-URL set's
 memory against scrapy-redis' (:mod:`bench.dedup_memory`); a search
 answered while 200 slow clients hold connections, against the same
-search with none (:mod:`bench.slow_clients`). Ratios are ours
+search with none (:mod:`bench.slow_clients`); then the whole pipeline
+(crawl, item queue, indexer, finalize, web API) on generated webs of 10,000
+and 30,000 pages over 100 and 300 sites, with how each figure grows with
+the size and the project's goals beside them (:mod:`bench.scale`). Ratios are ours
 over the baseline, measured in the same run; absolute figures vary between
 machines.
 """
@@ -25,7 +28,7 @@ import datetime
 import os
 import platform
 
-from bench import broad, crawl, dedup_memory, hostile, pagerank, query, search_quality, slow_clients
+from bench import broad, crawl, dedup_memory, hostile, pagerank, query, scale, search_quality, slow_clients
 
 
 def main() -> None:
@@ -42,6 +45,7 @@ def main() -> None:
     pagerank.main([])
     dedup_memory.main([1_000_000])
     slow_clients.main([])
+    scale.main([str(size) for size in scale.BENCH_SIZES])
 
 
 if __name__ == "__main__":
