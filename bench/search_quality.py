@@ -262,7 +262,9 @@ def rebuild(site: DocSite, found: Crawl) -> None:
     logger.info("rebuilding %s from its archive ...", site.name)
     started = time.monotonic()
     _run(
-        [sys.executable, "-m", "indexer", "rebuild", "--data", str(found.data)],
+        # --force: a change to extraction may leave fewer pages (more of them
+        # duplicates), which a user's rebuild refuses unless told.
+        [sys.executable, "-m", "indexer", "rebuild", "--force", "--data", str(found.data)],
         found.data / "rebuild.log",
         f"rebuilding {site.name}",
     )
