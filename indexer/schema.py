@@ -27,7 +27,7 @@ from __future__ import annotations
 from whoosh.analysis.analyzers import CompositeAnalyzer
 from whoosh.fields import BOOLEAN, ID, KEYWORD, STORED, Schema
 
-from crawler.extractors.lang import language_tag
+from crawler.languages import language_tag
 from indexer.analysis import MixedTokenizer, NormalizeFilter, has_cjk
 from indexer.codec import FastText
 

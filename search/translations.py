@@ -5,7 +5,7 @@ A manual translated side by side (``ch02.en.html``, ``ch02.fr.html``;
 command or an option in every language at once, and five copies of one
 page would fill the results. Pages are translations of each other when
 their markup says so (``hreflang`` alternates) or when their URLs differ
-only by a language segment (:func:`crawler.extractors.lang.without_language`).
+only by a language segment (:func:`crawler.languages.without_language`).
 They make one result, shown in the language the searcher wants (asked for
 with ``lang:``, told by the browser, or the query's own script), else in
 the language that ranked best, with the others as ``also_in``.
@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from crawler.extractors.lang import without_language
+from crawler.languages import without_language
 from indexer.schema import primary_lang
 
 __all__ = ["accepted_languages", "family", "one_per_family", "preferred_languages", "titled_by"]

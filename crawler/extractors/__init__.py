@@ -24,7 +24,6 @@ from typing import Protocol
 
 from crawler.extractors import html, media, pdf, text
 from crawler.extractors.html import undeclared_language
-from crawler.extractors.lang import language_tag
 from crawler.extractors.location import (
     Resolve,
     link_header_canonical,
@@ -32,6 +31,7 @@ from crawler.extractors.location import (
 )
 from crawler.extractors.page import Link, Page
 from crawler.extractors.sniff import GENERIC, magic, media_type_of, sniff
+from crawler.languages import language_tag
 from crawler.sites import same_site
 from crawler.urls import canonicalize, has_userinfo
 

@@ -22,10 +22,11 @@ import lxml.etree
 from crawler.charset import decode
 from crawler.extractors.chrome import SECTIONS, is_chrome
 from crawler.extractors.hierarchy import ancestry, breadcrumb_titles, is_breadcrumb, json_ld_trail, nav_item_level
-from crawler.extractors.lang import guess_lang, language_tag, url_language
+from crawler.extractors.lang import guess_lang
 from crawler.extractors.location import Resolve, refresh_target
 from crawler.extractors.page import Link, Page
 from crawler.extractors.sniff import binary_text
+from crawler.languages import language_tag, url_language
 from crawler.sites import same_site
 from crawler.urls import canonicalize
 

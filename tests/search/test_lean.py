@@ -63,3 +63,16 @@ def test_a_search_from_the_command_line_loads_neither(build: Build) -> None:
     assert "Harbour ferries" in done.stdout
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
     assert not imported & {"asyncio", "urllib.request", "ssl"}, sorted(imported & {"asyncio", "urllib.request", "ssl"})
+
+
+def test_the_search_engine_imports_none_of_the_crawlers_extractors() -> None:
+    """Search reads languages and URLs with the crawler's light modules only:
+    the extractors (lxml, pypdf, charset detection) took 160 ms of every
+    command-line search's start when a language helper lived among them."""
+    check = (
+        "import sys, search.engine\n"
+        "heavy = sorted(m for m in sys.modules if m.startswith(('crawler.extractors', 'pypdf', 'lxml', 'scrapy')))\n"
+        "assert not heavy, heavy\n"
+    )
+    done = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
