@@ -10,6 +10,7 @@ its text) is :mod:`crawler.extractors.lang`'s.
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["LANGUAGES", "language_tag", "url_language", "without_language"]
@@ -107,6 +108,7 @@ def url_language(url: str) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=65536)  # search asks it of every candidate, query after query
 def without_language(url: str) -> str | None:
     """``url`` with its language segment taken out: what the page's
     translations have in common (``ch02.fr.html`` and ``ch02.en.html`` are
