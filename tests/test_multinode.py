@@ -82,17 +82,26 @@ def indexer(redis_url: str, data: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def finish(*processes: subprocess.Popen[str], timeout: float = 240) -> list[str]:
+    """Each process's log once every one has ended, each checked to have
+    ended well only then: a node that failed leaves no other running."""
     logs = []
-    for process in processes:
-        try:
-            _, log = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            for each in processes:
+    try:
+        for process in processes:
+            try:
+                _, log = process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                for each in processes:
+                    each.kill()
+                _, log = process.communicate()  # its log says where it stood
+                raise AssertionError(f"still running after {timeout} s: {log[-6000:]}") from None
+            logs.append(log)
+    finally:
+        for each in processes:
+            if each.poll() is None:
                 each.kill()
-            _, log = process.communicate()  # its log says where it stood
-            raise AssertionError(f"still running after {timeout} s: {log[-6000:]}") from None
+                each.communicate()
+    for process, log in zip(processes, logs, strict=True):
         assert process.returncode == 0, log[-3000:]
-        logs.append(log)
     return logs
 
 
