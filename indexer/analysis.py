@@ -63,10 +63,10 @@ def _pattern(name: str) -> re.Pattern[str]:
     if name == "cjk run":
         return re.compile(f"[{_CJK_CLASS}]{{2,}}")
     if name == "token":
-        return re.compile(rf"([{_CJK_CLASS}]+)|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|-)[^\W{_CJK_CLASS}]+)*")
+        return re.compile(rf"([{_CJK_CLASS}]+)|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|[-\u00b7])[^\W{_CJK_CLASS}]+)*")
     if name == "latin token":
-        return re.compile(r"(\Z\A)?\w+(?:(?:\.|::?|-)\w+)*")
-    return re.compile(rf"[{_CJK_CLASS}]+|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|-)[^\W{_CJK_CLASS}]+)*")
+        return re.compile(r"(\Z\A)?\w+(?:(?:\.|::?|[-\u00b7])\w+)*")
+    return re.compile(rf"[{_CJK_CLASS}]+|[^\W{_CJK_CLASS}]+(?:(?:\.|::?|[-\u00b7])[^\W{_CJK_CLASS}]+)*")
 
 
 # The parts of a code name: split at dots, colons and underscores, and
@@ -113,12 +113,23 @@ def code_parts(word: str) -> tuple[str, ...]:
     (('os', 'path', 'join'), ('read', 'csv'), ('JSON', 'Encoder'))
     >>> code_parts("getElementById"), code_parts("lighthouse"), code_parts("HTTP2")
     (('get', 'Element', 'By', 'Id'), ('lighthouse',), ('HTTP', '2'))
+    >>> code_parts("configuració"), code_parts("Größe"), code_parts("Ελληνικά")
+    (('configuració',), ('Größe',), ('Ελληνικά',))
     """
     parts: list[str] = []
     for piece in _SEPARATORS.split(word):
-        if piece:
+        if _one_case(piece):  # "configuració", "Größe", "ПРИМЕР": a word, whatever its letters
+            parts.append(piece)
+        elif piece:
             parts.extend(_CASE_PARTS.findall(piece) or [piece])
     return tuple(parts) if len(parts) > 1 else (word,)
+
+
+def _one_case(piece: str) -> bool:
+    """Whether a piece is letters in one case, or capitalised: one word in
+    any alphabet. (:data:`_CASE_PARTS` knows the cases of ASCII letters
+    only, and would cut "lació" into "laci" and "ó".)"""
+    return piece.isalpha() and (piece.islower() or piece.isupper() or piece.istitle())
 
 
 _COMPONENT = re.compile(r"[^.:]+")
@@ -159,6 +170,9 @@ def _code_tokens(word: str, start: int, pos: int) -> list[tuple[str, int, int, i
     return tokens
 
 
+# What joins the pieces of a word: a hyphen, and Catalan's middle dot
+# ("instal·lació", also found as "installació" and "instal lació").
+_JOINERS = re.compile("[-\u00b7]")
 # A hyphenated word of at most this many pieces is also indexed joined.
 _MAX_JOINED_PIECES = 6
 _PLAIN_PIECE = re.compile(r"[^\W_]+\Z")
@@ -170,12 +184,12 @@ def joined(word: str) -> str | None:
     Only for words of plain pieces with a letter among them: ``2024-05-01``
     or ``os.path-like`` are not words anybody writes joined.
 
-    >>> joined("e-mail"), joined("Wi-Fi"), joined("state-of-the-art")
-    ('email', 'WiFi', 'stateoftheart')
+    >>> joined("e-mail"), joined("Wi-Fi"), joined("state-of-the-art"), joined("col·lecció")
+    ('email', 'WiFi', 'stateoftheart', 'collecció')
     >>> joined("email"), joined("2024-05-01"), joined("os.path-like")
     (None, None, None)
     """
-    pieces = word.split("-")
+    pieces = _JOINERS.split(word)
     if not 1 < len(pieces) <= _MAX_JOINED_PIECES or not all(_PLAIN_PIECE.match(p) for p in pieces):
         return None
     whole = "".join(pieces)
@@ -193,14 +207,14 @@ def _word_tokens(word: str, start: int, pos: int) -> list[tuple[str, int, int, i
     >>> [(t, p) for t, _, _, p in _word_tokens("json.dumps", 0, 0)]
     [('json.dumps', 0), ('json', 0), ('dumps', 1)]
     """
-    if "-" not in word:
+    if "-" not in word and "\u00b7" not in word:
         return _code_tokens(word, start, pos)
     tokens: list[tuple[str, int, int, int]] = []
     whole = joined(word)
     if whole is not None:
         tokens.append((whole, start, start + len(word), pos))
     offset = 0
-    for piece in word.split("-"):
+    for piece in _JOINERS.split(word):
         piece_tokens = _code_tokens(piece, start + offset, pos)
         tokens.extend(piece_tokens)
         pos = max(position for _, _, _, position in piece_tokens) + 1
