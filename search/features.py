@@ -31,8 +31,9 @@ RERANK = 20
 # Candidates (the best by text score) whose positions are read for proximity.
 PROXIMITY_DEPTH = 50
 _TITLE_SEPARATORS = re.compile(r"\s+[—–|·:-]\s+|\s+-\s+")
-# The number before a heading's text: "11.4.4. ", "2. ", "1.2 " (not "404 ").
-_SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.\s+|^\s*\d+(?:\.\d+)+\s+")
+# The number before a heading's text: "11.4.4. ", "2. ", "1.2 " (not "404 "),
+# and an appendix's "A.3. ".
+_SECTION_NUMBER = re.compile(r"^\s*(?:\d+|[A-Z](?=\.\d))(?:\.\d+)*\.\s+|^\s*\d+(?:\.\d+)+\s+")
 
 # What an API reference writes before the name it defines: Sphinx's
 # definitions in lower case ("exception shutil.Error", "async classmethod"),
@@ -217,7 +218,8 @@ class Ranker:
     def _is_title(self, title: str, query_tokens: list[str]) -> bool:
         """Whether the title (or its first part, before a " — " or " | ") is the query."""
         head = _TITLE_SEPARATORS.split(title, maxsplit=1)[0]
-        for text in (head, title) if head != title else (title,):
+        unnumbered = _SECTION_NUMBER.sub("", head, count=1)
+        for text in dict.fromkeys((head, title, unnumbered)):
             # Analysing every candidate's title is the cost: most are far
             # longer than the query, and cannot be it.
             if len(text.split()) <= 2 * len(query_tokens) + 1 and self.tokens.analyses_to(text, query_tokens):
