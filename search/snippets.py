@@ -392,10 +392,11 @@ _TOC_ENTRIES = 3
 _TOC_SCAN = 30000
 _TOC_HEADINGS = 300
 _TOC_STARTS = 5  # the headings a table of contents may begin with
+_TOC_COPIES = 2  # tables of contents one page may hold
 _TOC_SKIPS = 2  # headings in a row it may leave out (definitions, a page's own title)
 
 
-def without_contents(text: str, sections: list[list[str]]) -> str:
+def without_contents(text: str, sections: list[list[str]], depth: int = 1) -> str:
     """A page's text without its table of contents: the first run of three
     or more of its own headings one after another, as a TOC lists them (a
     snippet of it is a list of headings, not a sentence the page says).
@@ -409,24 +410,40 @@ def without_contents(text: str, sections: list[list[str]]) -> str:
     # A table of contents is near the top and lists the headings in their
     # order, starting with one of the first: each next one is looked for
     # just after the last (one a heading the table leaves out may be skipped).
+    # Of the runs from each possible start, the longest is the table (the
+    # page's title, "Net", found first inside a word of the table's would
+    # give a run of a few entries).
     top = text[:_TOC_SCAN]
     headings = [heading for section in sections[:_TOC_HEADINGS] if len(section) > 1 and (heading := section[1].strip())]
+    best = (0, 0)
     for first, heading in enumerate(headings[:_TOC_STARTS]):
         start = top.find(heading)
-        if start < 0:
+        if start >= 0:
+            end = _run_end(top, headings[first + 1 :], start + len(heading))
+            if end - start > best[1] - best[0]:
+                best = (start, end)
+    start, end = best
+    if not end:
+        return text
+    # A second copy (Node.js's pages hold their table twice: a list, and a
+    # picker for narrow screens) goes too.
+    rest = text[:start] + text[end:].lstrip()
+    return without_contents(rest, sections, depth + 1) if depth < _TOC_COPIES else rest
+
+
+def _run_end(top: str, following: list[str], end: int) -> int:
+    """Where a run of headings one after another, the first ending at
+    ``end``, ends in ``top``; 0 when fewer than ``_TOC_ENTRIES`` are in it."""
+    count, skipped = 1, 0
+    for heading in following:
+        at = top.find(heading, end, end + _TOC_GAP + len(heading))
+        if at < 0:
+            skipped += 1
+            if skipped > _TOC_SKIPS:
+                break
             continue
-        end, count, skipped = start + len(heading), 1, 0
-        for following in headings[first + 1 :]:
-            at = top.find(following, end, end + _TOC_GAP + len(following))
-            if at < 0:
-                skipped += 1
-                if skipped > _TOC_SKIPS:
-                    break
-                continue
-            end, count, skipped = at + len(following), count + 1, 0
-        if count >= _TOC_ENTRIES:
-            return text[:start] + text[end:].lstrip()
-    return text
+        end, count, skipped = at + len(heading), count + 1, 0
+    return end if count >= _TOC_ENTRIES else 0
 
 
 def section_text(text: str, sections: list[list[str]], anchor: str) -> str:
@@ -443,17 +460,36 @@ def section_text(text: str, sections: list[list[str]], anchor: str) -> str:
     for number, (section_id, heading, *_) in enumerate(sections):
         if section_id != anchor:
             continue
-        start = text.find(heading.strip()) if heading.strip() else -1
+        start = _heading_at(text, heading.strip())
         if start < 0:
             return ""
         end = start + _SECTION_SPAN
         for _, following, *_ in sections[number + 1 :]:
-            found = text.find(following.strip(), start + len(heading)) if following.strip() else -1
+            found = _heading_at(text, following.strip(), start + len(heading))
             if found >= 0:
                 end = min(end, found)
                 break
         return text[start:end]
     return ""
+
+
+def _heading_at(text: str, heading: str, start: int = 0) -> int:
+    """Where ``heading`` is in ``text`` from ``start`` as a whole, not the
+    start of a longer heading ("Class: net.Socket" in "Class:
+    net.SocketAddress"); -1 when it is not.
+
+    >>> _heading_at("Class: net.SocketAddress x Class: net.Socket y", "Class: net.Socket")
+    27
+    """
+    if not heading:
+        return -1
+    at = text.find(heading, start)
+    while at >= 0:
+        after = at + len(heading)
+        if after == len(text) or not (text[after].isalnum() or text[after] == "_") or not heading[-1].isalnum():
+            return at
+        at = text.find(heading, at + 1)
+    return -1
 
 
 def sentence(text: str, pattern: WordPattern | None, width: int = WIDTH) -> str:
