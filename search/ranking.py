@@ -220,6 +220,8 @@ def other_language(script: str, page_lang: list[str] | str, contains: Iterable[s
     (False, False, False)
     >>> other_language("latin", "zh-cn", ["en"]), other_language("zh", "en", ["zh"])
     (False, False)
+    >>> other_language("zh", "ja"), other_language("ja", "zh-cn")
+    (False, True)
     """
     lang = page_lang[0] if isinstance(page_lang, list) and page_lang else page_lang or ""
     primary = str(lang).lower().replace("_", "-").split("-")[0]
@@ -227,6 +229,8 @@ def other_language(script: str, page_lang: list[str] | str, contains: Iterable[s
         return False
     if script == "latin":
         return primary in _CJK_LANGS and not any(other not in _CJK_LANGS for other in contains)
+    if script == "zh" and primary == "ja":  # Han characters alone are Japanese kanji too ("概要")
+        return False
     return primary != script and script not in contains
 
 

@@ -325,6 +325,38 @@ def test_a_numbered_heading_is_the_query_without_its_number(build: Build) -> Non
     assert any("heading of the page is the query" in rule for rule in first.explain["rules"])
 
 
+@pytest.mark.parametrize(
+    ("query", "title"),
+    [
+        ("Installation", "A.3. Installation"),  # an appendix's number, as DocBook writes it
+        ("Εγκατάσταση", "A.3. Εγκατάσταση"),
+        ("Instal·lació", "A.3. Instal·lació"),  # Catalan's middle dot inside the word
+        ("configuració", "2. Configuració"),  # a word with a letter outside ASCII, whole
+    ],
+)
+def test_a_numbered_title_that_is_the_query_ranks_first(build: Build, query: str, title: str) -> None:
+    """On a translated installation manual the one-word query naming an
+    appendix ("A.3. Εγκατάσταση") ranked a longer title that holds the word
+    ("4.6. Αυτόματη Εγκατάσταση") first, and the Catalan one found neither."""
+    word = title.split(" ", 1)[1]
+    engine = build(
+        page("http://a.test/apa03", title, FILLER * 2 + f"{word}. " + FILLER),
+        page("http://a.test/ch04s06", f"4.6. Automatic {word}", (f"{word} by {word} with {word}. " + FILLER) * 3),
+        page("http://a.test/ch03", f"3. Before {word}", (f"{word} again. " + FILLER) * 3),
+        *[page(f"http://a.test/other{n}", f"Harbour {n}", FILLER * 3) for n in range(5)],
+    )
+    assert urls(engine, query)[0] == "http://a.test/apa03"
+
+
+@pytest.mark.parametrize("query", ["instal·lació", "installació", "instal lació", "Instal·lació automàtica"])
+def test_a_catalan_word_is_found_however_its_middle_dot_is_typed(build: Build, query: str) -> None:
+    engine = build(
+        page("http://a.test/auto", "Instal·lació automàtica", "La instal·lació automàtica fa servir un fitxer."),
+        *[page(f"http://a.test/other{n}", f"Harbour {n}", FILLER * 3) for n in range(5)],
+    )
+    assert urls(engine, query) == ["http://a.test/auto"]
+
+
 @pytest.mark.parametrize("query", ["*", "*:*", "x?y", "[a TO z]"])
 def test_wildcards_and_ranges_are_characters_not_syntax(build: Build, query: str) -> None:
     """`*` expanded to every document (30 s on 10,000 pages), `q*` to every term starting with q."""
@@ -468,3 +500,55 @@ def test_a_snippet_is_a_passage_of_the_page_not_its_table_of_contents(build: Bui
     # The headings one after another are the table of contents; the page says more.
     assert "**Removing** packages **Upgrading**" not in snippet
     assert snippet.startswith("... **Installing** packages Run apt-get **install** to add a package.")
+
+
+def test_a_page_that_lists_its_contents_twice_gives_snippets_from_neither(build: Build) -> None:
+    """Node.js's API pages hold their table of contents twice (a list, and a
+    picker for narrow screens), under a title ("Net") that a word of the
+    table starts with; the snippet of a section showed the second table."""
+    sections = [
+        ["net", "Net", "h2"],
+        ["class-netsocketaddress", "Class: net.SocketAddress", "h3"],
+        ["class-netserver", "Class: net.Server", "h3"],
+        ["class-netsocket", "Class: net.Socket", "h3"],
+        ["socketconnect", "socket.connect()", "h4"],
+    ]
+    table = "Class: net.SocketAddress Class: net.Server Class: net.Socket socket.connect() "
+    engine = build(
+        page(
+            "http://node.test/api/net.html",
+            "Net",
+            table
+            + table
+            + "Net The node:net module provides an asynchronous network API. "
+            + "Class: net.SocketAddress An address of a socket. "
+            + "Class: net.Server This class is used to create a TCP or IPC server. "
+            + "Class: net.Socket This class is an abstraction of a TCP socket or a streaming IPC endpoint. "
+            + "socket.connect() Initiate a connection on a given socket. "
+            + FILLER,
+            sections=sections,
+        ),
+        *[page(f"http://node.test/api/other{n}.html", f"Harbour {n}", FILLER * 3) for n in range(3)],
+    )
+    result = engine.search("Class: net.Socket").results[0]
+    assert result.url == "http://node.test/api/net.html#class-netsocket"
+    # The section of net.Socket, not of net.SocketAddress, whose heading starts with its words.
+    assert "abstraction of a TCP" in result.snippet and "SocketAddress" not in result.snippet
+
+
+def test_a_query_of_kanji_alone_finds_the_japanese_page_that_is_it(build: Build) -> None:
+    """Han characters alone are Chinese and Japanese: "決定的瞬間" names a
+    Japanese manual's section, and went after every Chinese page holding
+    one of its characters."""
+    engine = build(
+        page("http://m.test/ja/ch07s01.html", "7.1. 決定的瞬間", "システムを起動する決定的瞬間です。", lang="ja"),
+        *[
+            page(
+                f"http://m.test/zh_CN/ch0{n}.html", f"第 {n} 章 安装", f"确定的安装方法。这是确定的 {n}。", lang="zh-cn"
+            )
+            for n in range(1, 6)
+        ],
+    )
+    assert urls(engine, "決定的瞬間")[0] == "http://m.test/ja/ch07s01.html"
+    # A Chinese query still has the Chinese pages first.
+    assert urls(engine, "安装方法")[0].startswith("http://m.test/zh_CN/")
