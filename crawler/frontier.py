@@ -5,9 +5,11 @@ operations on it, one per crawler (:meth:`~Frontier.for_crawler`):
 :meth:`~Frontier.push` queues, in their sites' queues, the links whose URL
 is new to the whole crawl; :meth:`~Frontier.leases` gives a node what it
 takes from them (:mod:`crawler.leases`); :meth:`~Frontier.content_seen`
-finds a page's content under another URL; the scope, the purged URLs,
-each site's pauses and delay (:mod:`crawler.politeness`) and the counts
-the monitor and ``python -m crawler status`` read are kept there too.
+finds a page's content under another URL, and
+:meth:`~Frontier.take_over_content` gives it to a better one; the scope,
+the purged URLs, each site's pauses and delay (:mod:`crawler.politeness`)
+and the counts the monitor and ``python -m crawler status`` read are kept
+there too.
 Requests travel as JSON (:func:`encode_request`, :func:`decode_request`).
 A frontier records its format (:data:`FRONTIER_FORMAT`): one of another
 format is refused (:class:`OtherFrontier`) with the command that empties
@@ -251,6 +253,21 @@ end
 redis.call('HSET', KEYS[3], unpack(updates))
 redis.call('HSET', KEYS[2], h, ARGV[2])
 return false
+"""
+
+# KEYS: content hash, simhash hash (as _CONTENT's); ARGV: fingerprint, the
+# URL that owns it, the URL taking it over, its simhash (16 hex digits, or
+# ''). The content (and its simhash) changes owner only if the first URL
+# still owns it: whatever another node did meanwhile is not overwritten.
+# Returns the owner found.
+_TAKE_OVER = """
+local found = redis.call('HGET', KEYS[1], ARGV[1])
+if found ~= ARGV[2] then return found end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+if ARGV[4] ~= '' and redis.call('HGET', KEYS[2], ARGV[4]) == ARGV[2] then
+  redis.call('HSET', KEYS[2], ARGV[4], ARGV[3])
+end
+return found
 """
 
 # Request.meta entries that survive the trip through Redis; the rest is
@@ -501,6 +518,7 @@ class Frontier:
         self._send = client.register_script(_SEND)
         self._served = client.register_script(_SERVED)
         self._content = client.register_script(_CONTENT)
+        self._take_over = client.register_script(_TAKE_OVER)
 
     def _agree_on_partitions(self, wanted: int | None) -> Partitions:
         """Every node of a crawl must split the frontier alike: the first
@@ -774,6 +792,15 @@ class Frontier:
             args += ["", 0]
         first = self._content(keys=[self.content_key, self.simhash_urls_key, self.simhash_blocks_key], args=args)
         return first.decode() if first else None
+
+    def take_over_content(self, digest: bytes, first: str, url: str, near: int | None = None) -> str | None:
+        """Give ``url`` the content (``digest``, SimHash ``near``) that
+        ``first`` owns, if it still does: later copies are compared with
+        ``url``. The owner found: ``first`` when it changed hands, else the
+        URL another node gave it to (or ``url``, only a near copy)."""
+        simhash = f"{near:016x}" if near is not None and self.near_distance > 0 else ""
+        found = self._take_over(keys=[self.content_key, self.simhash_urls_key], args=[digest, first, url, simhash])
+        return found.decode() if found else None
 
     def purged(self) -> list[str]:
         """Blacklist lines of the URLs ``python -m indexer purge`` removed while this crawl ran."""

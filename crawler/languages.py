@@ -4,8 +4,9 @@
 (``<html lang>``, ``Content-Language``, ``hreflang``); :func:`url_language`
 reads the language segment a URL names (``/zh-CN/``, ``.fr.html``,
 ``?lang=``); :func:`without_language` is what a page's translations' URLs
-have in common. The page's language as a whole (declared, then these, then
-its text) is :mod:`crawler.extractors.lang`'s.
+have in common; :func:`kept_copy` is which of a page's copies under two
+language segments is the page. The page's language as a whole (declared,
+then these, then its text) is :mod:`crawler.extractors.lang`'s.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["LANGUAGES", "language_tag", "url_language", "without_language"]
+__all__ = ["LANGUAGES", "kept_copy", "language_tag", "url_language", "without_language"]
 
 #: ISO 639-1 codes: what a URL's language segment may be (``/fr/``,
 #: ``/zh-CN/``, ``.pt-br.html``). A two-letter directory that is no
@@ -141,3 +142,57 @@ def without_language(url: str) -> str | None:
     if len(kept) == len(pairs):
         return None
     return path + ("?" + "&".join(kept) if kept else "") + hash_ + fragment
+
+
+def kept_copy(first: str, other: str, lang: str) -> str:
+    """Which of two URLs with the same content keeps the page: ``first``,
+    the URL that had it first, unless the two differ only by a language
+    segment (:func:`without_language`); then the one whose segment names
+    the page's language ``lang`` when the other's does not, else the
+    shorter (``first`` on a tie).
+
+    A manual whose untranslated pages are links to the English ones
+    (Debian's) serves the English page under ``/da/`` and ``/es/`` too:
+    whichever the crawl met first would be the page, an English page under
+    a Danish URL with its original hidden as a copy. A URL without a
+    segment is taken to name English: on sites that publish copies under
+    language segments, the unmarked URL is the English original. An
+    unknown language (``""``) matches no URL, and the shorter is kept.
+
+    >>> kept_copy("http://d.test/da/faq/", "http://d.test/faq/", "en")
+    'http://d.test/faq/'
+    >>> kept_copy("http://d.test/faq/", "http://d.test/da/faq/", "en")
+    'http://d.test/faq/'
+    >>> kept_copy("http://d.test/faq/", "http://d.test/da/faq/", "da")
+    'http://d.test/da/faq/'
+    >>> kept_copy("http://d.test/en/faq/", "http://d.test/faq/", "en-us")  # both name English: the shorter
+    'http://d.test/faq/'
+    >>> kept_copy("http://d.test/es/intro.html", "http://d.test/intro.html", "")
+    'http://d.test/intro.html'
+    >>> kept_copy("http://d.test/zh-tw/a.html", "http://d.test/zh-cn/a.html", "zh-cn")
+    'http://d.test/zh-cn/a.html'
+    >>> kept_copy("http://d.test/de/a.html", "http://d.test/fr/a.html", "")  # a tie: the first
+    'http://d.test/de/a.html'
+    >>> kept_copy("http://d.test/da/faq/", "http://d.test/faq/index.html", "en")  # not only a segment apart
+    'http://d.test/da/faq/'
+    """
+    if first == other or (without_language(first) or first) != (without_language(other) or other):
+        return first
+    first_fits, other_fits = _names(first, lang), _names(other, lang)
+    if first_fits != other_fits:
+        return other if other_fits else first
+    return other if len(other) < len(first) else first
+
+
+def _names(url: str, lang: str) -> bool:
+    """Whether ``url`` names the language ``lang`` (a URL without a segment
+    names English); a region or script on one side only does not count
+    (``en`` is ``en-us``; ``zh-cn`` is not ``zh-tw``)."""
+    if not lang:
+        return False
+    named = url_language(url) or "en"
+    if named == lang:
+        return True
+    mine, _, my_region = named.partition("-")
+    theirs, _, their_region = lang.partition("-")
+    return mine == theirs and not (my_region and their_region)

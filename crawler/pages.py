@@ -4,7 +4,8 @@ One code path, used by the ``web`` spider while it crawls and by
 ``python -m indexer rebuild`` when it replays the archive: canonical URL
 (``<link rel=canonical>``), aliases from redirects, refreshes followed like
 redirects, a site's "not found" look-alikes (soft 404s), robots META and
-``X-Robots-Tag``, content duplicates and near duplicates, per-site
+``X-Robots-Tag``, content duplicates and near duplicates (of a page's
+copies under language segments, the one that fits its language), per-site
 boilerplate, and 404/410 answers as gone pages.
 
 What differs between the two is memory: which contents were seen first and
@@ -29,10 +30,11 @@ from crawler import settings as defaults
 from crawler.archive import Fetch, decode_body, joined_headers
 from crawler.boilerplate import BoilerplateDetector
 from crawler.extract import Extraction, Page, extract
-from crawler.extractors.html import lead
+from crawler.extractors.html import lead, text_language
 from crawler.extractors.page import Link
 from crawler.fingerprints import content_fingerprint, fingerprints, hamming, simhash, simhash_blocks
 from crawler.items import DuplicateItem, GoneItem, Item, PageItem, UnchangedItem
+from crawler.languages import kept_copy
 from crawler.linkfilter import LinkFilter
 from crawler.project import project_settings
 from crawler.revisit import RevisitBounds
@@ -59,6 +61,9 @@ __all__ = [
 ]
 
 _SOFT404_BITS = 8  # a page this close to the site's "not found" answer is one
+# Copies of a page taking it over from each other on several nodes at once:
+# how many owners one page is compared with before it stays a duplicate.
+_TAKE_OVER_TRIES = 3
 
 # What a "not found" page calls itself, in the form _plain() gives a title:
 # lower case, no punctuation ("can't": "can t"), without 404, "error",
@@ -193,6 +198,10 @@ class PageMemory(Protocol):
         """Record ``url``'s content; the first other URL with the same (or,
         given its SimHash ``near``, nearly the same) content, if any."""
 
+    def take_over_content(self, digest: bytes, first: str, url: str, near: int | None = None) -> str | None:
+        """Make ``url`` the owner of the content ``first`` has, if ``first``
+        still owns it; the owner found (``first``: it changed hands)."""
+
     def soft404(self, site: str) -> dict[str, Any] | None:
         """The site's missing-page signature; None while it is not known."""
 
@@ -231,6 +240,14 @@ class LocalPageMemory:
                 known.append(near)
         self._near[near] = url
         return None
+
+    def take_over_content(self, digest: bytes, first: str, url: str, near: int | None = None) -> str | None:
+        found = self._contents.get(digest)
+        if found == first:
+            self._contents[digest] = url
+            if near is not None and self._near.get(near) == first:
+                self._near[near] = url
+        return found
 
     def soft404(self, site: str) -> dict[str, Any] | None:
         return self._soft404.get(site)
@@ -446,9 +463,8 @@ class PageLogic:
             if fetched.revisit:  # indexed before: it leaves the index
                 outcome.items.append(GoneItem(type="gone", url=page.url, status=fetched.status, noindex=True))
         else:
-            item = self._page_or_copy(fetched, page, aliases, follow)
-            outcome.items.append(item)
-            if item["type"] == "duplicate":
+            outcome.items = self._page_or_copy(fetched, page, aliases, follow)
+            if outcome.items[0]["type"] == "duplicate":
                 return outcome
         if not follow:
             self.count("meta/nofollow")
@@ -456,21 +472,50 @@ class PageLogic:
         outcome.follow = page
         return outcome
 
-    def _page_or_copy(self, fetched: Fetched, page: Page, aliases: list[str], follow: bool) -> Item:
+    def _page_or_copy(self, fetched: Fetched, page: Page, aliases: list[str], follow: bool) -> list[Item]:
         """The page's item, or a duplicate item when another URL had its
-        content first (not one that redirects here: the same page, moved)."""
+        content first (not one that redirects here: the same page, moved).
+        A copy whose URL fits the page's language better takes the page
+        over (:func:`~crawler.languages.kept_copy`): its item, then one
+        saying the URL that had it is now its duplicate."""
         digest, near = fingerprints(page) if page.text else (None, None)
         first = self.memory.content_seen(digest, page.url, near) if digest else None
-        if first is not None and first not in aliases:
+        replaced = None
+        if digest and first is not None and first not in aliases:
+            first, took_over = self._copy_kept(page, digest, near, first)
             self.count("dupes/content")
-            return DuplicateItem(type="duplicate", url=page.url, of=first, aliases=aliases)
+            if not took_over:
+                return [DuplicateItem(type="duplicate", url=page.url, of=first, aliases=aliases)]
+            self.count("dupes/language_swap")
+            replaced = DuplicateItem(type="duplicate", url=first, of=page.url, aliases=[])
         self.count("boilerplate/blocks", self.boilerplate.strip(page))
         if page.kind == "html" and not page.description:
             page.description = lead(page.blocks, page.headings)
         item = self._item(fetched, page, aliases, follow, digest.hex() if digest else None)
         if fetched.members_only:
             item["members_only"] = True
-        return item
+        return [item] if replaced is None else [item, replaced]
+
+    def _copy_kept(self, page: Page, digest: bytes, near: int | None, first: str) -> tuple[str, bool]:
+        """The URL that keeps the content of ``page``, a copy of ``first``'s,
+        and whether ``page`` took it over from that URL: when the two differ
+        only by a language segment and the page's fits its language better.
+        The language is the one its markup, headers or text give: one that
+        only its URL names would let every copy claim the page in turn. The
+        take-over is a compare-and-set every node shares; should another
+        node have taken the content over meanwhile, the page is compared
+        with that URL instead."""
+        lang = text_language(page) if page.lang_from_url else page.lang
+        for _ in range(_TAKE_OVER_TRIES):
+            if kept_copy(first, page.url, lang) != page.url:
+                return first, False
+            found = self.memory.take_over_content(digest, first, page.url, near)
+            if found == first:
+                return first, True
+            if found is None or found == page.url:  # a near copy, with a fingerprint of its own
+                return first, False
+            first = found
+        return first, False
 
     def gone(self, url: str, status: int) -> GoneItem | None:
         """404/410: the URL must not live on as an anchor-only result."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from crawler.extractors import html, media, pdf, text
-from crawler.extractors.html import undeclared_language
+from crawler.extractors.html import settle_language
 from crawler.extractors.location import (
     Resolve,
     link_header_canonical,
@@ -160,7 +160,7 @@ def _apply_headers(page: Page, headers: Mapping[str, str], resolve: Resolve) -> 
     ``Content-Language`` (used when markup declares no language; then
     :func:`~crawler.extractors.html.undeclared_language`)."""
     if not page.lang:  # markup declares none: the header, else hreflang, the URL, a guess
-        page.lang = language_tag((headers.get("content-language") or "").split(",")[0]) or undeclared_language(page)
+        settle_language(page, language_tag((headers.get("content-language") or "").split(",")[0]))
     page.alternates = [pair for pair in page.alternates if pair[1] != page.url]
     refresh = headers.get("refresh")
     if refresh:

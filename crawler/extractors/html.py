@@ -30,7 +30,7 @@ from crawler.languages import language_tag, url_language
 from crawler.sites import same_site
 from crawler.urls import canonicalize
 
-__all__ = ["MEDIA_TYPES", "extract", "extract_html", "undeclared_language"]
+__all__ = ["MEDIA_TYPES", "extract", "extract_html", "settle_language", "text_language", "undeclared_language"]
 
 MEDIA_TYPES = ("text/html", "application/xhtml+xml")
 
@@ -164,7 +164,8 @@ def extract_html(html: str | bytes, url: str, resolve: Resolve = canonicalize) -
         page = _extract_decoded(html, text, encoding, url, resolve)
     else:
         page = _extract(html.encode("utf-8", "replace"), url, resolve)
-    page.lang = page.lang or undeclared_language(page)
+    if not page.lang:
+        settle_language(page)
     return page
 
 
@@ -177,7 +178,22 @@ def undeclared_language(page: Page) -> str:
     for lang, url in page.alternates:
         if url == page.url:
             return lang
-    return url_language(page.url) or guess_lang(page.title + " " + page.text[:2000])
+    return url_language(page.url) or text_language(page)
+
+
+def settle_language(page: Page, declared: str = "") -> None:
+    """Give a page whose markup declares no language ``declared`` (its
+    ``Content-Language``), else :func:`undeclared_language`, noting when
+    that is only its URL's (``lang_from_url``): a copy of a page under
+    another language segment would name another."""
+    page.lang = declared or undeclared_language(page)
+    page.lang_from_url = not declared and bool(page.lang) and page.lang == url_language(page.url)
+
+
+def text_language(page: Page) -> str:
+    """The language a page's text shows (English, Chinese, Japanese,
+    Korean), whatever its URL or markup say; "" for any other."""
+    return guess_lang(page.title + " " + page.text[:2000])
 
 
 def _extract_decoded(body: bytes, text: str, encoding: str, url: str, resolve: Resolve) -> Page:

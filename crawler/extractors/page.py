@@ -45,7 +45,9 @@ class Page:
     robots tags; ``robots`` is the parsed ``robots`` one. ``kind`` is one of
     ``KINDS``, ``media_type`` what the body was read as (declared or
     sniffed), ``encoding`` the codec that decoded it ("" when text came in).
-    ``lang`` is declared (``<html lang>``) or guessed ("zh", "ja", "ko").
+    ``lang`` is declared (``<html lang>``) or guessed ("zh", "ja", "ko");
+    ``lang_from_url`` says it is only what the page's URL names (nothing
+    declared one), which tells nothing of the language of its text.
     ``sections`` are the ``[id, text, tag]`` of the headings (``h1``...)
     and definitions (``dt``) a link can point into (``page.html#id``):
     search links a result to the section its query names. ``notes`` name
@@ -64,6 +66,7 @@ class Page:
     emphasis: list[str] = field(default_factory=list)
     text: str = ""
     lang: str = ""
+    lang_from_url: bool = False
     links: list[Link] = field(default_factory=list)
     robots: frozenset[str] = frozenset()
     kind: str = "html"

@@ -671,6 +671,12 @@ class _SharedMemory:
             self.stats.inc_value("dupes/unchecked")
             return None
 
+    def take_over_content(self, digest: bytes, first: str, url: str, near: int | None = None) -> str | None:
+        try:
+            return self.frontier.take_over_content(digest, first, url, near)
+        except REDIS_DOWN:
+            return None  # the copy stays a duplicate of the first URL
+
     def soft404(self, site: str) -> dict[str, Any] | None:
         signature = self._soft404.get(site)
         if signature is None:
