@@ -120,43 +120,6 @@ def _place_and_languages(page: PageItem) -> dict[str, Any]:
     return found
 
 
-class _PageWrites:
-    """The page documents written and deleted, a deletion made again once
-    its batch is committed when the page was written in that batch: a
-    shard's writer deletes only committed documents, and a page may become
-    another's copy soon after it was indexed (a copy under a URL that fits
-    its language taking it over, :func:`crawler.languages.kept_copy`)."""
-
-    def __init__(self, parts: LocalShards | ProcessShards) -> None:
-        self.parts = parts
-        self._written: set[str] = set()  # since the last commit
-        self._deleted: set[str] = set()  # of those, deleted since
-
-    def update(self, url: str, document: dict[str, Any]) -> None:
-        self.parts.update(url, document)
-        self._written.add(url)
-        self._deleted.discard(url)
-
-    def delete(self, url: str) -> None:
-        self.parts.delete(url)
-        if url in self._written:
-            self._deleted.add(url)
-
-    def committed(self) -> None:
-        """After a commit: the deletions it could not make, made and committed."""
-        self._written.clear()
-        if self._deleted:
-            for url in self._deleted:
-                self.parts.delete(url)
-            self._deleted.clear()
-            self.parts.start_commit()
-            self.parts.commit()
-
-    def cancelled(self) -> None:
-        self._written.clear()
-        self._deleted.clear()
-
-
 class IndexBuilder:
     """The one writer of ``DATA_DIR/index``, ``DATA_DIR/pages.sqlite`` and ``DATA_DIR/graph``."""
 
@@ -182,7 +145,6 @@ class IndexBuilder:
             self.parts = ProcessShards(self.data_dir, self.shards, processes)
         else:
             self.parts = LocalShards(pages, anchors, str(self.layout.root))
-        self._pages = _PageWrites(self.parts)
         if processes > self.shards:
             logger.info(
                 "The index has %d page shard(s): %d writer process(es), not %d (python -m "
@@ -221,7 +183,7 @@ class IndexBuilder:
         self.close()
 
     def _delete_page(self, url: str) -> None:
-        self._pages.delete(url)
+        self.parts.delete(url)
 
     def add(self, items: Iterable[Item]) -> Counter[str]:
         """Index crawler items (uncommitted until :meth:`commit`); counts by type."""
@@ -304,7 +266,6 @@ class IndexBuilder:
         # (their digests) is then never ahead of them.
         self.store.commit()
         self._unsettled.clear()
-        self._pages.committed()
 
     def check(self) -> None:
         """Raise :class:`indexer.shards.ShardFailed` if a page writer process has died."""
@@ -316,7 +277,6 @@ class IndexBuilder:
         self.graph.db.rollback()
         self._vocabulary.clear()
         self.parts.cancel()
-        self._pages.cancelled()
         self._dirty |= self._unsettled
         self._unsettled.clear()
 
@@ -347,7 +307,7 @@ class IndexBuilder:
             self._add_alias(alias, url, "redirect")
         links = [(link[0], link[1]) for link in item.get("links") or () if link and link[0] != url]
         self.graph.set_links(url, links)
-        self._pages.update(url, self._page_document(item))
+        self.parts.update(url, self._page_document(item))
         self._dirty.add(url)
         self._dirty.update(target for target, _ in links)
         self._vocabulary.update(_words(item))

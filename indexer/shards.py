@@ -101,6 +101,10 @@ class Writers:
         self.writer(number, url).update_document(**document)
 
     def delete(self, number: int, url: str) -> None:
+        if url in self._added.get(number, ()):
+            # Added in this writer: Whoosh deletes committed documents only (a
+            # page that became another's copy, or gone, in the batch that wrote it).
+            self._commit(number)
         self.writer(number).delete_by_term(fields.URL, url)
 
 
