@@ -564,7 +564,7 @@ class _Walker:
                     block = tag in _BLOCK
                     if block:
                         self.flush()
-                    if child.text:
+                    if child.text and not (tag == "a" and self._permalink(child)):
                         parts.append(child.text)
                     if len(child):
                         self.walk(child, sectioned or tag in SECTIONS)
@@ -574,6 +574,17 @@ class _Walker:
                 self._json_ld(child)
             if child.tail:
                 parts.append(child.tail)
+
+    def _permalink(self, link: lxml.etree._Element) -> bool:
+        """Whether a link is a heading's permalink mark ("#", "¶" to the
+        heading's own id): not words of the page ("Net#" in a snippet)."""
+        text = link.text.strip() if link.text else ""
+        return (
+            len(text) <= 2
+            and bool(text)
+            and all(c in _PERMALINK_MARKS for c in text)
+            and (self._in_page(link.get("href") or ""))
+        )
 
     def _json_ld(self, script: lxml.etree._Element) -> None:
         """A schema.org breadcrumb in a JSON-LD script."""

@@ -365,6 +365,9 @@ def test_headings_and_definitions_keep_the_ids_links_point_at() -> None:
         ["_synopsis", "SYNOPSIS", "h2"],
         ["queryset-api", "No id anywhere", "h2"],  # the section it is in
     ]
+    # The permalink marks are no words of the page: a snippet read "Promises API#".
+    assert "¶" not in page.text and "#" not in page.text
+    assert page.text.startswith("QuerySet API filter(*args) Filters. Promises API 2.1.2. Basic precautions")
 
 
 @pytest.mark.parametrize(
