@@ -564,8 +564,9 @@ class _Walker:
                     block = tag in _BLOCK
                     if block:
                         self.flush()
-                    if child.text and not (tag == "a" and self._permalink(child)):
-                        parts.append(child.text)
+                    text = self._shown_text(child, tag)
+                    if text:
+                        parts.append(text)
                     if len(child):
                         self.walk(child, sectioned or tag in SECTIONS)
                     if block:
@@ -575,16 +576,17 @@ class _Walker:
             if child.tail:
                 parts.append(child.tail)
 
-    def _permalink(self, link: lxml.etree._Element) -> bool:
-        """Whether a link is a heading's permalink mark ("#", "¶" to the
-        heading's own id): not words of the page ("Net#" in a snippet)."""
-        text = link.text.strip() if link.text else ""
-        return (
-            len(text) <= 2
-            and bool(text)
-            and all(c in _PERMALINK_MARKS for c in text)
-            and (self._in_page(link.get("href") or ""))
-        )
+    def _shown_text(self, element: lxml.etree._Element, tag: object) -> str | None:
+        """An element's own text, but for a heading's permalink mark ("#",
+        "¶": a link to the heading's own id), no word of the page ("Net#"
+        in a snippet)."""
+        text = element.text
+        if tag != "a" or not text or len(text.strip()) > 2:
+            return text
+        mark = text.strip()
+        if mark and all(c in _PERMALINK_MARKS for c in mark) and self._in_page(element.get("href") or ""):
+            return None
+        return text
 
     def _json_ld(self, script: lxml.etree._Element) -> None:
         """A schema.org breadcrumb in a JSON-LD script."""
