@@ -47,6 +47,7 @@ from crawler.traps import Blacklist
 from indexer import schema as fields
 from indexer.graph import PERSONALIZATION, LinkGraph, personalization_weights, stored_personalization
 from indexer.layout import IndexBusy, Layout
+from indexer.places import HubPlaces
 from indexer.shards import LocalShards, ProcessShards
 from indexer.store import PageStore
 
@@ -156,6 +157,7 @@ class IndexBuilder:
             )
         self.store = PageStore(pages_path(self.data_dir))
         self.graph = LinkGraph(graph_dir(self.data_dir))
+        self.places = HubPlaces(self.graph, self.store)
         self._dirty: set[str] = set()  # URLs whose anchor document may have changed
         self._unsettled: set[str] = set()  # those whose documents were sent, not yet committed
         # Whether the anchor documents on disk were complete when this writer
@@ -302,6 +304,9 @@ class IndexBuilder:
         url = item["url"]
         item.setdefault("fetched", time.time())
         self._dirty.update(self.graph.targets_of(url))  # links it no longer has
+        if not item.get("hierarchy"):  # no breadcrumb: the place its hub lists it in
+            item["hierarchy"] = self.places.place_of(url)
+        self.places.forget(url)
         self.store.put(item, host_of(url))
         for alias in item.get("aliases") or ():
             self._add_alias(alias, url, "redirect")

@@ -181,6 +181,18 @@ class LinkGraph:
             )
         )
 
+    def inbound_counts(self, urls: Iterable[str]) -> dict[str, int]:
+        """How many links lead to each of ``urls`` (those none leads to left
+        out): counted in the index on targets alone."""
+        return dict(
+            rows_in(
+                self.db,
+                "SELECT d.url, count(*) FROM nodes d JOIN links l ON l.dst = d.id WHERE d.url IN",
+                set(urls),
+                " GROUP BY d.url",
+            )
+        )
+
     def targets_of(self, url: str) -> list[str]:
         """Where the stored links of ``url`` lead."""
         return [

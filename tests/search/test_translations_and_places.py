@@ -204,3 +204,59 @@ def test_a_query_in_one_of_two_close_languages_is_shown_the_page_titled_with_its
     shown = engine.search("Preliminars").results
     assert [result.page for result in shown] == ["http://guide.test/ca/apas01.html"]
     assert shown[0].also_in == [{"lang": "es", "url": "http://guide.test/es/apas01.html"}]
+
+
+def test_a_page_without_a_breadcrumb_takes_its_place_from_the_hub_that_lists_it(build: Build) -> None:
+    """Git's manual pages have no breadcrumb: git(1) lists each command
+    under the headings that say what kind of command it is."""
+    hub = page(
+        "http://git.test/git.html",
+        "git(1)",
+        "git(1) Manual Page NAME git - the stupid content tracker. Start with git-add(1) and git-commit(1). "
+        "High-level commands Main porcelain commands git-add(1) Add file contents to the index. "
+        "git-commit(1) Record changes to the repository. "
+        "Low-level commands Interrogation commands git-cat-file(1) Provide contents of repository objects.",
+        links=[
+            ("http://git.test/git-add.html", "git-add(1)"),
+            ("http://git.test/git-commit.html", "git-commit(1)"),
+            ("http://git.test/git-cat-file.html", "git-cat-file(1)"),
+            ("http://elsewhere.test/git-add.html", "git-add(1)"),
+        ],
+        sections=[
+            ["top", "git(1) Manual Page", "h1"],
+            ["name", "NAME", "h2"],
+            ["high", "High-level commands", "h2"],
+            ["main", "Main porcelain commands", "h3"],
+            ["low", "Low-level commands", "h2"],
+            ["interrogation", "Interrogation commands", "h3"],
+        ],
+    )
+    suite = [("http://git.test/git.html", "git(1)")]
+    engine = build(
+        hub,
+        page("http://git.test/git-add.html", "git-add(1)", "Add file contents to the index. " * 3, links=suite),
+        page(
+            "http://git.test/git-commit.html",
+            "git-commit(1)",
+            "Record changes to the repository. See also git-add(1). " * 3,
+            links=[*suite, ("http://git.test/git-add.html", "git-add(1)")],
+        ),
+        page(
+            "http://git.test/git-cat-file.html",
+            "git-cat-file(1)",
+            "Provide contents of repository objects. " * 3,
+            links=suite,
+            hierarchy=["Git", "Plumbing"],  # a breadcrumb of its own stays
+        ),
+    )
+    add = engine.search("add file contents").results[0]
+    assert add.url == "http://git.test/git-add.html"
+    # Its hub is git(1), which every page links to, not git-commit(1) that mentions it;
+    # the place is where git(1) lists it, not where it first names it.
+    assert add.hierarchy == ["git(1)", "High-level commands", "Main porcelain commands"]
+    assert engine.search("repository objects").results[0].hierarchy == ["Git", "Plumbing"]
+    # The place is the page's words too: "porcelain" finds the porcelain commands.
+    assert {r.url for r in engine.search("porcelain").results} >= {
+        "http://git.test/git-add.html",
+        "http://git.test/git-commit.html",
+    }

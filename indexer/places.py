@@ -1,0 +1,186 @@
+"""A page's place in its site, told by the hub that lists it.
+
+Most manuals say where a page stands with a breadcrumb or ``rel="up"``
+(:mod:`crawler.extractors.hierarchy`). Some say it only by listing their
+pages: Git's manual pages have no breadcrumb, but ``git(1)`` lists every
+command under "High-level commands › Main porcelain commands". For a page
+without a hierarchy of its own, the indexer takes its place from its hub:
+of the pages of its site already indexed that link to it, the one most
+pages link to (the site's contents, not a page that mentions it in "See
+also"); the place is that hub's title and the headings the link stands
+under in it (:func:`heading_path`). Found when the page is indexed, so a
+hub is known when it was indexed before its pages, as a crawl from the
+hub finds them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from crawler.sites import same_site
+
+__all__ = ["outline", "heading_path", "hub_of", "hub_place", "HubPlaces"]
+
+# Headings a place goes down to, and the hubs whose text is remembered.
+_MAX_LEVELS = 4
+_CACHED_HUBS = 32
+# At most this many of the pages linking to a page are weighed as its hub.
+_MAX_SOURCES = 200
+_HEADING_TAG = re.compile(r"h([1-6])\Z")
+
+
+def outline(text: str, sections: Sequence[Sequence[str]]) -> list[tuple[int, list[str]]]:
+    """Where each heading of a page stands in its ``text`` (as a whole
+    word, in order), with the path of headings it opens (outermost first):
+    ``sections`` are the page's ``[id, heading, tag]``.
+
+    >>> outline("Intro. Commands Porcelain git-add(1) Plumbing x", [["a", "Commands", "h2"],
+    ...         ["b", "Porcelain", "h3"], ["c", "Plumbing", "h3"]])
+    [(7, ['Commands']), (16, ['Commands', 'Porcelain']), (37, ['Commands', 'Plumbing'])]
+    """
+    found: list[tuple[int, list[str]]] = []
+    stack: list[tuple[int, str]] = []
+    searched = 0
+    for section in sections:
+        if len(section) < 3 or not (tag := _HEADING_TAG.match(section[2])):
+            continue
+        heading = section[1].strip()
+        at = _whole(text, heading, searched)
+        if at < 0:
+            continue
+        searched = at + len(heading)
+        level = int(tag.group(1))
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, heading))
+        found.append((at, [name for _, name in stack]))
+    return found
+
+
+def heading_path(headings: list[tuple[int, list[str]]], text: str, anchors: Sequence[str]) -> list[str]:
+    """The headings a link stands under in a page, of its ``outline``
+    ``headings``: of the places its texts (``anchors``) are found in
+    ``text``, the one most deeply inside the page's sections (a hub names a
+    page in its introduction, then lists it under "Main porcelain
+    commands"); [] when none is found.
+
+    >>> text = "Intro: see git-add(1). Commands Porcelain git-add(1) Add files."
+    >>> headings = outline(text, [["a", "Commands", "h2"], ["b", "Porcelain", "h3"]])
+    >>> heading_path(headings, text, ["git-add(1)"]), heading_path(headings, text, ["nowhere"])
+    (['Commands', 'Porcelain'], [])
+    """
+    starts = [at for at, _ in headings]
+    best: list[str] = []
+    for anchor in anchors:
+        at = _whole(text, anchor, 0)
+        while at >= 0:
+            under = bisect.bisect_left(starts, at) - 1
+            if under >= 0 and len(headings[under][1]) > len(best):
+                best = headings[under][1]
+            at = _whole(text, anchor, at + 1)
+    return best
+
+
+def _whole(text: str, phrase: str, start: int) -> int:
+    """Where ``phrase`` stands in ``text`` from ``start`` as whole words
+    ("other", not the end of "another"); -1 when it does not."""
+    if not phrase:
+        return -1
+    at = text.find(phrase, start)
+    while at >= 0:
+        end = at + len(phrase)
+        before = at == 0 or not (text[at - 1].isalnum() and phrase[0].isalnum())
+        after = end == len(text) or not (text[end].isalnum() and phrase[-1].isalnum())
+        if before and after:
+            return at
+        at = text.find(phrase, at + 1)
+    return -1
+
+
+def hub_place(title: str, headings: list[str]) -> list[str]:
+    """A linked page's place: its hub's ``title``, then the ``headings``
+    the link stands under in the hub, but for one that only names the hub
+    again ("git(1) Manual Page" under the title "git(1)").
+
+    >>> hub_place("git(1)", ["git(1) Manual Page", "Commands"])
+    ['git(1)', 'Commands']
+    """
+    title = title.strip()
+    kept = [heading for heading in headings if not (title and heading.startswith(title))]
+    return ([title] if title else []) + kept[: _MAX_LEVELS - 1]
+
+
+def hub_of(url: str, sources: Mapping[str, Sequence[str]], linked: Mapping[str, int]) -> str | None:
+    """Of the pages ``sources`` linking to ``url`` (with their link's
+    text), the one of its site that most pages link to (``linked``), the
+    shortest URL of equals; None when no page of its site links to it.
+
+    >>> hub_of("http://a.test/add.html", {"http://a.test/git.html": ["add"], "http://a.test/tag.html": ["add"],
+    ...        "http://b.test/": ["add"]}, {"http://a.test/git.html": 9, "http://a.test/tag.html": 2})
+    'http://a.test/git.html'
+    """
+    candidates = [source for source, text in sources.items() if source != url and text and same_site(source, url)]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda source: (linked.get(source, 0), -len(source), source))
+
+
+class _Graph(Protocol):
+    def inbound(self, urls: Sequence[str] | set[str]) -> list[tuple[str, str, str]]: ...
+
+    def inbound_counts(self, urls: Sequence[str]) -> dict[str, int]: ...
+
+
+class _Store(Protocol):
+    def get(self, url: str) -> dict[str, object] | None: ...
+
+    def bodies(self, urls: Sequence[str]) -> dict[str, tuple[str, list[list[str]]]]: ...
+
+
+class HubPlaces:
+    """The places of pages being indexed, from the link graph and page
+    store written so far; the hubs' text is remembered (a few hubs list
+    most pages of a site)."""
+
+    def __init__(self, graph: _Graph, store: _Store) -> None:
+        self.graph = graph
+        self.store = store
+        self._hubs: OrderedDict[str, tuple[str, str, list[tuple[int, list[str]]]]] = OrderedDict()
+
+    def place_of(self, url: str) -> list[str]:
+        """The place of ``url`` as its hub tells it; [] without one."""
+        sources: dict[str, list[str]] = {}
+        for source, _, text in self.graph.inbound([url])[:_MAX_SOURCES]:
+            text = " ".join(text.split())
+            if text:
+                sources.setdefault(source, []).append(text)
+        linked = self.graph.inbound_counts(list(sources)) if sources else {}
+        hub = hub_of(url, sources, linked)
+        known = self._hub(hub) if hub else None
+        if hub is None or known is None:
+            return []
+        title, text, headings = known
+        return hub_place(title, heading_path(headings, text, sources[hub]))
+
+    def _hub(self, url: str) -> tuple[str, str, list[tuple[int, list[str]]]] | None:
+        known = self._hubs.get(url)
+        if known is None:
+            page = self.store.get(url)
+            body = self.store.bodies([url]).get(url)
+            if page is None or body is None:
+                return None
+            known = (str(page.get("title") or ""), body[0], outline(*body))
+            self._hubs[url] = known
+            if len(self._hubs) > _CACHED_HUBS:
+                self._hubs.popitem(last=False)
+        else:
+            self._hubs.move_to_end(url)
+        return known
+
+    def forget(self, url: str) -> None:
+        """``url`` was indexed again: its text may list other pages now."""
+        self._hubs.pop(url, None)
