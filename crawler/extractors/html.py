@@ -576,6 +576,15 @@ class _Walker:
             if child.tail:
                 parts.append(child.tail)
 
+    def _heading_text(self, element: lxml.etree._Element) -> str:
+        """A heading's text without its permalink mark, as the body's text
+        has it (the opening sentence is the first block that is no heading)."""
+        text = _clean(_text_of(element))
+        for link in element.iter("a"):
+            if text and self._shown_text(link, "a") is None:
+                text = text.removesuffix((link.text or "").strip()).rstrip()
+        return text
+
     def _shown_text(self, element: lxml.etree._Element, tag: object) -> str | None:
         """An element's own text, but for a heading's permalink mark ("#",
         "¶": a link to the heading's own id), no word of the page ("Net#"
@@ -627,7 +636,7 @@ class _Walker:
         """A heading (and the section it opens), a definition a link can
         point into, or emphasised text: each to its field."""
         if tag in _HEADINGS:
-            text = _clean(_text_of(element))
+            text = self._heading_text(element)
             if text:
                 self.page.headings.append(text)
                 self._section(element, tag, text)

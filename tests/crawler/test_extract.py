@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawler.extract import extract_html
+from crawler.extractors.html import lead
 
 PAGE = "http://site.test/docs/page.html"
 
@@ -300,3 +301,14 @@ def test_bytes_in_any_charset() -> None:
         "big5hkscs",
         "zh",
     )
+
+
+def test_the_opening_sentence_follows_a_heading_with_a_permalink() -> None:
+    """Sphinx ends each heading with a "¶" link to itself: the description
+    is the page's first sentence, not its heading again."""
+    page = extract_html(
+        '<html><body><h1>queue — A synchronized queue class<a class="headerlink" href="#queue">¶</a></h1>'
+        "<p>The queue module implements multi-producer, multi-consumer queues.</p></body></html>",
+        PAGE,
+    )
+    assert lead(page.blocks, page.headings) == "The queue module implements multi-producer, multi-consumer queues."

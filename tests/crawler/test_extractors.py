@@ -367,6 +367,7 @@ def test_headings_and_definitions_keep_the_ids_links_point_at() -> None:
     ]
     # The permalink marks are no words of the page: a snippet read "Promises API#".
     assert "¶" not in page.text and "#" not in page.text
+    assert page.headings[:2] == ["QuerySet API", "Promises API"]  # as the text has them
     assert page.text.startswith("QuerySet API filter(*args) Filters. Promises API 2.1.2. Basic precautions")
 
 
