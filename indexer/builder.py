@@ -304,22 +304,25 @@ class IndexBuilder:
         url = item["url"]
         item.setdefault("fetched", time.time())
         self._dirty.update(self.graph.targets_of(url))  # links it no longer has
-        if not item.get("hierarchy"):  # no breadcrumb: the place its hub lists it in
-            item["hierarchy"] = self.places.place_of(url)
+        place = [] if item.get("hierarchy") else self.places.place_of(url)  # no breadcrumb: where its hub lists it
         self.places.forget(url)
         self.store.put(item, host_of(url))
         for alias in item.get("aliases") or ():
             self._add_alias(alias, url, "redirect")
         links = [(link[0], link[1]) for link in item.get("links") or () if link and link[0] != url]
         self.graph.set_links(url, links)
-        self.parts.update(url, self._page_document(item))
+        self.parts.update(url, self._page_document(item, place))
         self._dirty.add(url)
         self._dirty.update(target for target, _ in links)
         self._vocabulary.update(_words(item))
         self._revisited(item, changed=True)
 
     @staticmethod
-    def _page_document(page: PageItem) -> dict[str, Any]:
+    def _page_document(page: PageItem, place: list[str] | None = None) -> dict[str, Any]:
+        """The page document of ``page``; ``place``: where the hub that
+        lists it does (:mod:`indexer.places`), for a page without a
+        breadcrumb. The hub's title is shown, not indexed: on every page it
+        lists, it would outscore the hub itself on its own name."""
         url = page["url"]
         return {
             fields.URL: url,
@@ -338,6 +341,7 @@ class IndexBuilder:
             **({fields.SIZE: page["size"]} if page.get("size") is not None else {}),
             **({fields.MEMBERS_ONLY: True, fields.ACCESS: fields.MEMBERS} if page.get("members_only") else {}),
             **_place_and_languages(page),
+            **({fields.HUB: place[0], fields.HIERARCHY: "\n".join(place[1:])} if place else {}),
         }
 
     @staticmethod

@@ -182,14 +182,24 @@ class LinkGraph:
         )
 
     def inbound_counts(self, urls: Iterable[str]) -> dict[str, int]:
-        """How many links lead to each of ``urls`` (those none leads to left
-        out): counted in the index on targets alone."""
+        """How many pages link to each of ``urls`` (those none links to left
+        out): a page that names another in every paragraph counts once."""
         return dict(
             rows_in(
                 self.db,
-                "SELECT d.url, count(*) FROM nodes d JOIN links l ON l.dst = d.id WHERE d.url IN",
+                "SELECT d.url, count(DISTINCT l.src) FROM nodes d JOIN links l ON l.dst = d.id WHERE d.url IN",
                 set(urls),
                 " GROUP BY d.url",
+            )
+        )
+
+    def outbound(self, url: str) -> list[tuple[str, str]]:
+        """``(target, anchor text)`` of the stored links of ``url``."""
+        return list(
+            self.db.execute(
+                "SELECT d.url, l.anchor FROM nodes s JOIN links l ON l.src = s.id JOIN nodes d ON d.id = l.dst"
+                " WHERE s.url = ?",
+                (url,),
             )
         )
 

@@ -18,42 +18,54 @@ from __future__ import annotations
 import bisect
 import re
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from crawler.sites import same_site
 
-__all__ = ["outline", "heading_path", "hub_of", "hub_place", "HubPlaces"]
+__all__ = ["LISTED", "outline", "heading_path", "listings", "hubs_of", "hub_place", "HubPlaces"]
 
 # Headings a place goes down to, and the hubs whose text is remembered.
 _MAX_LEVELS = 4
 _CACHED_HUBS = 32
 # At most this many of the pages linking to a page are weighed as its hub.
 _MAX_SOURCES = 200
+# And the likeliest this many are looked at for the link in their text.
+_HUBS_TRIED = 3
+#: The links a part of a page lists for it to be a hub's listing.
+LISTED = 5
 _HEADING_TAG = re.compile(r"h([1-6])\Z")
 
 
 def outline(text: str, sections: Sequence[Sequence[str]]) -> list[tuple[int, list[str]]]:
     """Where each heading of a page stands in its ``text`` (as a whole
     word, in order), with the path of headings it opens (outermost first):
-    ``sections`` are the page's ``[id, heading, tag]``.
+    ``sections`` are the page's ``[id, heading, tag]``. Looked for from the
+    end, each before the next: a table of contents at the top names them
+    all first.
 
-    >>> outline("Intro. Commands Porcelain git-add(1) Plumbing x", [["a", "Commands", "h2"],
+    >>> outline("Commands Porcelain Plumbing. Commands Porcelain git-add(1) Plumbing x", [["a", "Commands", "h2"],
     ...         ["b", "Porcelain", "h3"], ["c", "Plumbing", "h3"]])
-    [(7, ['Commands']), (16, ['Commands', 'Porcelain']), (37, ['Commands', 'Plumbing'])]
+    [(29, ['Commands']), (38, ['Commands', 'Porcelain']), (59, ['Commands', 'Plumbing'])]
     """
+    levelled = [
+        (int(tag.group(1)), heading)
+        for section in sections
+        if len(section) > 2 and (tag := _HEADING_TAG.match(section[2])) and (heading := section[1].strip())
+    ]
+    at_of: list[int] = []
+    before = len(text)
+    for _, heading in reversed(levelled):
+        at = _last_whole(text, heading, before)
+        at_of.append(at)
+        if at >= 0:
+            before = at
+    at_of.reverse()
     found: list[tuple[int, list[str]]] = []
     stack: list[tuple[int, str]] = []
-    searched = 0
-    for section in sections:
-        if len(section) < 3 or not (tag := _HEADING_TAG.match(section[2])):
-            continue
-        heading = section[1].strip()
-        at = _whole(text, heading, searched)
+    for (level, heading), at in zip(levelled, at_of, strict=True):
         if at < 0:
             continue
-        searched = at + len(heading)
-        level = int(tag.group(1))
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, heading))
@@ -61,26 +73,31 @@ def outline(text: str, sections: Sequence[Sequence[str]]) -> list[tuple[int, lis
     return found
 
 
-def heading_path(headings: list[tuple[int, list[str]]], text: str, anchors: Sequence[str]) -> list[str]:
+def heading_path(
+    headings: list[tuple[int, list[str]]], text: str, anchors: Sequence[str], listed: Sequence[int] | None = None
+) -> list[str] | None:
     """The headings a link stands under in a page, of its ``outline``
     ``headings``: of the places its texts (``anchors``) are found in
     ``text``, the one most deeply inside the page's sections (a hub names a
     page in its introduction, then lists it under "Main porcelain
-    commands"); [] when none is found.
+    commands"); None when none is found (the link is in the hub's
+    navigation, not its text). With ``listed`` (:func:`listings`), only
+    a place among at least ``LISTED`` of the page's links counts.
 
     >>> text = "Intro: see git-add(1). Commands Porcelain git-add(1) Add files."
     >>> headings = outline(text, [["a", "Commands", "h2"], ["b", "Porcelain", "h3"]])
     >>> heading_path(headings, text, ["git-add(1)"]), heading_path(headings, text, ["nowhere"])
-    (['Commands', 'Porcelain'], [])
+    (['Commands', 'Porcelain'], None)
     """
     starts = [at for at, _ in headings]
-    best: list[str] = []
+    best: list[str] | None = None
     for anchor in anchors:
         at = _whole(text, anchor, 0)
         while at >= 0:
             under = bisect.bisect_left(starts, at) - 1
-            if under >= 0 and len(headings[under][1]) > len(best):
-                best = headings[under][1]
+            path = headings[under][1] if under >= 0 else []
+            if (listed is None or listed[under + 1] >= LISTED) and (best is None or len(path) > len(best)):
+                best = path
             at = _whole(text, anchor, at + 1)
     return best
 
@@ -101,6 +118,43 @@ def _whole(text: str, phrase: str, start: int) -> int:
     return -1
 
 
+def listings(headings: list[tuple[int, list[str]]], text: str, anchors: Iterable[str]) -> list[int]:
+    """How many of a page's links (their texts, ``anchors``) its text holds
+    under each heading of its ``outline`` (the first count: before the
+    first heading): a hub lists its pages, a page mentions one here and
+    there.
+
+    >>> text = "Intro. Commands git-add(1) git-mv(1) git-rm(1) Notes see git-add(1)."
+    >>> listings(outline(text, [["a", "Commands", "h2"], ["b", "Notes", "h2"]]), text,
+    ...          ["git-add(1)", "git-mv(1)", "git-rm(1)"])
+    [0, 3, 1]
+    """
+    starts = [at for at, _ in headings]
+    counts = [0] * (len(headings) + 1)
+    for anchor in set(anchors):
+        parts = set()
+        at = _whole(text, anchor, 0)
+        while at >= 0:
+            parts.add(bisect.bisect_right(starts, at))
+            at = _whole(text, anchor, at + len(anchor))
+        for part in parts:
+            counts[part] += 1
+    return counts
+
+
+def _last_whole(text: str, phrase: str, end: int) -> int:
+    """Where ``phrase`` last stands in ``text`` before ``end`` as whole words; -1 when it does not."""
+    at = text.rfind(phrase, 0, end)
+    while at >= 0:
+        stop = at + len(phrase)
+        before = at == 0 or not (text[at - 1].isalnum() and phrase[0].isalnum())
+        after = stop == len(text) or not (text[stop].isalnum() and phrase[-1].isalnum())
+        if before and after:
+            return at
+        at = text.rfind(phrase, 0, at)
+    return -1
+
+
 def hub_place(title: str, headings: list[str]) -> list[str]:
     """A linked page's place: its hub's ``title``, then the ``headings``
     the link stands under in the hub, but for one that only names the hub
@@ -114,25 +168,25 @@ def hub_place(title: str, headings: list[str]) -> list[str]:
     return ([title] if title else []) + kept[: _MAX_LEVELS - 1]
 
 
-def hub_of(url: str, sources: Mapping[str, Sequence[str]], linked: Mapping[str, int]) -> str | None:
-    """Of the pages ``sources`` linking to ``url`` (with their link's
-    text), the one of its site that most pages link to (``linked``), the
-    shortest URL of equals; None when no page of its site links to it.
+def hubs_of(url: str, sources: Mapping[str, Sequence[str]], linked: Mapping[str, int]) -> list[str]:
+    """The pages of ``sources`` (linking to ``url``, with their links'
+    texts) that may be its hub: those of its site, the ones most pages link
+    to (``linked``) first, the shorter URL of equals.
 
-    >>> hub_of("http://a.test/add.html", {"http://a.test/git.html": ["add"], "http://a.test/tag.html": ["add"],
-    ...        "http://b.test/": ["add"]}, {"http://a.test/git.html": 9, "http://a.test/tag.html": 2})
-    'http://a.test/git.html'
+    >>> hubs_of("http://a.test/add.html", {"http://a.test/git.html": ["add"], "http://a.test/tag.html": ["add"],
+    ...         "http://b.test/": ["add"]}, {"http://a.test/git.html": 9, "http://a.test/tag.html": 2})
+    ['http://a.test/git.html', 'http://a.test/tag.html']
     """
-    candidates = [source for source, text in sources.items() if source != url and text and same_site(source, url)]
-    if not candidates:
-        return None
-    return max(candidates, key=lambda source: (linked.get(source, 0), -len(source), source))
+    candidates = [source for source, texts in sources.items() if source != url and texts and same_site(source, url)]
+    return sorted(candidates, key=lambda source: (-linked.get(source, 0), len(source), source))
 
 
 class _Graph(Protocol):
     def inbound(self, urls: Sequence[str] | set[str]) -> list[tuple[str, str, str]]: ...
 
     def inbound_counts(self, urls: Sequence[str]) -> dict[str, int]: ...
+
+    def outbound(self, url: str) -> list[tuple[str, str]]: ...
 
 
 class _Store(Protocol):
@@ -149,31 +203,35 @@ class HubPlaces:
     def __init__(self, graph: _Graph, store: _Store) -> None:
         self.graph = graph
         self.store = store
-        self._hubs: OrderedDict[str, tuple[str, str, list[tuple[int, list[str]]]]] = OrderedDict()
+        self._hubs: OrderedDict[str, tuple[str, str, list[tuple[int, list[str]]], list[int]]] = OrderedDict()
 
     def place_of(self, url: str) -> list[str]:
-        """The place of ``url`` as its hub tells it; [] without one."""
+        """The place of ``url`` as its hub tells it; [] without one: of the
+        likeliest hubs, the first whose text (not its navigation: a menu
+        of every page on every page is no hub's) holds the link."""
         sources: dict[str, list[str]] = {}
         for source, _, text in self.graph.inbound([url])[:_MAX_SOURCES]:
             text = " ".join(text.split())
             if text:
                 sources.setdefault(source, []).append(text)
         linked = self.graph.inbound_counts(list(sources)) if sources else {}
-        hub = hub_of(url, sources, linked)
-        known = self._hub(hub) if hub else None
-        if hub is None or known is None:
-            return []
-        title, text, headings = known
-        return hub_place(title, heading_path(headings, text, sources[hub]))
+        for hub in hubs_of(url, sources, linked)[:_HUBS_TRIED]:
+            known = self._hub(hub)
+            path = heading_path(known[2], known[1], sources[hub], known[3]) if known else None
+            if known is not None and path is not None:
+                return hub_place(known[0], path)
+        return []
 
-    def _hub(self, url: str) -> tuple[str, str, list[tuple[int, list[str]]]] | None:
+    def _hub(self, url: str) -> tuple[str, str, list[tuple[int, list[str]]], list[int]] | None:
         known = self._hubs.get(url)
         if known is None:
             page = self.store.get(url)
             body = self.store.bodies([url]).get(url)
             if page is None or body is None:
                 return None
-            known = (str(page.get("title") or ""), body[0], outline(*body))
+            headings = outline(*body)
+            texts = (" ".join(text.split()) for _, text in self.graph.outbound(url))
+            known = (str(page.get("title") or ""), body[0], headings, listings(headings, body[0], filter(None, texts)))
             self._hubs[url] = known
             if len(self._hubs) > _CACHED_HUBS:
                 self._hubs.popitem(last=False)

@@ -57,6 +57,7 @@ __all__ = [
     "ACCESS",
     "MEMBERS",
     "HIERARCHY",
+    "HUB",
     "ALTERNATES",
     "CONTAINS",
     "TEXT_FIELDS",
@@ -89,6 +90,7 @@ SIZE = "size"  # bytes of the fetched body (stored only; absent: not fetched, or
 ACCESS = "access"  # MEMBERS on a members-only page and its anchor document (indexed only)
 MEMBERS = "members"
 HIERARCHY = "hierarchy"  # its ancestors' titles, the site's top first, one a line (indexed and stored)
+HUB = "hub"  # without a breadcrumb: the title of the page listing it, shown before its hierarchy (stored only)
 ALTERNATES = "alternates"  # [lang, url] of its translations its markup names (stored only)
 CONTAINS = "contains"  # languages of running text in it besides its own: "en" on a half-translated page
 TEXT_FIELDS = (TITLE, ANCHOR, URLWORDS, HIERARCHY, HEADINGS, EMPHASIS, DESCRIPTION, BODY)
@@ -184,6 +186,7 @@ def schema(cjk: str = "bigram") -> Schema:
             SIZE: STORED(),
             ACCESS: KEYWORD(lowercase=True),
             HIERARCHY: field(HIERARCHY, stored=True),
+            HUB: STORED(),
             ALTERNATES: STORED(),
             CONTAINS: STORED(),
         }

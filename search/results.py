@@ -366,7 +366,7 @@ class ResultMaker:
             size=candidate.get(fields.SIZE) if crawled else None,
             members_only=bool(candidate.get(fields.MEMBERS_ONLY)),
             more_from_host=more,
-            hierarchy=(candidate.get(fields.HIERARCHY) or "").split("\n") if candidate.get(fields.HIERARCHY) else [],
+            hierarchy=_hierarchy(candidate),
             explain=self._explanation(candidate, field_scores, words, section) if explain else {},
         )
 
@@ -530,3 +530,11 @@ def _day(epoch: Any) -> str:
     if not isinstance(epoch, (int, float)) or epoch <= 0:
         return ""
     return time.strftime("%Y-%m-%d", time.gmtime(epoch))
+
+
+def _hierarchy(candidate: Candidate) -> list[str]:
+    """A result's place in its site: its breadcrumb, or the title of the
+    hub that lists it and the headings it is listed under."""
+    hub = candidate.get(fields.HUB)
+    place = candidate.get(fields.HIERARCHY)
+    return ([hub] if hub else []) + (place.split("\n") if place else [])

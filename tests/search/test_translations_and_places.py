@@ -214,12 +214,17 @@ def test_a_page_without_a_breadcrumb_takes_its_place_from_the_hub_that_lists_it(
         "git(1)",
         "git(1) Manual Page NAME git - the stupid content tracker. Start with git-add(1) and git-commit(1). "
         "High-level commands Main porcelain commands git-add(1) Add file contents to the index. "
-        "git-commit(1) Record changes to the repository. "
-        "Low-level commands Interrogation commands git-cat-file(1) Provide contents of repository objects.",
+        "git-commit(1) Record changes to the repository. git-mv(1) Move a file. git-rm(1) Remove files. "
+        "git-tag(1) Create a tag. "
+        "Low-level commands Interrogation commands git-cat-file(1) Provide contents of repository objects. "
+        "git-ls-files(1) Show files. git-ls-tree(1) List a tree. git-rev-parse(1) Pick out parameters. "
+        "git-show-ref(1) List references.",
         links=[
-            ("http://git.test/git-add.html", "git-add(1)"),
-            ("http://git.test/git-commit.html", "git-commit(1)"),
-            ("http://git.test/git-cat-file.html", "git-cat-file(1)"),
+            *[
+                (f"http://git.test/{name}.html", f"{name}(1)")
+                for name in "git-add git-commit git-mv git-rm git-tag git-cat-file git-ls-files git-ls-tree "
+                "git-rev-parse git-show-ref".split()
+            ],
             ("http://elsewhere.test/git-add.html", "git-add(1)"),
         ],
         sections=[
