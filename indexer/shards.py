@@ -29,6 +29,7 @@ from whoosh.writing import LockError
 from indexer import schema as fields
 from indexer.codec import Codec, Writer
 from indexer.layout import IndexBusy, Layout, shard_of
+from indexer.merges import Merges
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +52,8 @@ class Writers:
 
     Whoosh deletes by term only in committed segments: a URL added twice to
     one writer would be indexed twice, so that writer is committed first.
+    Each index's segments are merged beside its writer (:mod:`indexer.merges`),
+    never in a commit's time.
     """
 
     def __init__(self, indexes: dict[int, Any], where: str) -> None:
@@ -58,6 +61,7 @@ class Writers:
         self.where = where
         self._pending: dict[int, Any] = {}
         self._added: dict[int, set[str]] = {}
+        self._merges: dict[int, Merges] = {}
 
     def writer(self, number: int, url: str | None = None) -> Any:
         if url is not None and url in self._added.get(number, ()):
@@ -80,11 +84,26 @@ class Writers:
         writer = self._pending.pop(number, None)
         self._added.pop(number, None)
         if writer is not None:
-            writer.commit()
+            merges = self._merges.get(number)
+            if merges is None:
+                merges = self._merges[number] = Merges(self.indexes[number])
+            writer.commit(mergetype=merges.policy)
+            merges.start()
 
     def commit(self) -> None:
         for number in list(self._pending):
             self._commit(number)
+
+    def settle(self) -> None:
+        """Wait for the merges running, and commit their segments in place:
+        the index merged as far as its merges go (new ones may start at the
+        next commit). A crawl's finalize does not wait: the merges running
+        when the indexer closes are ended, their segments left as they were."""
+        for number, merges in self._merges.items():
+            if merges.settle():
+                self.writer(number)
+                self._commit(number)
+            merges.resume()
 
     def cancel(self) -> None:
         for writer in self._pending.values():
@@ -94,6 +113,8 @@ class Writers:
 
     def close(self) -> None:
         self.cancel()
+        for merges in self._merges.values():
+            merges.stop()
         for index in self.indexes.values():
             index.close()
 

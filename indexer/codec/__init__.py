@@ -23,8 +23,10 @@ dictionary look-up per word; queries, highlighting and phrases still use
 the analyzer, which gives the same terms), and :func:`plain_postings` for
 ID and KEYWORD fields (:mod:`~indexer.codec.fields`); :class:`Writer`, a
 segment writer whose pool (:class:`GroupedPool`) keeps postings grouped by
-term; the field writer (:mod:`~indexer.codec.field_writer`) and postings
-writer (:mod:`~indexer.codec.postings`). Reading: the terms reader
+term, and which merges segments term by term, without the pool
+(:mod:`~indexer.codec.merge`); the field writer
+(:mod:`~indexer.codec.field_writer`) and postings writer
+(:mod:`~indexer.codec.postings`). Reading: the terms reader
 (:mod:`~indexer.codec.terms`), the posting matcher, and files read where
 the segment is mapped (:mod:`~indexer.codec.files`).
 

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+import heapq
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import groupby
+from operator import itemgetter
+from typing import Any, Protocol
 
 from whoosh.writing import PostingPool
 
-__all__ = ["GroupedPool", "Grouped", "Group", "POSTING_BYTES"]
+__all__ = ["GroupedPool", "Grouped", "Group", "GroupSource", "MergedGroups", "POSTING_BYTES", "merged_groups"]
 
 # The postings of one term: (docnum, weight, vbytes) each.
 Group = list[tuple[int, float, "bytes | None"]]
+# A term's postings, in a group: its key, (field name, term bytes).
+Key = tuple[str, bytes]
+_KEY = itemgetter(0)
+
+
+class GroupSource(Protocol):
+    """Groups from elsewhere, to be merged with a pool's (a segment's, :mod:`indexer.codec.merge`)."""
+
+    def groups(self) -> Iterator[tuple[Key, Group]]: ...
+
+    def close(self) -> None: ...
 
 
 class Grouped:
@@ -25,11 +39,41 @@ class Grouped:
             for docnum, weight, vbytes in postings:
                 yield fieldname, btext, docnum, weight, vbytes
 
-    def sorted_groups(self) -> Iterator[tuple[tuple[str, bytes], Group]]:
+    def sorted_groups(self) -> Iterator[tuple[Key, Group]]:
         for fieldname in sorted(self.groups):
             terms = self.groups[fieldname]
             for btext in sorted(terms):
                 yield (fieldname, btext), terms[btext]
+
+
+class MergedGroups(Grouped):
+    """The groups of several sources merged (:func:`merged_groups`), to be written as a pool's."""
+
+    def __init__(self, sources: Sequence[Iterable[tuple[Key, Group]]]) -> None:
+        super().__init__({})
+        self.sources = sources
+
+    def sorted_groups(self) -> Iterator[tuple[Key, Group]]:
+        return merged_groups(self.sources)
+
+
+def merged_groups(sources: Sequence[Iterable[tuple[Key, Group]]]) -> Iterator[tuple[Key, Group]]:
+    """The groups of ``sources`` (each sorted by key, its documents after
+    those of the sources before it) as one sorted stream: a term's postings
+    those of each source that has it, in the sources' order.
+
+    >>> a = [(("body", b"a"), [(0, 1.0, None)]), (("body", b"c"), [(1, 1.0, None)])]
+    >>> b = [(("body", b"a"), [(2, 2.0, None)]), (("body", b"b"), [(3, 1.0, None)])]
+    >>> [(key[1], [docnum for docnum, _, _ in group]) for key, group in merged_groups([a, b])]
+    [(b'a', [0, 2]), (b'b', [3]), (b'c', [1])]
+    """
+    if len(sources) == 1:
+        yield from sources[0]
+        return
+    # heapq.merge is stable: of equal keys, the earlier source's comes first.
+    for key, same in groupby(heapq.merge(*sources, key=_KEY), key=_KEY):
+        groups = [postings for _, postings in same]
+        yield key, groups[0] if len(groups) == 1 else [posting for postings in groups for posting in postings]
 
 
 # What a posting and a term's group take in memory, roughly: a tuple in a
@@ -52,6 +96,12 @@ class GroupedPool(PostingPool):
     def __init__(self, tempstore: Any, segment: Any, limitmb: int = 128, **kwargs: Any) -> None:
         super().__init__(tempstore, segment, limitmb=limitmb, **kwargs)
         self.groups: dict[str, dict[bytes, Group]] = {}  # by field, then term
+        # Segments merged in, after the documents added (their postings never in the pool).
+        self.merging: list[GroupSource] = []
+
+    def merge_in(self, segment: GroupSource) -> None:
+        """Merge a segment's postings with the pool's when they are written."""
+        self.merging.append(segment)
 
     def add(self, item: tuple[str, bytes, int, float, bytes | None]) -> None:
         fieldname, btext, docnum, weight, vbytes = item
@@ -87,6 +137,19 @@ class GroupedPool(PostingPool):
         super().save()  # resets currentsize
 
     def items(self, maxfiles: int = 128) -> Any:
-        if not self.runs:
-            return Grouped(self.groups)
-        return super().items(maxfiles)
+        if not self.merging:
+            return Grouped(self.groups) if not self.runs else super().items(maxfiles)
+        own = Grouped(self.groups).sorted_groups() if not self.runs else _grouped(super().items(maxfiles))
+        return MergedGroups([own, *[segment.groups() for segment in self.merging]])
+
+    def cleanup(self) -> None:
+        for segment in self.merging:
+            segment.close()
+        self.merging = []
+        super().cleanup()
+
+
+def _grouped(postings: Iterator[tuple[str, bytes, int, float, bytes | None]]) -> Iterator[tuple[Key, Group]]:
+    """Sorted postings, ``(fieldname, btext, docnum, weight, vbytes)`` each, grouped by term."""
+    for key, same in groupby(postings, key=lambda posting: (posting[0], posting[1])):
+        yield key, [(docnum, weight, vbytes) for _, _, docnum, weight, vbytes in same]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from whoosh.reading import SegmentReader
 from whoosh.writing import SegmentWriter
 
 from indexer.analysis import uncounted_tokens
 from indexer.codec.fields import FastText, Postings, plain_postings
+from indexer.codec.merge import SegmentPostings, renumbering
 from indexer.codec.pool import POSTING_BYTES, GroupedPool
 
 __all__ = ["Writer"]
@@ -35,7 +37,38 @@ class Writer(SegmentWriter):
                 self.delete_document(docnum)
         self.add_document(**values)
 
+    def add_reader(self, reader: Any) -> None:
+        """A segment of this index merged into this writer's (Whoosh's merge
+        policies call this): see :meth:`add_segment`."""
+        if not isinstance(reader, SegmentReader):
+            return super().add_reader(reader)
+        self._merge(reader, self.storage)
+        return None
+
+    def add_segment(self, storage: Any, segment: Any) -> None:
+        """A segment (of the index in ``storage``) merged into this writer's:
+        its documents (stored fields, lengths, columns) now, the live ones
+        only, its postings at the commit, merged term by term with the
+        others (:mod:`indexer.codec.merge`), never through the pool."""
+        reader = SegmentReader(storage, self.schema, segment)
+        try:
+            self._merge(reader, storage)
+        finally:
+            reader.close()
+
+    def _merge(self, reader: SegmentReader, storage: Any) -> None:
+        self._check_state()
+        first = self.docnum
+        names = set(self.schema.names()) | {name for name in reader.indexed_field_names() if name in self.schema}
+        docmap = self.write_per_doc(names, reader)
+        numbers = renumbering(docmap, reader.doc_count_all())
+        # Whoosh's merge policies close the reader: the segment is opened again to be merged.
+        self.pool.merge_in(SegmentPostings(storage, self.schema, reader.segment(), first, numbers))
+        self._added = True
+
     def add_document(self, **values: Any) -> None:
+        if self.pool.merging:
+            raise ValueError("documents are added to a writer before segments are merged into it")
         if any(name.startswith("_") for name in values):  # boosts and custom stored values: Whoosh's own path
             return super().add_document(**values)
         self._check_state()

@@ -148,6 +148,54 @@ def test_a_packed_block_keeps_every_kind_of_weight_and_value() -> None:
             assert block.values(fixedsize) == tuple(values)
 
 
+def _page(n: int, version: str = "first") -> dict[str, Any]:
+    return {
+        "url": f"http://site.test/{n}",
+        "title": f"Page {n} {version}",
+        "body": f"lighthouse {version} keeper{n % 7} " + " ".join(f"word{(n * k) % 23}" for k in range(12)),
+    }
+
+
+def _segments_of(path: Path, count: int, size: int) -> Any:
+    """An index of ``count`` committed segments of ``size`` pages, merged never."""
+    path.mkdir()
+    ix = index.create_in(str(path), make_schema())
+    for start in range(0, count * size, size):
+        writer = Writer(ix, codec=Codec())
+        for n in range(start, start + size):
+            writer.add_document(**_page(n))
+        writer.commit(merge=False)
+    return ix
+
+
+def test_a_merge_writes_what_whooshs_merge_writes(tmp_path: Path) -> None:
+    """Segments (some of their documents deleted) merged term by term write
+    the postings, stored fields and lengths Whoosh's merge writes through
+    its pool, in posting lists of several blocks and in inlined ones."""
+
+    def merged(path: Path, writer_class: Any, blocklimit: int) -> tuple[list, list, list]:
+        ix = _segments_of(path, 6, 6)
+        for n in (1, 8, 9, 30):
+            writer = Writer(ix, codec=Codec(blocklimit=blocklimit))
+            writer.update_document(**_page(n, "second"))
+            writer.commit(merge=False)
+        writer = writer_class(ix, codec=Codec(blocklimit=blocklimit))
+        writer.add_document(**_page(99))
+        writer.commit(optimize=True)
+        with index.open_dir(str(path)).reader() as reader:
+            assert len(reader.segments()) == 1
+            lengths = [
+                [reader.doc_field_length(d, name) for name in ("body", "title", "url")]
+                for d in range(reader.doc_count_all())
+            ]
+            return list(reader.iter_postings()), [dict(stored) for _, stored in reader.iter_docs()], lengths
+
+    for blocklimit in (3, 128):
+        ours = merged(tmp_path / f"ours-{blocklimit}", Writer, blocklimit)
+        assert ours == merged(tmp_path / f"whoosh-{blocklimit}", SegmentWriter, blocklimit)
+        assert len(ours[1]) == 6 * 6 + 1 and len(ours[0]) > 500
+
+
 def _updated(path: Path, writer_class: Any) -> list[dict[str, Any]]:
     """Pages added, then some updated over three commits (one into a new index)."""
     path.mkdir()
