@@ -107,6 +107,33 @@ def _urlwords(url: str) -> str:
     return f"{parts.hostname or ''} {parts.path} {parts.query}"
 
 
+def _page_document(page: PageItem, place: list[str] | None = None) -> dict[str, Any]:
+    """The page document of ``page``; ``place``: where the hub that
+    lists it does (:mod:`indexer.places`), for a page without a
+    breadcrumb. The hub's title is shown, not indexed: on every page it
+    lists, it would outscore the hub itself on its own name."""
+    url = page["url"]
+    return {
+        fields.URL: url,
+        fields.HOST: host_of(url),
+        fields.SITE: fields.host_suffixes(host_of(url)),
+        fields.URLWORDS: _urlwords(url),
+        fields.TITLE: page.get("title") or "",
+        fields.HEADINGS: "\n".join(page.get("headings") or ()),
+        fields.EMPHASIS: "\n".join(page.get("emphasis") or ()),
+        fields.DESCRIPTION: " ".join(filter(None, (page.get("description"), page.get("keywords")))),
+        fields.BODY: page.get("text") or "",
+        fields.CRAWLED: True,
+        fields.LANG: fields.lang_terms(page.get("lang") or ""),
+        fields.FETCHED: page.get("fetched"),
+        fields.TYPE: document_type(page.get("kind"), url),
+        **({fields.SIZE: page["size"]} if page.get("size") is not None else {}),
+        **({fields.MEMBERS_ONLY: True, fields.ACCESS: fields.MEMBERS} if page.get("members_only") else {}),
+        **_place_and_languages(page),
+        **({fields.HUB: place[0], fields.HIERARCHY: "\n".join(place[1:])} if place else {}),
+    }
+
+
 def _place_and_languages(page: PageItem) -> dict[str, Any]:
     """A page's hierarchy, translations and the other languages it holds
     running text in, the fields a page has only when it has them."""
@@ -311,38 +338,11 @@ class IndexBuilder:
             self._add_alias(alias, url, "redirect")
         links = [(link[0], link[1]) for link in item.get("links") or () if link and link[0] != url]
         self.graph.set_links(url, links)
-        self.parts.update(url, self._page_document(item, place))
+        self.parts.update(url, _page_document(item, place))
         self._dirty.add(url)
         self._dirty.update(target for target, _ in links)
         self._vocabulary.update(_words(item))
         self._revisited(item, changed=True)
-
-    @staticmethod
-    def _page_document(page: PageItem, place: list[str] | None = None) -> dict[str, Any]:
-        """The page document of ``page``; ``place``: where the hub that
-        lists it does (:mod:`indexer.places`), for a page without a
-        breadcrumb. The hub's title is shown, not indexed: on every page it
-        lists, it would outscore the hub itself on its own name."""
-        url = page["url"]
-        return {
-            fields.URL: url,
-            fields.HOST: host_of(url),
-            fields.SITE: fields.host_suffixes(host_of(url)),
-            fields.URLWORDS: _urlwords(url),
-            fields.TITLE: page.get("title") or "",
-            fields.HEADINGS: "\n".join(page.get("headings") or ()),
-            fields.EMPHASIS: "\n".join(page.get("emphasis") or ()),
-            fields.DESCRIPTION: " ".join(filter(None, (page.get("description"), page.get("keywords")))),
-            fields.BODY: page.get("text") or "",
-            fields.CRAWLED: True,
-            fields.LANG: fields.lang_terms(page.get("lang") or ""),
-            fields.FETCHED: page.get("fetched"),
-            fields.TYPE: document_type(page.get("kind"), url),
-            **({fields.SIZE: page["size"]} if page.get("size") is not None else {}),
-            **({fields.MEMBERS_ONLY: True, fields.ACCESS: fields.MEMBERS} if page.get("members_only") else {}),
-            **_place_and_languages(page),
-            **({fields.HUB: place[0], fields.HIERARCHY: "\n".join(place[1:])} if place else {}),
-        }
 
     @staticmethod
     def _anchor_document(
