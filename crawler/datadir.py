@@ -89,7 +89,7 @@ FORMAT_FILE = "format"
 #: cannot read in an older directory, or an older version's code in this
 #: one, takes the next number; a directory of another number is rebuilt
 #: from its archive (ARCHITECTURE.md, "The data directory's format").
-DATA_FORMAT = 2
+DATA_FORMAT = 3
 
 #: What the indexer writes from the crawl's items, each name with whatever
 #: starts with it (SQLite's ``-wal`` and ``-shm`` files): what ``python -m
