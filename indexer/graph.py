@@ -199,31 +199,27 @@ class LinkGraph:
         self._anchor_ids.clear()
 
     def _id(self, url: str) -> int:
-        node = self._ids.get(url)
-        if node is None:
-            row = self.db.execute("SELECT id FROM nodes WHERE url = ?", (url,)).fetchone()
-            if row is None:
-                # The cursor of an INSERT always has the new row's id.
-                node = cast(int, self.db.execute("INSERT INTO nodes (url) VALUES (?)", (url,)).lastrowid)
-            else:
-                node = row[0]
-            if len(self._ids) > _KEPT_IDS:
-                self._ids.clear()
-            self._ids[url] = node
-        return int(node)
+        """The node number of a URL, given it when it is new."""
+        return self._number(self._ids, "nodes", "url", url)
 
     def _anchor_id(self, text: str) -> int:
         """The number of an anchor text, given it when it is new."""
-        found = self._anchor_ids.get(text)
+        return self._number(self._anchor_ids, "anchors", "text", text)
+
+    def _number(self, kept: dict[str, int], table: str, column: str, value: str) -> int:
+        """The row number of ``value`` in ``table``, inserted if it is new,
+        and kept in ``kept`` (up to :data:`_KEPT_IDS` values)."""
+        found = kept.get(value)
         if found is None:
-            row = self.db.execute("SELECT id FROM anchors WHERE text = ?", (text,)).fetchone()
+            row = self.db.execute(f"SELECT id FROM {table} WHERE {column} = ?", (value,)).fetchone()
             if row is None:
-                found = cast(int, self.db.execute("INSERT INTO anchors (text) VALUES (?)", (text,)).lastrowid)
+                # The cursor of an INSERT always has the new row's id.
+                found = cast(int, self.db.execute(f"INSERT INTO {table} ({column}) VALUES (?)", (value,)).lastrowid)
             else:
                 found = row[0]
-            if len(self._anchor_ids) > _KEPT_IDS:
-                self._anchor_ids.clear()
-            self._anchor_ids[text] = found
+            if len(kept) > _KEPT_IDS:
+                kept.clear()
+            kept[value] = found
         return int(found)
 
     def set_links(self, src: str, links: Iterable[tuple[str, str]]) -> None:

@@ -128,7 +128,7 @@ def test_a_cancelled_batch_leaves_no_link_pointing_at_the_wrong_page(tmp_path: P
 
 
 def test_links_take_a_fraction_of_a_row_each(tmp_path: Path) -> None:
-    """A documentation site: 200 pages, each with the same navigation (five
+    """A documentation site: 1,000 pages, each with the same navigation (five
     links, two of them twice) and 40 links in its text."""
     navigation = [("/", "Home"), ("/", "Home"), ("/toc", "Contents"), ("/toc", "Contents"), ("/up", "Top")]
     pages = [
@@ -137,14 +137,14 @@ def test_links_take_a_fraction_of_a_row_each(tmp_path: Path) -> None:
             f"Page {k}",
             "",
             [(f"http://docs.test{path}", text) for path, text in navigation]
-            + [(f"http://docs.test/{(k * 7 + j) % 200}", f"section {(k * 7 + j) % 200} words") for j in range(40)],
+            + [(f"http://docs.test/{(k * 7 + j) % 1000}", f"section {(k * 7 + j) % 1000} words") for j in range(40)],
         )
-        for k in range(200)
+        for k in range(1000)
     ]
     with IndexBuilder(tmp_path) as builder:
         builder.add(pages)
         builder.finalize()
-    links = 200 * 45
+    links = 1000 * 45
     graph_bytes = sum(path.stat().st_size for path in graph_dir(tmp_path).glob(LINKS_FILE + "*"))
     assert graph_bytes / links < 25  # 67 bytes a link when each was a row of its own with two indexes
 
