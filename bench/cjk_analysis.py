@@ -22,10 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.index import stored_items
 from crawler.datadir import graph_dir, index_dir, pages_path
 from indexer.analysis import CJK_MODES
 from indexer.builder import IndexBuilder
-from indexer.store import PageStore
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERIES = ROOT / "tests" / "search" / "queries"
@@ -36,14 +36,10 @@ SITES = {
 
 def build(source: Path, target: Path, mode: str) -> float:
     started = time.monotonic()
-    with PageStore(pages_path(source), readonly=True) as store, IndexBuilder(target, cjk=mode) as builder:
-        batch = []
-        for page in store.pages():
-            batch.append({**page, "type": "page", "links": page.get("links") or []})
-            if len(batch) >= 500:
-                builder.add(batch)
-                batch = []
-        builder.add(batch)
+    items = stored_items(source)
+    with IndexBuilder(target, cjk=mode) as builder:
+        for start in range(0, len(items), 500):
+            builder.add(items[start : start + 500])
         builder.finalize()
     return time.monotonic() - started
 

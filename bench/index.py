@@ -25,22 +25,33 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from crawler.cores import cores
-from crawler.datadir import index_dir, pages_path
+from crawler.datadir import graph_dir, index_dir, pages_path
 from indexer.builder import IndexBuilder
+from indexer.graph import LinkGraph
 from indexer.store import PageStore
 
 ROOT = Path(__file__).resolve().parents[1]
 _BATCH = 500
 
 
-def _items(data_dir: Path) -> list[dict[str, Any]]:
+def stored_items(data_dir: Path) -> list[dict[str, Any]]:
+    """The crawled pages of ``data_dir`` as the crawl's items again: each
+    from the page store, with its links from the link graph (their one home)."""
+    links: defaultdict[str, list[tuple[str, str]]] = defaultdict(list)
+    graph = LinkGraph(graph_dir(data_dir), readonly=True)
+    try:
+        for source, target, text in graph.links():
+            links[source].append((target, text))
+    finally:
+        graph.close()
     with PageStore(pages_path(data_dir), readonly=True) as store:
-        return [{"type": "page", **page} for page in store.pages()]
+        return [{"type": "page", **page, "links": links.get(page["url"], [])} for page in store.pages()]
 
 
 def _size(path: Path) -> int:
@@ -85,7 +96,7 @@ def plain(items: list[dict[str, Any]], target: Path) -> dict[str, float]:
 
 def _one(who: str, data_dir: Path, target: Path) -> dict[str, float]:
     """One run in this process (``python -m bench.index --one WHO DATA TARGET``)."""
-    items = _items(data_dir)
+    items = stored_items(data_dir)
     found = plain(items, target) if who == "plain" else ours(items, target, int(who.removeprefix("ours")))
     written = index_dir(target) if who != "plain" else target
     return {**found, "documents": len(items), "bytes": _size(written), "peak_mib": _peak_mib()}
@@ -107,7 +118,7 @@ def _run(who: str, data_dir: Path, work: Path) -> dict[str, float]:
 
 
 def compare(data_dir: Path, name: str = "", runs: int = 3) -> list[str]:
-    items = _items(data_dir)
+    items = stored_items(data_dir)
     raw = sum(len((item.get("title") or "").encode()) + len((item.get("text") or "").encode()) for item in items)
     who = ["plain", "ours1"] + (["ours2"] if cores() >= 2 else [])
     results: dict[str, list[dict[str, float]]] = {name_: [] for name_ in who}

@@ -8,7 +8,7 @@ pages anywhere, drawn with a strong bias towards a few (``N * u**3``), so
 in-degrees follow a power law (the top page has tens of thousands of
 in-links at a million pages). Generated deterministically with numpy and
 stored as the indexer stores it (``graph/links.sqlite``: nodes with URLs,
-links with anchor texts), cached in ``bench/.cache/pagerank-N``.
+links with anchor texts), cached in ``bench/.cache/pagerank-N-format-F`` (F the data format).
 
 Each figure is measured in a child process of its own: seconds after the
 imports, and the child's peak resident memory (imports included: about 60
@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from crawler.datadir import graph_dir
+from crawler.datadir import DATA_FORMAT, graph_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "bench" / ".cache"
@@ -82,9 +82,9 @@ def url(page: int) -> str:
 
 def prepared(n: int) -> Path:
     """The cached data directory of the ``n``-page web (built on first use)."""
-    from indexer.graph import LINKS_FILE, LinkGraph
+    from indexer.graph import LINKS_FILE, LinkGraph, encode_targets
 
-    directory = CACHE / f"pagerank-{n}"
+    directory = CACHE / f"pagerank-{n}-format-{DATA_FORMAT}"
     if (directory / "ready").exists():
         return directory
     started = time.monotonic()
@@ -96,9 +96,24 @@ def prepared(n: int) -> Path:
     graph = LinkGraph(graph_dir(directory))
     # Node k is page k with id k + 1, as the graph numbers nodes from 1.
     graph.db.executemany("INSERT INTO nodes (id, url) VALUES (?, ?)", ((k + 1, url(k)) for k in range(n)))
+    # Each target's links have one anchor text ("page k", numbered k + 1 as
+    # its node); a link a page has twice is one row counted twice.
+    graph.db.executemany("INSERT INTO anchors (id, text) VALUES (?, ?)", ((k + 1, f"page {k}") for k in range(n)))
+    pairs, counts = np.unique(sources * n + targets, return_counts=True)
     graph.db.executemany(
-        "INSERT INTO links (src, dst, anchor) VALUES (?, ?, ?)",
-        ((s + 1, t + 1, f"page {t}") for s, t in zip(sources.tolist(), targets.tolist(), strict=False)),
+        "INSERT INTO links (dst, src, anchor, count) VALUES (?, ?, ?, ?)",
+        (
+            (t + 1, s + 1, t + 1, c)
+            for s, t, c in zip((pairs // n).tolist(), (pairs % n).tolist(), counts.tolist(), strict=True)
+        ),
+    )
+    starts = np.flatnonzero(np.diff(pairs // n, prepend=-1))
+    graph.db.executemany(
+        "INSERT INTO targets (src, dst) VALUES (?, ?)",
+        (
+            (int(pairs[start] // n) + 1, encode_targets(group.tolist()))
+            for start, group in zip(starts.tolist(), np.split(pairs % n + 1, starts[1:]), strict=False)
+        ),
     )
     graph.commit()
     graph.close()

@@ -1,6 +1,6 @@
 """The whole pipeline at scale: crawl, item queue, indexer, finalize and search on a web of N pages.
 
-    python -m bench.scale [N ...] [--profile] [--json FILE]        (default: 10000)
+    python -m bench.scale [N ...] [--profile] [--json FILE] [--keep DIR]        (default: 10000)
 
 Each size is a web of N pages over N / 100 sites on loopback
 (:mod:`bench.scaleweb`: 20-100 KB of HTML and 20-150 links a page, written
@@ -402,7 +402,13 @@ def _query(figures: Figures, data: Path) -> None:
     figures.p50, figures.p95 = percentile(times, 50), percentile(times, 95)
 
 
-def measure(n: int, profile: bool = False, log: Any = print) -> Figures:
+def measure(n: int, profile: bool = False, log: Any = print, keep: Path | None = None) -> Figures:
+    """Crawl, index and query a web of ``n`` pages; with ``keep``, its data directory is moved there.
+
+    A kept data directory lets the index, page store and link graph be
+    measured again (``python -m indexer rebuild --data DIR --force``)
+    without crawling the web again.
+    """
     web = scaleweb.ScaleWeb(n)
     root = scaleweb.written(n, log)
     # Kept when the run fails, for its log; the data of a run that worked is removed.
@@ -414,6 +420,10 @@ def measure(n: int, profile: bool = False, log: Any = print) -> Figures:
     log(f"  crawled and indexed in {figures.seconds:.0f} s; querying through the web API...")
     _query(figures, work / "data")
     figures.finished, figures.load = time.strftime("%Y-%m-%d %H:%M"), [round(x, 2) for x in os.getloadavg()]
+    if keep is not None:
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(work / "data", keep)
+        log(f"  its data directory is kept in {keep}")
     if not os.environ.get("BENCH_SCALE_KEEP"):
         shutil.rmtree(work, ignore_errors=True)
     return figures
@@ -659,6 +669,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--profile", action="store_true", help="sample every process with py-spy: CPU by stage")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="keep each run's data directory as DIR/N (N its pages), to measure it again without crawling",
+    )
+    parser.add_argument(
         "--from-json",
         type=Path,
         nargs="+",
@@ -666,13 +682,17 @@ def main(argv: list[str] | None = None) -> None:
         help="print the table of runs saved with --json (of other days, or other machines) instead of running",
     )
     args = parser.parse_args(argv)
+    if args.keep is not None:
+        taken = [args.keep / str(n) for n in args.sizes or SIZES if (args.keep / str(n)).exists()]
+        if taken:
+            parser.error(f"--keep: {taken[0]} exists already; remove it or keep the data elsewhere")
     if args.from_json:
         print("\n".join(report(saved(args.from_json), args.profile)), flush=True)
         return
     results = []
     try:
         for n in sorted(args.sizes or SIZES):
-            results.append(measure(n, args.profile))
+            results.append(measure(n, args.profile, keep=args.keep / str(n) if args.keep else None))
     except (RuntimeError, OSError, subprocess.SubprocessError, http.client.HTTPException) as exc:
         print(f"scale: could not run: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", flush=True)
         if not results:

@@ -303,7 +303,7 @@ class IndexBuilder:
     def cancel(self) -> None:
         """Drop what was added since the last commit (its items stay queued)."""
         self.store.db.rollback()
-        self.graph.db.rollback()
+        self.graph.rollback()
         self._vocabulary.clear()
         self.parts.cancel()
         self._dirty |= self._unsettled
@@ -505,6 +505,7 @@ class IndexBuilder:
                 self._dirty.clear()
                 state = self._anchor_state()
                 rewritten = self._write_anchors(state)
+            self.graph.forget_unused_anchors()
             # The same links as the anchors above, as a matrix of node ids.
             matrix = self.graph.derive_matrix(state.crawled, state.aliases, state.gone)
             teleport = personalization_weights(self.graph.urls_of(matrix.nodes), weights) if weights else None

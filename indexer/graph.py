@@ -5,6 +5,16 @@ with the anchor text of each link, so the indexer can give every page the
 words others use for it (ARCHITECTURE.md, item 27) and compute PageRank over the
 whole crawl (item 28) when it ends.
 
+A link is kept once per source, target and anchor text, with how many
+times the source has it (navigation links the same page twice: a third of
+a documentation page's links), keyed by target first, which is how the
+indexer reads them (the anchor text into a page), in a table without row
+ids. URLs and anchor texts are stored once each and named by number (a
+site's "Home" and "read more" are a few texts among thousands of links).
+Each source's targets are kept beside, as one short list of numbers, for
+replacing its links when it is fetched again. About 15 bytes a link, where
+a row of source, target and text with an index on each end took 67.
+
 PageRank runs on a compact copy of the graph, a sparse matrix of node ids
 (:class:`indexer.linkmatrix.LinkMatrix`), which ``finalize`` derives from the
 stored links in one pass and keeps in ``DATA_DIR/graph/links.npz``: the graph
@@ -21,12 +31,14 @@ opens the graph only for the stored scores, and starts faster without them.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from crawler.personalization import parse_personalization
 from indexer._sqlite import connect, rows_in
+from indexer.codec.varint import encode, read
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -40,16 +52,64 @@ __all__ = ["LinkGraph", "pagerank", "LINKS_FILE", "MATRIX_FILE"]
 # matrix PageRank last ran on.
 LINKS_FILE = "links.sqlite"
 MATRIX_FILE = "links.npz"
-# Links read from SQLite at a time when they are turned into arrays.
-_CHUNK = 1 << 18
+# Targets (node ids) whose links are read from SQLite at a time when they
+# are turned into arrays: some 300,000 links at a documentation site's 70 a page.
+_CHUNK = 1 << 12
+# URLs and anchor texts whose numbers a writer keeps in memory.
+_KEPT_IDS = 500_000
 
+# links: one row per source, target and anchor text, ``count`` the times
+# the source has that link. targets: each source's targets, as the gaps
+# between their ascending ids (variable-length integers).
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS nodes (id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS links (src INTEGER NOT NULL, dst INTEGER NOT NULL, anchor TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS links_src ON links (src);
-CREATE INDEX IF NOT EXISTS links_dst ON links (dst);
+CREATE TABLE IF NOT EXISTS anchors (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS links (
+    dst INTEGER NOT NULL,
+    src INTEGER NOT NULL,
+    anchor INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (dst, src, anchor)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS targets (src INTEGER PRIMARY KEY, dst BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS pagerank (id INTEGER PRIMARY KEY, score REAL NOT NULL);
 """
+# A link as it is read: its source's and target's URLs, its anchor text, and its count.
+_LINK_ROWS = (
+    "SELECT s.url, d.url, a.text, l.count FROM links l JOIN nodes s ON s.id = l.src"
+    " JOIN nodes d ON d.id = l.dst JOIN anchors a ON a.id = l.anchor"
+)
+
+
+def encode_targets(targets: Iterable[int]) -> bytes:
+    """A source's distinct target ids as stored: the gaps between them, ascending.
+
+    >>> decode_targets(encode_targets([300, 7, 7, 12]))
+    [7, 12, 300]
+    """
+    gaps, last = bytearray(), 0
+    for target in sorted(set(targets)):
+        gaps += encode(target - last)
+        last = target
+    return bytes(gaps)
+
+
+def decode_targets(data: bytes) -> list[int]:
+    """The target ids :func:`encode_targets` stored."""
+    targets, last = [], 0
+    for gap in read(data, 0)[0]:
+        last += gap
+        targets.append(last)
+    return targets
+
+
+def _each_time(rows: Iterable[tuple[str, str, str, int]]) -> Iterator[tuple[str, str, str]]:
+    """Each ``(source, target, anchor text)`` as many times as the source has it."""
+    for source, target, text, count in rows:
+        link = (source, target, text)
+        yield link
+        for _ in range(count - 1):
+            yield link
 
 
 def personalization_weights(urls: Iterable[str], weights: Mapping[str, float]) -> list[float]:
@@ -119,6 +179,10 @@ class LinkGraph:
         self.matrix_path = Path(directory) / MATRIX_FILE
         self.db = connect(self.path, _SCHEMA, readonly)
         self._ids: dict[str, int] = {}
+        self._anchor_ids: dict[str, int] = {}
+        # Whether links were replaced or removed since the unused anchor
+        # texts were last forgotten (:meth:`forget_unused_anchors`).
+        self._replaced = False
 
     def close(self) -> None:
         self.db.close()
@@ -126,28 +190,63 @@ class LinkGraph:
     def commit(self) -> None:
         self.db.commit()
 
+    def rollback(self) -> None:
+        """Drop what was written since the last commit, and the numbers
+        given meanwhile: SQLite gives a rolled-back row's number to the
+        next row, which may be another URL or text."""
+        self.db.rollback()
+        self._ids.clear()
+        self._anchor_ids.clear()
+
     def _id(self, url: str) -> int:
-        node = self._ids.get(url)
-        if node is None:
-            row = self.db.execute("SELECT id FROM nodes WHERE url = ?", (url,)).fetchone()
+        """The node number of a URL, given it when it is new."""
+        return self._number(self._ids, "nodes", "url", url)
+
+    def _anchor_id(self, text: str) -> int:
+        """The number of an anchor text, given it when it is new."""
+        return self._number(self._anchor_ids, "anchors", "text", text)
+
+    def _number(self, kept: dict[str, int], table: str, column: str, value: str) -> int:
+        """The row number of ``value`` in ``table``, inserted if it is new,
+        and kept in ``kept`` (up to :data:`_KEPT_IDS` values)."""
+        found = kept.get(value)
+        if found is None:
+            row = self.db.execute(f"SELECT id FROM {table} WHERE {column} = ?", (value,)).fetchone()
             if row is None:
                 # The cursor of an INSERT always has the new row's id.
-                node = cast(int, self.db.execute("INSERT INTO nodes (url) VALUES (?)", (url,)).lastrowid)
+                found = cast(int, self.db.execute(f"INSERT INTO {table} ({column}) VALUES (?)", (value,)).lastrowid)
             else:
-                node = row[0]
-            if len(self._ids) > 500_000:
-                self._ids.clear()
-            self._ids[url] = node
-        return int(node)
+                found = row[0]
+            if len(kept) > _KEPT_IDS:
+                kept.clear()
+            kept[value] = found
+        return int(found)
 
     def set_links(self, src: str, links: Iterable[tuple[str, str]]) -> None:
-        """Replace the out-links of ``src`` with ``(target, anchor text)`` pairs."""
+        """Replace the out-links of ``src`` with ``(target, anchor text)``
+        pairs: the same pair twice is one row counted twice."""
         source = self._id(src)
-        self.db.execute("DELETE FROM links WHERE src = ?", (source,))
+        self._drop_out_links(source)
+        counts = Counter((self._id(dst), self._anchor_id(anchor or "")) for dst, anchor in links)
         self.db.executemany(
-            "INSERT INTO links (src, dst, anchor) VALUES (?, ?, ?)",
-            ((source, self._id(dst), anchor or "") for dst, anchor in links),
+            "INSERT INTO links (dst, src, anchor, count) VALUES (?, ?, ?, ?)",
+            ((dst, source, anchor, count) for (dst, anchor), count in counts.items()),
         )
+        if counts:
+            self.db.execute(
+                "INSERT INTO targets (src, dst) VALUES (?, ?)", (source, encode_targets(dst for dst, _ in counts))
+            )
+
+    def _targets(self, source: int) -> list[int]:
+        row = self.db.execute("SELECT dst FROM targets WHERE src = ?", (source,)).fetchone()
+        return [] if row is None else decode_targets(row[0])
+
+    def _drop_out_links(self, source: int) -> None:
+        targets = self._targets(source)
+        if targets:
+            self.db.executemany("DELETE FROM links WHERE dst = ? AND src = ?", ((dst, source) for dst in targets))
+            self.db.execute("DELETE FROM targets WHERE src = ?", (source,))
+            self._replaced = True
 
     def remove(self, urls: Iterable[str], inbound: bool = False) -> None:
         """Drop the out-links of ``urls`` (a page gone or moved), and with
@@ -156,10 +255,32 @@ class LinkGraph:
             row = self.db.execute("SELECT id FROM nodes WHERE url = ?", (url,)).fetchone()
             if row is None:
                 continue
-            self.db.execute("DELETE FROM links WHERE src = ?", row)
+            node = int(row[0])
+            self._drop_out_links(node)
             if inbound:
-                self.db.execute("DELETE FROM links WHERE dst = ?", row)
-                self.db.execute("DELETE FROM pagerank WHERE id = ?", row)
+                self._drop_in_links(node)
+                self.db.execute("DELETE FROM pagerank WHERE id = ?", (node,))
+
+    def _drop_in_links(self, node: int) -> None:
+        """Drop every link into ``node``, and ``node`` from its sources' targets."""
+        sources = [src for (src,) in self.db.execute("SELECT DISTINCT src FROM links WHERE dst = ?", (node,))]
+        self.db.execute("DELETE FROM links WHERE dst = ?", (node,))
+        for source in sources:
+            targets = [dst for dst in self._targets(source) if dst != node]
+            if targets:
+                self.db.execute("UPDATE targets SET dst = ? WHERE src = ?", (encode_targets(targets), source))
+            else:
+                self.db.execute("DELETE FROM targets WHERE src = ?", (source,))
+        self._replaced = self._replaced or bool(sources)
+
+    def forget_unused_anchors(self) -> None:
+        """Forget the anchor texts no stored link has any more (links replaced
+        or removed since this writer opened the graph): finalize's
+        housekeeping, one pass over the links when some were replaced."""
+        if self._replaced:
+            self.db.execute("DELETE FROM anchors WHERE id NOT IN (SELECT anchor FROM links)")
+            self._anchor_ids.clear()
+            self._replaced = False
 
     def inbound(self, urls: Iterable[str]) -> list[tuple[str, str, str]]:
         """``(source, target, anchor text)`` of every link into any of ``urls``.
@@ -172,14 +293,7 @@ class LinkGraph:
         nodes = self.db.execute("SELECT max(id) FROM nodes").fetchone()[0] or 0
         if len(urls) * 2 > nodes:
             return [row for row in self.links() if row[1] in urls]
-        return list(
-            rows_in(
-                self.db,
-                "SELECT s.url, d.url, l.anchor FROM nodes d JOIN links l ON l.dst = d.id"
-                " JOIN nodes s ON s.id = l.src WHERE d.url IN",
-                urls,
-            )
-        )
+        return list(_each_time(rows_in(self.db, f"{_LINK_ROWS} WHERE d.url IN", urls)))
 
     def inbound_counts(self, urls: Iterable[str]) -> dict[str, int]:
         """How many pages link to each of ``urls`` (those none links to left
@@ -194,33 +308,33 @@ class LinkGraph:
         )
 
     def outbound(self, url: str) -> list[tuple[str, str]]:
-        """``(target, anchor text)`` of the stored links of ``url``."""
-        return list(
-            self.db.execute(
-                "SELECT d.url, l.anchor FROM nodes s JOIN links l ON l.src = s.id JOIN nodes d ON d.id = l.dst"
-                " WHERE s.url = ?",
-                (url,),
-            )
-        )
-
-    def targets_of(self, url: str) -> list[str]:
-        """Where the stored links of ``url`` lead."""
+        """``(target, anchor text)`` of the stored links of ``url``, each once."""
+        targets = self.targets_of(url)
+        if not targets:
+            return []
+        source = self.db.execute("SELECT id FROM nodes WHERE url = ?", (url,)).fetchone()[0]
         return [
-            target
-            for (target,) in self.db.execute(
-                "SELECT d.url FROM nodes s JOIN links l ON l.src = s.id JOIN nodes d ON d.id = l.dst WHERE s.url = ?",
-                (url,),
+            (target, text)
+            for target, text in rows_in(
+                self.db,
+                "SELECT d.url, a.text FROM links l JOIN nodes d ON d.id = l.dst JOIN anchors a ON a.id = l.anchor"
+                f" WHERE l.src = {int(source)} AND d.url IN",
+                targets,
             )
         ]
 
+    def targets_of(self, url: str) -> list[str]:
+        """Where the stored links of ``url`` lead (each target once)."""
+        row = self.db.execute("SELECT id FROM nodes WHERE url = ?", (url,)).fetchone()
+        return [] if row is None else self.urls_of(self._targets(row[0]))
+
     def links(self) -> Iterator[tuple[str, str, str]]:
-        """Every ``(source, target, anchor text)``."""
-        yield from self.db.execute(
-            "SELECT s.url, d.url, l.anchor FROM links l JOIN nodes s ON s.id = l.src JOIN nodes d ON d.id = l.dst"
-        )
+        """Every ``(source, target, anchor text)``, a link a page has twice twice."""
+        yield from _each_time(self.db.execute(_LINK_ROWS))
 
     def __len__(self) -> int:
-        return int(self.db.execute("SELECT count(*) FROM links").fetchone()[0])
+        """How many links are stored, a link a page has twice counted twice."""
+        return int(self.db.execute("SELECT coalesce(sum(count), 0) FROM links").fetchone()[0])
 
     def set_ranks(self, nodes: np.ndarray, scores: np.ndarray) -> None:
         """Replace the stored PageRank with ``scores[i]`` for node id ``nodes[i]``."""
@@ -235,15 +349,16 @@ class LinkGraph:
         SQLite joins a chunk of rows into text and numpy parses it, both in
         C: four times faster than fetching ten million rows as Python tuples
         (10 s). Both aggregates of a query step through the same rows, so
-        the i-th source and the i-th target are one link.
+        the i-th source and the i-th target are one link. A link with
+        several anchor texts comes once for each (PageRank counts it once).
         """
         import numpy as np
 
-        low, high = self.db.execute("SELECT min(rowid), max(rowid) FROM links").fetchone()
+        low, high = self.db.execute("SELECT min(dst), max(dst) FROM links").fetchone()
         sources, targets = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
         for start in range(low or 0, (high or -1) + 1, _CHUNK):
             src, dst = self.db.execute(
-                "SELECT group_concat(src), group_concat(dst) FROM links WHERE rowid >= ? AND rowid < ?",
+                "SELECT group_concat(src), group_concat(dst) FROM links WHERE dst >= ? AND dst < ?",
                 (start, start + _CHUNK),
             ).fetchone()
             if src:

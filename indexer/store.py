@@ -1,9 +1,10 @@
 """The page store: every extracted page, zlib-compressed, in SQLite.
 
 The index holds what ranking needs; the store holds the page itself (the
-Google paper's repository, ARCHITECTURE.md, item 31), so that anchors can be merged
-into documents later, snippets can be cut from the full text, and the index
-can be rebuilt without recrawling. It also records URL aliases (redirects,
+Google paper's repository, ARCHITECTURE.md, item 31), so that snippets can
+be cut from the full text; its links are kept in the link graph alone
+(:mod:`indexer.graph`), whose anchor texts the anchor documents are made
+of. It also records URL aliases (redirects,
 duplicate content), which map onto the page that stands for them, and each
 page's revisit state: the validators (``ETag``, ``Last-Modified``) and text
 digest of its last fetch, its revisit interval and when it is next due
@@ -29,8 +30,9 @@ from indexer.schema import language_tag
 __all__ = ["PageStore", "STORED_FIELDS"]
 
 # Page fields kept compressed in one blob (the text in a blob of its own);
-# the rest are columns.
-STORED_FIELDS = ("description", "keywords", "headings", "emphasis", "text", "links", "sections")
+# the rest are columns. A page's links are the link graph's (indexer.graph),
+# kept there alone: here they had been a third of the store.
+STORED_FIELDS = ("description", "keywords", "headings", "emphasis", "text")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS pages (
@@ -102,7 +104,7 @@ _ADDED_COLUMNS = (
     ("text", "BLOB"),
 )
 # The added columns a page row is read with (:func:`_page`).
-_PAGE_COLUMNS = ("members_only", "kind", "size", "text")
+_PAGE_COLUMNS = ("members_only", "kind", "size", "text", "sections")
 
 
 class PageStore:
@@ -401,10 +403,12 @@ class PageStore:
 
 
 def _page(row: tuple[Any, ...]) -> dict[str, Any]:
-    url, host, title, lang, status, depth, fetched, blob, members_only, kind, size, text = row
+    url, host, title, lang, status, depth, fetched, blob, members_only, kind, size, text, sections = row
     page = json.loads(zlib.decompress(blob))
     if text is not None:
         page["text"] = zlib.decompress(text).decode()
+    if sections is not None:
+        page["sections"] = json.loads(sections)
     page.update(url=url, host=host, title=title, lang=lang, status=status, depth=depth, fetched=fetched)
     if members_only:
         page["members_only"] = True

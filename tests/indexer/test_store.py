@@ -4,6 +4,7 @@ and stores from before it read as they were, then extended by the writer."""
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import sqlite3
 import zlib
@@ -73,8 +74,13 @@ def test_the_text_is_kept_in_its_own_column_and_read_back(tmp_path: Path) -> Non
             "http://b.test/": (_PAGES[2]["text"], []),
         }
         assert [stored["text"] for stored in store.pages()] == [item["text"] for item in _PAGES]
-    db = sqlite3.connect(pages_path(tmp_path))  # sections stored before their column, the text after its
-    db.execute("UPDATE pages SET sections = NULL WHERE url = 'http://a.test/'")
+    db = sqlite3.connect(pages_path(tmp_path))  # sections stored before their column (in the data), the text after its
+    (blob,) = db.execute("SELECT data FROM pages WHERE url = 'http://a.test/'").fetchone()
+    fields = {**json.loads(zlib.decompress(blob)), "sections": [["hours", "Opening hours"]]}
+    db.execute(
+        "UPDATE pages SET sections = NULL, data = ? WHERE url = 'http://a.test/'",
+        (zlib.compress(json.dumps(fields).encode()),),
+    )
     db.commit()
     db.close()
     with PageStore(pages_path(tmp_path), readonly=True) as store:
@@ -115,3 +121,49 @@ def test_a_store_from_before_the_text_column_answers_the_same_then_is_extended(t
             "http://c.test/": ("Tea by the harbour.", []),
         }
         assert store.get("http://b.test/")["text"] == _PAGES[2]["text"]
+
+
+def test_the_page_store_keeps_a_page_without_its_links_and_reads_it_back(tmp_path: Path) -> None:
+    item = page(
+        "http://a.test/",
+        "Harbour",
+        "The harbour office opens at dawn.",
+        [("http://a.test/tides", "tide tables")],
+        headings=["Hours"],
+        sections=[["hours", "Hours"]],
+        description="Notices",
+    )
+    with IndexBuilder(tmp_path) as builder:
+        builder.add([item])
+        builder.commit()
+    with PageStore(pages_path(tmp_path), readonly=True) as store:
+        stored = store.get("http://a.test/")
+    assert stored is not None and "links" not in stored
+    assert (stored["title"], stored["text"], stored["headings"], stored["sections"], stored["description"]) == (
+        "Harbour",
+        "The harbour office opens at dawn.",
+        ["Hours"],
+        [["hours", "Hours"]],
+        "Notices",
+    )
+
+
+def test_pages_of_a_few_kilobytes_share_the_stores_pages(tmp_path: Path) -> None:
+    """A page's text compressed to some 3 KB: one row filled a 4 KiB page of
+    SQLite and left the rest of it empty."""
+    rng = random.Random(7)
+    pages = [
+        page(f"http://a.test/{k}", f"Page {k}", "".join(rng.choice("abcdefghijklmnopqrstuvwxyz ") for _ in range(4700)))
+        for k in range(100)
+    ]
+    with IndexBuilder(tmp_path) as builder:
+        builder.add(pages)
+        builder.commit()
+    with PageStore(pages_path(tmp_path), readonly=True) as store:
+        (text_bytes,) = store.db.execute("SELECT sum(length(text)) FROM pages").fetchone()
+        (table_bytes,) = store.db.execute("SELECT sum(pgsize) FROM dbstat WHERE name = 'pages'").fetchone()
+        assert [stored["text"] for stored in store.pages()] == [
+            p["text"] for p in sorted(pages, key=lambda p: p["url"])
+        ]
+    assert 2500 < text_bytes / 100 < 3000
+    assert table_bytes / 100 < 3600  # 4,096 a page when each took a page of SQLite's of its own

@@ -3,7 +3,9 @@ hyphenated words, dotted names, pages known only by anchors, language, deep link
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import zlib
 
 import pytest
 
@@ -288,10 +290,15 @@ def test_a_page_with_a_heading_that_is_the_query_goes_first(build: Build) -> Non
     first = engine.search("Sign and verify", explain=True).results[0]
     assert (first.page, first.url) == ("http://a.test/webcrypto", "http://a.test/webcrypto#sign-and-verify")
     assert any("heading of the page is the query" in rule for rule in first.explain["rules"])
-    # A page stored before the store kept its sections apart from its text:
-    # its headings are read from the page itself.
+    # A page stored before the store kept its sections apart from its text
+    # (in the page's data): its headings are read from the page itself.
     db = sqlite3.connect(pages_path(engine.data_dir))
-    db.execute("UPDATE pages SET sections = NULL")
+    for url, blob, sections in db.execute("SELECT url, data, sections FROM pages").fetchall():
+        data = {**json.loads(zlib.decompress(blob)), "sections": json.loads(sections)}
+        db.execute(
+            "UPDATE pages SET sections = NULL, data = ? WHERE url = ?",
+            (zlib.compress(json.dumps(data).encode()), url),
+        )
     db.commit()
     db.close()
     with SearchEngine(engine.data_dir) as older:
