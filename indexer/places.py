@@ -105,17 +105,25 @@ def heading_path(
 def _whole(text: str, phrase: str, start: int) -> int:
     """Where ``phrase`` stands in ``text`` from ``start`` as whole words
     ("other", not the end of "another"); -1 when it does not."""
-    if not phrase:
-        return -1
-    at = text.find(phrase, start)
-    while at >= 0:
-        end = at + len(phrase)
-        before = at == 0 or not (text[at - 1].isalnum() and phrase[0].isalnum())
-        after = end == len(text) or not (text[end].isalnum() and phrase[-1].isalnum())
-        if before and after:
-            return at
+    at = text.find(phrase, start) if phrase else -1
+    while at >= 0 and not _alone(text, phrase, at):
         at = text.find(phrase, at + 1)
-    return -1
+    return at
+
+
+def _last_whole(text: str, phrase: str, end: int) -> int:
+    """Where ``phrase`` last stands in ``text`` before ``end`` as whole words; -1 when it does not."""
+    at = text.rfind(phrase, 0, end) if phrase else -1
+    while at >= 0 and not _alone(text, phrase, at):
+        at = text.rfind(phrase, 0, at)
+    return at
+
+
+def _alone(text: str, phrase: str, at: int) -> bool:
+    """Whether ``phrase``, found at ``at``, is no part of a longer word."""
+    end = at + len(phrase)
+    before = at == 0 or not (text[at - 1].isalnum() and phrase[0].isalnum())
+    return before and (end == len(text) or not (text[end].isalnum() and phrase[-1].isalnum()))
 
 
 def listings(headings: list[tuple[int, list[str]]], text: str, anchors: Iterable[str]) -> list[int]:
@@ -140,19 +148,6 @@ def listings(headings: list[tuple[int, list[str]]], text: str, anchors: Iterable
         for part in parts:
             counts[part] += 1
     return counts
-
-
-def _last_whole(text: str, phrase: str, end: int) -> int:
-    """Where ``phrase`` last stands in ``text`` before ``end`` as whole words; -1 when it does not."""
-    at = text.rfind(phrase, 0, end)
-    while at >= 0:
-        stop = at + len(phrase)
-        before = at == 0 or not (text[at - 1].isalnum() and phrase[0].isalnum())
-        after = stop == len(text) or not (text[stop].isalnum() and phrase[-1].isalnum())
-        if before and after:
-            return at
-        at = text.rfind(phrase, 0, at)
-    return -1
 
 
 def hub_place(title: str, headings: list[str]) -> list[str]:
