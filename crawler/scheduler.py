@@ -80,17 +80,22 @@ class _RedisBackoff:
 
 
 class _IndexerGate:
-    """Whether more than ``items_max`` pages wait for the indexer: then the
-    node takes no new requests until it has drained half of them, so the
-    item queue (and Redis memory) stays bounded when the indexer is slower
-    than the crawl, or not running yet. Read at most twice a second (a round
-    trip before each batch was one of the five a page cost on a fast site),
-    so the queue may pass the limit by half a second's pages."""
+    """Whether the item queue is about to pass ``items_max`` pages waiting
+    for the indexer: then the node takes no new requests until it has
+    drained half of them, so the item queue (and Redis memory) stays
+    bounded when the indexer is slower than the crawl, or not running yet.
+    Read at most twice a second (a round trip before each batch was one of
+    the five a page cost on a fast site). What the node has in hand when it
+    closes (``in_flight``: downloads, a taken batch) and the pages of the
+    half second until the next reading still come: the gate closes that
+    far below the bound (at most halfway), so the queue does not pass it."""
 
-    def __init__(self, items_max: int) -> None:
+    def __init__(self, items_max: int, in_flight: int = 0) -> None:
         self.items_max = items_max
+        self.in_flight = in_flight
         self._checked = 0.0
         self._behind = False
+        self._last = 0
 
     def closed(self, waiting: Callable[[], int], inc: Callable[[str], None]) -> bool:
         """Whether the node waits for the indexer; ``waiting`` reads how many pages wait."""
@@ -101,7 +106,9 @@ class _IndexerGate:
             return self._behind
         self._checked = now
         count = waiting()
-        if not self._behind and count > self.items_max:
+        coming = min(self.in_flight + max(0, count - self._last), self.items_max // 2)
+        self._last = count
+        if not self._behind and count + coming > self.items_max:
             self._behind = True
             inc("scheduler/paused_for_indexer")
             logger.warning(
@@ -110,7 +117,7 @@ class _IndexerGate:
                 count,
                 self.items_max,
             )
-        elif self._behind and count <= self.items_max // 2:
+        elif self._behind and count <= (self.items_max - coming) // 2:
             self._behind = False
             logger.info("The indexer caught up (%d pages wait): fetching resumes", count)
         return self._behind
@@ -133,6 +140,7 @@ class Scheduler(BaseScheduler):
         heartbeat: float = defaults.FRONTIER_HEARTBEAT,
         idle_grace: float = 0.0,
         items_max: int = 0,
+        in_flight: int = 0,
         delay: float = 0.0,
         jitter: float = 0.0,
         per_site: int = 1,
@@ -160,7 +168,7 @@ class Scheduler(BaseScheduler):
         self._fetched = 0
         self._announced = (self._started, 0)  # when this node last announced itself, and its count then
         self._by_site: Counter[str] = Counter()
-        self._indexer = _IndexerGate(items_max)
+        self._indexer = _IndexerGate(items_max, in_flight)
         self._wake: Any = None
         self._wake_at = 0.0
 
@@ -182,6 +190,8 @@ class Scheduler(BaseScheduler):
             # Alone on its private Redis, a node has nobody to wait for.
             idle_grace=float(grace) if grace is not None else (0.0 if frontier.embedded else 10.0),
             items_max=settings.getint("INDEX_QUEUE_MAX"),
+            # What a node still fetches and pushes once it takes no more.
+            in_flight=settings.getint("CONCURRENT_REQUESTS") + settings.getint("FRONTIER_POP_BATCH"),
             delay=settings.getfloat("DOWNLOAD_DELAY"),
             jitter=settings.getfloat("POLITENESS_JITTER"),
             per_site=settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"),
