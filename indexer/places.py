@@ -202,15 +202,18 @@ class HubPlaces:
 
     def place_of(self, url: str) -> list[str]:
         """The place of ``url`` as its hub tells it; [] without one: of the
-        likeliest hubs, the first whose text (not its navigation: a menu
-        of every page on every page is no hub's) holds the link."""
+        likeliest hubs, linked to by more pages than ``url`` is, the first
+        whose text (not its navigation: a menu of every page on every page
+        is no hub's) holds the link among others it lists."""
         sources: dict[str, list[str]] = {}
         for source, _, text in self.graph.inbound([url])[:_MAX_SOURCES]:
             text = " ".join(text.split())
             if text:
                 sources.setdefault(source, []).append(text)
-        linked = self.graph.inbound_counts(list(sources)) if sources else {}
+        linked = self.graph.inbound_counts([*sources, url]) if sources else {}
         for hub in hubs_of(url, sources, linked)[:_HUBS_TRIED]:
+            if linked.get(hub, 0) <= linked.get(url, 0):
+                break  # a hub stands above its pages: more pages link to it (on Node.js, all link to all)
             known = self._hub(hub)
             path = heading_path(known[2], known[1], sources[hub], known[3]) if known else None
             if known is not None and path is not None:

@@ -239,6 +239,11 @@ def test_a_page_without_a_breadcrumb_takes_its_place_from_the_hub_that_lists_it(
     suite = [("http://git.test/git.html", "git(1)")]
     engine = build(
         hub,
+        # Pages listed before, linking back: the hub stands above its pages.
+        *[
+            page(f"http://git.test/{name}.html", f"{name}(1)", f"The {name} command.", links=suite)
+            for name in ("git-mv", "git-rm")
+        ],
         page("http://git.test/git-add.html", "git-add(1)", "Add file contents to the index. " * 3, links=suite),
         page(
             "http://git.test/git-commit.html",
