@@ -88,7 +88,8 @@ class _IndexerGate:
     the five a page cost on a fast site). What the node has in hand when it
     closes (``in_flight``: downloads, a taken batch) and the pages of the
     half second until the next reading still come: the gate closes that
-    far below the bound (at most halfway), so the queue does not pass it."""
+    far below the bound (at most three quarters of the way), so the queue
+    does not pass it."""
 
     def __init__(self, items_max: int, in_flight: int = 0) -> None:
         self.items_max = items_max
@@ -106,7 +107,7 @@ class _IndexerGate:
             return self._behind
         self._checked = now
         count = waiting()
-        coming = min(self.in_flight + max(0, count - self._last), self.items_max // 2)
+        coming = min(self.in_flight + max(0, count - self._last), self.items_max * 3 // 4)
         self._last = count
         if not self._behind and count + coming > self.items_max:
             self._behind = True

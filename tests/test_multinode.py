@@ -442,7 +442,7 @@ def test_a_crawl_waits_for_a_slow_indexer_instead_of_filling_redis(shared: Redis
     with serve() as web:
         log = tmp_path / "node.log"
         crawling = node(
-            shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0", "INDEX_QUEUE_MAX=100", f"LOG_FILE={log}"
+            shared.url, tmp_path / "a", web.seeds, "DOWNLOAD_DELAY=0", "INDEX_QUEUE_MAX=200", f"LOG_FILE={log}"
         )
         wait_for(lambda: log.exists() and "wait for the indexer" in log.read_text())  # it paused
         # What it had asked for before pausing is answered and parsed: the
@@ -462,7 +462,7 @@ def test_a_crawl_waits_for_a_slow_indexer_instead_of_filling_redis(shared: Redis
         assert client.llen("web:items") == waiting, "the item queue grew while paused"
         # What was in flight when it paused (downloads, pages being parsed, a
         # taken batch) came after: the gate closed that far below the limit.
-        assert waiting <= 100
+        assert waiting <= 200
         follower = indexer(shared.url, data, "--follow")  # drains it: the crawl resumes
         finish(crawling, follower)
     assert "fetching resumes" in log.read_text()
