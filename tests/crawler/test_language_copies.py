@@ -174,20 +174,18 @@ FAQ = (
     '<html lang="en"><head><title>The Debian GNU/Linux FAQ</title></head><body>'
     "<h1>The Debian GNU/Linux FAQ</h1><p>This document answers the questions most often asked about "
     "the quokka release: where the packages live, how the archive is signed, and how to report a bug.</p>"
-    '<a href="/intro.html">Introduction</a></body></html>'
+    '<a href="/es/intro.html">Introducción</a></body></html>'
 )
 INTRO = (
     '<html lang="en"><head><title>Installing with the wombat installer</title></head><body>'
     "<h1>Installing with the wombat installer</h1><p>This chapter introduces the wombat installer and "
-    'the media it boots from.</p><a href="/faq/index.html">FAQ</a></body></html>'
+    'the media it boots from.</p><a href="/faq/index.html">FAQ</a> <a href="/intro.html">Intro</a></body></html>'
 )
 MANUAL = {
     "/robots.txt": Reply(b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"}),
-    # The untranslated pages, linked from the Danish and Spanish editions first.
-    "/": html(
-        '<title>Manual</title><p>Editions.</p><a href="/da/faq/index.html">FAQ (dansk)</a> '
-        '<a href="/es/intro.html">Introducción</a>'
-    ),
+    # The untranslated pages, each found first under a language segment: the only way to the
+    # English copies is through the Spanish one, so the fetch order is the same on every run.
+    "/": html('<title>Manual</title><p>Editions.</p><a href="/da/faq/index.html">FAQ (dansk)</a>'),
     "/da/faq/index.html": html(FAQ),
     "/es/intro.html": html(INTRO),
     "/faq/index.html": html(FAQ),
@@ -221,7 +219,9 @@ def crawled(tmp_path_factory: pytest.TempPathFactory):
     with serve_site(MANUAL) as manual, serve_site(TRANSLATED) as translated:
         done = crawl([manual.url("/"), translated.url("/")], data, "DOWNLOAD_DELAY=0", "MONITOR_INTERVAL=0")
     assert done.returncode == 0, done.stderr[-3000:]
-    assert manual.paths().index("/da/faq/index.html") < manual.paths().index("/faq/index.html")
+    fetched = manual.paths()
+    assert fetched.index("/da/faq/index.html") < fetched.index("/faq/index.html")
+    assert fetched.index("/es/intro.html") < fetched.index("/intro.html")
     return manual, translated, data, done.stderr
 
 
