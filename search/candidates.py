@@ -171,6 +171,12 @@ class Request:
         return self.plain and len(self.words) >= QUESTION_WORDS
 
     @property
+    def put_as_question(self) -> bool:
+        """A question of many words that was put as one: its own words
+        (``how do I``) were taken out."""
+        return self.question and bool(self.as_asked)
+
+    @property
     def relaxable(self) -> bool:
         """Whether the ``any`` level can find what the others did not: several words, or a run of them."""
         return self.plain and (len(self.words) > 1 or self.runs)
@@ -245,6 +251,7 @@ class Retrieval:
     def __init__(self, corpus: Any, parser: QueryParser, tokens: Tokens, store: Any = None) -> None:
         self.corpus = corpus
         self.parser = parser
+        self.question_parser = parser.reweighted(dict(ranking.QUESTION_FIELD_WEIGHTS))
         self.tokens = tokens
         self.store = store
         # Each document that stands for a URL of its own (a page, or a
@@ -287,7 +294,8 @@ class Retrieval:
                 break
             if level == PARTS and self.parser.same_at_parts(request.text):
                 continue  # the strict query again
-            query = self.parser.parse(request.text, level) if request.text else Every()
+            parser = self.question_parser if request.put_as_question else self.parser
+            query = parser.parse(request.text, level) if request.text else Every()
             if previous is not None and query == previous:
                 continue
             previous = query

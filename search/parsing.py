@@ -247,6 +247,10 @@ class QueryParser:
             parser.add_plugin(self._forms[level])
             self._parsers[level] = parser
 
+    def reweighted(self, fieldboosts: dict[str, float]) -> QueryParser:
+        """A parser of the same schema with other field weights."""
+        return QueryParser(self._schema, fieldboosts)
+
     def parse(self, text: str, level: str = STRICT) -> Query:
         words = text.split()
         if (

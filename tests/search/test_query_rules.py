@@ -266,6 +266,37 @@ def test_a_question_finds_the_page_whose_summary_holds_most_of_its_words(build: 
     assert urls(engine, "rename tracked")[0].startswith("http://a.test/long")
 
 
+def test_a_question_put_as_one_finds_the_page_whose_summary_answers_it(build: Build) -> None:
+    # The manual page's one-line summary is the question's answer; the long
+    # article about the same command holds each of the words more often.
+    engine = build(
+        page(
+            "http://a.test/git-bisect",
+            "git-bisect(1)",
+            "git-bisect - Use binary search to find the commit that introduced a bug. "
+            + "Start with a bad revision and a good one; each step halves the range. " * 3
+            + FILLER * 6,
+            description="git-bisect - Use binary search to find the commit that introduced a bug",
+        ),
+        page(
+            "http://a.test/bisect-talk",
+            "Fighting regressions with git bisect",
+            FILLER * 12
+            + "A regression is a bug introduced by a commit: we find the commit that introduced it. " * 4
+            + FILLER * 12,
+            description="Why good tools matter against regressions, and how bisecting works inside.",
+            headings=["Fighting regressions with git bisect", "Finding the bad commit", "Bug reports"],
+        ),
+        *[
+            page(f"http://a.test/other{n}", f"Harbour {n}", FILLER * 3, description=f"Harbour {n} - ferry the wheel")
+            for n in range(10)
+        ],
+    )
+    assert urls(engine, "how do I find the commit that introduced a bug?")[0] == "http://a.test/git-bisect"
+    # Put as a list of words, the same words weigh as everywhere else.
+    assert urls(engine, "find the commit that introduced a bug")[0] == "http://a.test/bisect-talk"
+
+
 def test_a_page_with_a_heading_that_is_the_query_goes_first(build: Build) -> None:
     engine = build(
         page(
