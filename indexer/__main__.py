@@ -109,12 +109,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     data_dirs = [Path(data) for data in dict.fromkeys(args.data or [defaults.DATA_DIR])]
     data_dir = data_dirs[0]
     create_with(args.data_mode)
-    if (args.command == "purge") != bool(args.targets):
-        parser.error("purge takes URL_OR_SITE arguments (and only purge does)")
-    if len(data_dirs) > 1 and args.command not in ("finalize", "stats"):
-        parser.error("--data more than once is for finalize and stats (several directories as one index)")
-    if args.partitions is not None and (args.command not in (None, "finalize") or len(data_dirs) > 1):
-        parser.error("--partitions is for an indexer that drains the queue into one --data")
+    _check_combinations(parser, args, len(data_dirs))
     if args.command == "rebuild":  # a directory of any format: that is what it is for
         return _rebuild(data_dir, args.shards, args.processes, args.force)
     try:
@@ -134,6 +129,16 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     if args.force:
         parser.error("--force is for rebuild")
     return _drain(data_dir, args)
+
+
+def _check_combinations(parser: argparse.ArgumentParser, args: argparse.Namespace, directories: int) -> None:
+    """Refuse (``parser.error``) options given to a command they are not for."""
+    if (args.command == "purge") != bool(args.targets):
+        parser.error("purge takes URL_OR_SITE arguments (and only purge does)")
+    if directories > 1 and args.command not in ("finalize", "stats"):
+        parser.error("--data more than once is for finalize and stats (several directories as one index)")
+    if args.partitions is not None and (args.command not in (None, "finalize") or directories > 1):
+        parser.error("--partitions is for an indexer that drains the queue into one --data")
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:

@@ -85,6 +85,7 @@ def finalize_together(data_dirs: Sequence[Path], personalization: Mapping[str, f
 
 
 def _finalize(builders: list[IndexBuilder], weights: Mapping[str, float]) -> FinalizeReport:
+    """Anchor documents, then PageRank, of every directory; committed."""
     holders = [builder.store.urls() for builder in builders]
     shares = [recorded_share(builder.store) for builder in builders]
     crawled = set().union(*holders)
@@ -92,31 +93,17 @@ def _finalize(builders: list[IndexBuilder], weights: Mapping[str, float]) -> Fin
     aliases: dict[str, str] = {}
     for builder in builders:
         aliases.update(builder.store.aliases())
-    members = set().union(*(builder.store.members_only() for builder in builders))
-    purged = [rules for rules in (builder._purged() for builder in builders) if rules is not None]
-    state = anchor_state(
-        chain.from_iterable(builder.graph.links() for builder in builders), crawled, gone, aliases, members, purged
-    )
-    targets = sorted(state.inbound)
-    owner = dict(zip(targets, owners(targets, holders, shares), strict=True))
-    rewritten = 0
-    for position, builder in enumerate(builders):
-        own = {url for url in targets if owner[url] == position}
-        rewritten += builder._write_anchors(_restricted(state, own))
-        builder.graph.forget_unused_anchors()
+    rewritten = _write_anchors(builders, holders, shares, crawled, gone, aliases)
     matrix, urls = _whole_graph(builders, crawled, aliases, gone)
     ranked = [urls[node] for node in matrix.nodes.tolist()]
-    teleport = personalization_weights(ranked, weights) if weights else None
-    scores = matrix.pagerank(personalization=teleport)
-    ranks: defaultdict[int, list[int]] = defaultdict(list)
-    for position, holder in enumerate(owners(ranked, holders, shares)):
-        ranks[holder].append(position)
-    for position, builder in enumerate(builders):
-        mine = ranks[position]
-        ids = builder.graph.node_ids([ranked[index] for index in mine])
+    scores = matrix.pagerank(personalization=personalization_weights(ranked, weights) if weights else None)
+    owned = owners(ranked, holders, shares)
+    for position, holder in enumerate(builders):
+        mine = [index for index, owner in enumerate(owned) if owner == position]
+        ids = holder.graph.node_ids([ranked[index] for index in mine])
         nodes = np.array([ids[ranked[index]] for index in mine], dtype=np.int64)
-        builder.graph.set_ranks(nodes, scores[np.array(mine, dtype=np.int64)])
-        builder.commit()
+        holder.graph.set_ranks(nodes, scores[np.array(mine, dtype=np.int64)])
+        holder.commit()
     anchor_only = 0
     for builder in builders:
         builder.store.set_meta(_ANCHORS_COMPLETE, _COMPLETE)
@@ -130,6 +117,29 @@ def _finalize(builders: list[IndexBuilder], weights: Mapping[str, float]) -> Fin
         links=matrix.link_count(),
         seconds=0.0,
     )
+
+
+def _write_anchors(
+    builders: list[IndexBuilder],
+    holders: list[set[str]],
+    shares: list[Share | None],
+    crawled: set[str],
+    gone: set[str],
+    aliases: dict[str, str],
+) -> int:
+    """Each URL's anchor document from every directory's links, in the
+    directory owning it, deleted from the others (uncommitted); how many were rewritten."""
+    members = set().union(*(builder.store.members_only() for builder in builders))
+    purged = [rules for rules in (builder._purged() for builder in builders) if rules is not None]
+    links = chain.from_iterable(builder.graph.links() for builder in builders)
+    state = anchor_state(links, crawled, gone, aliases, members, purged)
+    targets = sorted(state.inbound)
+    owner = dict(zip(targets, owners(targets, holders, shares), strict=True))
+    rewritten = 0
+    for position, builder in enumerate(builders):
+        rewritten += builder._write_anchors(_restricted(state, {url for url in targets if owner[url] == position}))
+        builder.graph.forget_unused_anchors()
+    return rewritten
 
 
 def _restricted(state: _AnchorState, urls: set[str]) -> _AnchorState:

@@ -10,8 +10,8 @@ several directories knows which holds a URL: the one whose share holds the
 URL's site (:func:`owner_of`). Design: ARCHITECTURE.md, "The index", and
 docs/several-machines.md, "Several indexers, one index".
 
->>> parse_share("0-1", 4), parse_share("0,2", 4), parse_share("1/2", 4), parse_share("all", 2)
-(Share(partitions=(0, 1), count=4), Share(partitions=(0, 2), count=4), Share(partitions=(1, 3), count=4), \
+>>> parse_share("0-1", 4), parse_share("0,2", 4), parse_share("2/2", 4), parse_share("all", 2)
+(Share(partitions=(0, 1), count=4), Share(partitions=(0, 2), count=4), Share(partitions=(2, 3), count=4), \
 Share(partitions=(0, 1), count=2))
 >>> str(Share((0, 1, 2, 5), 8))
 '0-2,5 of 8'
@@ -74,7 +74,8 @@ class Share:
 def parse_share(text: str, count: int) -> Share:
     """The partitions ``text`` names, of a frontier of ``count``: numbers and
     ranges (``0-1``, ``0,2``, ``0-3,6``), ``K/N`` (the ``K``-th of ``N``
-    shares: the partitions whose number leaves ``K`` divided by ``N``), or
+    equal runs, from 1: ``1/2`` the first half, ``2/2`` the second; ``N``
+    indexers given ``1/N`` to ``N/N`` drain every partition once), or
     ``all``. ValueError, in words a user reads, for anything else.
 
     >>> parse_share("3", 2)
@@ -89,7 +90,7 @@ def parse_share(text: str, count: int) -> Share:
         found = _share_of_n(text, count) if "/" in text else _numbered(text)
     except ValueError:
         raise ValueError(
-            f"--partitions {text!r}: expected numbers and ranges (0-1, 0,2), K/N (1/2: the second half) or all"
+            f"--partitions {text!r}: expected numbers and ranges (0-1, 0,2), K/N (2/2: the second half) or all"
         ) from None
     if not found:
         raise ValueError(f"--partitions {text}: names no partition of the {count}")
@@ -112,9 +113,9 @@ def _numbered(text: str) -> set[int]:
 
 def _share_of_n(text: str, count: int) -> set[int]:
     which, shares = (int(number) for number in text.split("/"))
-    if not 0 <= which < shares:
+    if not 1 <= which <= shares:
         raise ValueError(text)
-    return {partition for partition in range(count) if partition % shares == which}
+    return {partition for partition in range(count) if partition * shares // count == which - 1}
 
 
 def owner_of(url: str, shares: Sequence[Share | None]) -> int | None:
