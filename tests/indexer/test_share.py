@@ -23,9 +23,11 @@ from tests.items import page
         ("2-3", 4, (2, 3)),
         ("0,2", 4, (0, 2)),
         (" 3, 0-1 ", 4, (0, 1, 3)),
-        ("0/2", 4, (0, 2)),
-        ("1/2", 4, (1, 3)),
-        ("2/3", 16, (2, 5, 8, 11, 14)),
+        ("1/2", 4, (0, 1)),
+        ("2/2", 4, (2, 3)),
+        ("2/3", 16, (6, 7, 8, 9, 10)),
+        ("3/3", 16, (11, 12, 13, 14, 15)),
+        ("1/1", 16, tuple(range(16))),
         ("all", 3, (0, 1, 2)),
         ("0", 1, (0,)),
     ],
@@ -42,15 +44,23 @@ def test_a_share_names_partitions(text: str, count: int, partitions: tuple[int, 
         ("2-1", 4, "expected numbers and ranges"),
         ("x", 4, "expected numbers and ranges"),
         ("-1", 4, "expected numbers and ranges"),
-        ("2/2", 4, "expected numbers and ranges"),
+        ("3/2", 4, "expected numbers and ranges"),
+        ("0/2", 4, "expected numbers and ranges"),
         ("1/0", 4, "expected numbers and ranges"),
-        ("3/4", 2, "names no partition"),
+        ("2/4", 2, "names no partition"),
         ("", 4, "expected numbers and ranges"),
     ],
 )
 def test_a_share_that_names_no_partition_of_the_frontier_is_refused(text: str, count: int, said: str) -> None:
     with pytest.raises(ValueError, match=said):
         parse_share(text, count)
+
+
+def test_n_indexers_given_each_share_of_n_drain_every_partition_once() -> None:
+    for count in (1, 2, 4, 16, 17):
+        for shares in range(1, count + 1):
+            drained = [p for which in range(1, shares + 1) for p in parse_share(f"{which}/{shares}", count).partitions]
+            assert sorted(drained) == list(range(count))
 
 
 def test_a_url_belongs_to_the_directory_whose_share_holds_its_site() -> None:
