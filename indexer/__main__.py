@@ -53,7 +53,7 @@ from crawler.embedded import DataDirBusy, EmbeddedRedis, has_saved_state, socket
 from crawler.personalization import parse_personalization
 from crawler.version import add_version_option, typed_command
 from indexer import stats
-from indexer.builder import IndexBuilder, IndexBusy
+from indexer.builder import FinalizeReport, IndexBuilder, IndexBusy
 from indexer.drain import Stop, drain
 from indexer.federation import finalize_together
 from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, Layout, is_corruption
@@ -267,10 +267,16 @@ def _finalize_together(data_dirs: list[Path], personalization: dict[str, float] 
         if not is_corruption(exc):
             raise
         return _damaged(data_dirs[0], exc)
+    _ready(report, f" over {len(data_dirs)} directories")
+    return 0
+
+
+def _ready(report: FinalizeReport, where: str = "") -> None:
+    """The line a finalize ends with: what the index holds, and how long it took."""
     logger.info(
-        "Index ready over %d directories: %d documents (%d pages, %d known by anchor text only), "
+        "Index ready%s: %d documents (%d pages, %d known by anchor text only), "
         "%d links, PageRank over %d nodes; finalized in %.2f s",
-        len(data_dirs),
+        where,
         report.documents,
         report.pages,
         report.anchor_only,
@@ -278,7 +284,6 @@ def _finalize_together(data_dirs: list[Path], personalization: dict[str, float] 
         report.documents,
         report.seconds,
     )
-    return 0
 
 
 def _damaged(data_dir: Path, error: BaseException) -> int:
@@ -375,17 +380,7 @@ def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace,
             finally:
                 queue.release()
         if args.command == "finalize" or stop.crawl_over:
-            report = builder.finalize(personalization=args.personalization)
-            logger.info(
-                "Index ready: %d documents (%d pages, %d known by anchor text only), "
-                "%d links, PageRank over %d nodes; finalized in %.2f s",
-                report.documents,
-                report.pages,
-                report.anchor_only,
-                report.links,
-                report.documents,
-                report.seconds,
-            )
+            _ready(builder.finalize(personalization=args.personalization))
     return 0
 
 

@@ -40,7 +40,7 @@ from indexer.store import PageStore
 from tests.commands import ROOT, run
 from tests.items import page
 from tests.redis_server import RedisServer
-from tests.test_multinode import finish, node, wait_for
+from tests.test_multinode import finish, indexer, node, wait_for
 from tests.webserver import Reply, Site, serve_site, text
 from tests.webserver import page as html
 
@@ -114,16 +114,6 @@ def _pages(number: int, sites: list[Site]) -> dict[str, Reply]:
     return pages
 
 
-def _indexer(redis_url: str, data: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "indexer", "--data", str(data), "--redis", redis_url, *args],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def _search(data: list[Path], query: str) -> dict[str, Any]:
     done = run("search", *(f"--data={each}" for each in data), "--json", "--explain", "-n", "30", query)
     assert done.returncode == 0, done.stderr
@@ -162,13 +152,15 @@ def test_two_indexers_on_half_the_partitions_each_answer_as_one_index(
     server, sites = crawled
     queue, copy = redis.Redis.from_url(server.url), redis.Redis.from_url(server.url[:-1] + "1")
     for key in queue.scan_iter("web:*"):  # the same items, for the one indexer of the reference
-        copy.restore(key, 0, queue.dump(key))
+        dumped = queue.dump(key)
+        assert isinstance(dumped, bytes)
+        copy.restore(key, 0, dumped)
     assert sum(queue.llen(PARTITIONS.key("web:items", p)) for p in PARTITIONS) >= 4 * len(sites)
     one, first, second = tmp_path / "one", tmp_path / "first", tmp_path / "second"
     finish(
-        _indexer(server.url[:-1] + "1", one, "--processes", "4", "finalize"),
-        _indexer(server.url, first, "--partitions", "0-1", "--processes", "2", "finalize"),
-        _indexer(server.url, second, "--partitions", "2/2", "--processes", "2", "finalize"),
+        indexer(server.url[:-1] + "1", one, "--processes", "4", "finalize"),
+        indexer(server.url, first, "--partitions", "0-1", "--processes", "2", "finalize"),
+        indexer(server.url, second, "--partitions", "2/2", "--processes", "2", "finalize"),
     )
     assert len(Layout(first).page_dirs()) + len(Layout(second).page_dirs()) == 4
     for data, share in ((first, Share((0, 1), 4)), (second, Share((2, 3), 4))):
@@ -276,7 +268,7 @@ def test_indexers_claiming_the_same_partition_cannot_run_together(redis_url: str
         client.rpush(
             PARTITIONS.key("web:items", PARTITIONS.of(site_of(url))), json.dumps(page(url, f"Site {number}", "words"))
         )
-    first = _indexer(redis_url, tmp_path / "first", "--follow", "--partitions", "0-1", "--processes", "1")
+    first = indexer(redis_url, tmp_path / "first", "--follow", "--partitions", "0-1", "--processes", "1")
     wait_for(lambda: all(client.exists(PARTITIONS.key("web:items", p) + ":consumer") for p in (0, 1)))
     started = time.monotonic()
     refused = run("indexer", "--data", str(tmp_path / "refused"), "--redis", redis_url, "--partitions", "1-2")
@@ -287,10 +279,10 @@ def test_indexers_claiming_the_same_partition_cannot_run_together(redis_url: str
     )
     assert time.monotonic() - started < 15  # at once, not after the claim's 15 s
     assert not client.exists(PARTITIONS.key("web:items", 2) + ":consumer")  # what it took, let go
-    second = _indexer(redis_url, tmp_path / "second", "--follow", "--partitions", "2-3", "--processes", "1")
+    second = indexer(redis_url, tmp_path / "second", "--follow", "--partitions", "2-3", "--processes", "1")
     wait_for(lambda: all(client.llen(PARTITIONS.key("web:items", p)) == 0 for p in PARTITIONS))
-    for indexer in (first, second):
-        indexer.send_signal(signal.SIGTERM)
+    for running in (first, second):
+        running.send_signal(signal.SIGTERM)
     finish(first, second)
     for data, low in ((tmp_path / "first", True), (tmp_path / "second", False)):
         urls = set(stored_documents(data))
