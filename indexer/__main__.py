@@ -5,13 +5,19 @@
                                                            all its nodes have stopped, finalize
     python -m indexer --data DIR [--redis URL] finalize   drain, then merge anchors and
                                                            compute PageRank
+    python -m indexer --data DIR [--redis URL] --follow --partitions 0-1
+                                                           drain only these partitions of the
+                                                           crawl's frontier (kept by DIR)
+    python -m indexer finalize --data DIR --data DIR...   anchors and PageRank of several
+                                                           directories as one index
     python -m indexer purge --data DIR [--redis URL] URL_OR_SITE...
                                                            remove pages (a site: all of its
                                                            pages) and never fetch them again
     python -m indexer --data DIR rebuild [--shards K] [--force]
                                                            rebuild the index, graph and PageRank
                                                            from DIR/archive (no network, no Redis)
-    python -m indexer --data DIR stats [--json]           what the index holds
+    python -m indexer --data DIR [--data DIR...] stats [--json]
+                                                           what the index holds
 
 Without ``--redis`` the indexer reads the URL from the environment variable
 ``LANTERN_REDIS_URL`` (:data:`crawler.connection.URL_VARIABLE`: a password
@@ -38,7 +44,7 @@ from pathlib import Path
 import redis
 
 from crawler import settings as defaults
-from crawler.connection import URL_VARIABLE, RedisUnreachable, client_for
+from crawler.connection import URL_VARIABLE, RedisUnreachable, client_for, partitions_of
 from crawler.console import redacted
 from crawler.cores import free_cores
 from crawler.datadir import OtherFormat, access_mode, check_format, create_with, index_dir, purged_path
@@ -47,14 +53,16 @@ from crawler.embedded import DataDirBusy, EmbeddedRedis, has_saved_state, socket
 from crawler.personalization import parse_personalization
 from crawler.version import add_version_option, typed_command
 from indexer import stats
-from indexer.builder import IndexBuilder, IndexBusy
+from indexer.builder import FinalizeReport, IndexBuilder, IndexBusy
 from indexer.drain import Stop, drain
-from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, is_corruption
+from indexer.federation import finalize_together
+from indexer.layout import CORRUPTION, IndexDamaged, IndexMissing, Layout, is_corruption
 from indexer.output import emit
 from indexer.purge import purge, purge_rule
 from indexer.queue import ItemQueue, QueueBusy
 from indexer.rebuild import FewerPages, NothingToRebuild, rebuild, skipped_damage
 from indexer.shards import ShardFailed
+from indexer.share import OtherShare, Share, parse_share, record_share
 
 logger = logging.getLogger("indexer")
 
@@ -98,21 +106,24 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     args = parser.parse_intermixed_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s [%(name)s] %(levelname)s: %(message)s")
 
-    data_dir = Path(args.data)
+    data_dirs = [Path(data) for data in dict.fromkeys(args.data or [defaults.DATA_DIR])]
+    data_dir = data_dirs[0]
     create_with(args.data_mode)
-    if (args.command == "purge") != bool(args.targets):
-        parser.error("purge takes URL_OR_SITE arguments (and only purge does)")
+    _check_combinations(parser, args, len(data_dirs))
     if args.command == "rebuild":  # a directory of any format: that is what it is for
         return _rebuild(data_dir, args.shards, args.processes, args.force)
     try:
-        check_format(data_dir)
+        for each in data_dirs:
+            check_format(each)
     except OtherFormat as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
     if args.command == "purge":
         return _purge(data_dir, args)
     if args.command == "stats":
-        return _stats(data_dir, args.json)
+        return _stats(data_dirs, args.json)
+    if len(data_dirs) > 1:
+        return _finalize_together(data_dirs, args.personalization)
     if args.shards is not None:
         parser.error("--shards is for rebuild (an index keeps the shards it was created with)")
     if args.force:
@@ -120,9 +131,23 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     return _drain(data_dir, args)
 
 
+def _check_combinations(parser: argparse.ArgumentParser, args: argparse.Namespace, directories: int) -> None:
+    """Refuse (``parser.error``) options given to a command they are not for."""
+    if (args.command == "purge") != bool(args.targets):
+        parser.error("purge takes URL_OR_SITE arguments (and only purge does)")
+    if directories > 1 and args.command not in ("finalize", "stats"):
+        parser.error("--data more than once is for finalize and stats (several directories as one index)")
+    if args.partitions is not None and (args.command not in (None, "finalize") or directories > 1):
+        parser.error("--partitions is for an indexer that drains the queue into one --data")
+
+
 def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
+    parser.add_argument(
+        "--data",
+        action="append",
+        help=f"data directory (default: {defaults.DATA_DIR}); finalize and stats take several, read as one index",
+    )
     parser.add_argument(
         "--redis",
         default=os.environ.get(URL_VARIABLE) or None,
@@ -138,6 +163,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     )
     parser.add_argument("--queue", default="web:items", help="item queue key (default: web:items)")
     parser.add_argument("--follow", action="store_true", help="keep draining until stopped")
+    parser.add_argument(
+        "--partitions",
+        metavar="SHARE",
+        help="drain only these partitions of the crawl's frontier, as 0-1, 0,2, K/N (2/2: the second "
+        "half) or all; --data keeps its share (default: every partition, or the share --data holds)",
+    )
     parser.add_argument(
         "--beside-crawl",
         action="store_true",
@@ -201,23 +232,58 @@ def _drain(data_dir: Path, args: argparse.Namespace) -> int:
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, ValueError) as exc:
         print(f"indexer: {RedisUnreachable(args.redis or str(data_dir), exc)}", file=sys.stderr)
         return 2
-    except (IndexBusy, QueueBusy, DataDirBusy, ShardFailed, RedisUnreachable) as exc:
+    except (IndexBusy, QueueBusy, DataDirBusy, ShardFailed, RedisUnreachable, OtherShare) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
 
 
-def _stats(data_dir: Path, as_json: bool) -> int:
+def _stats(data_dirs: list[Path], as_json: bool) -> int:
     try:
-        found = stats.collect(data_dir)
+        found = stats.collect(data_dirs)
     except (IndexMissing, IndexDamaged) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return 2
     except CORRUPTION as exc:
         if not is_corruption(exc):
             raise
-        return _damaged(data_dir, exc)
-    emit(json.dumps(found.to_json(), ensure_ascii=False) if as_json else stats.render(found, data_dir))
+        return _damaged(data_dirs[0], exc)
+    shown = ", ".join(map(str, data_dirs))
+    emit(json.dumps(found.to_json(), ensure_ascii=False) if as_json else stats.render(found, shown))
     return 0
+
+
+def _finalize_together(data_dirs: list[Path], personalization: dict[str, float] | None) -> int:
+    """``finalize`` over several data directories: one index's anchor text and PageRank."""
+    for data_dir in data_dirs:
+        if not Layout(data_dir).page_dirs():
+            print(f"indexer: no index in {data_dir}: each --data must be an indexer's data directory", file=sys.stderr)
+            return 2
+    try:
+        report = finalize_together(data_dirs, personalization)
+    except IndexBusy as exc:
+        print(f"indexer: {exc}", file=sys.stderr)
+        return 2
+    except CORRUPTION as exc:
+        if not is_corruption(exc):
+            raise
+        return _damaged(data_dirs[0], exc)
+    _ready(report, f" over {len(data_dirs)} directories")
+    return 0
+
+
+def _ready(report: FinalizeReport, where: str = "") -> None:
+    """The line a finalize ends with: what the index holds, and how long it took."""
+    logger.info(
+        "Index ready%s: %d documents (%d pages, %d known by anchor text only), "
+        "%d links, PageRank over %d nodes; finalized in %.2f s",
+        where,
+        report.documents,
+        report.pages,
+        report.anchor_only,
+        report.links,
+        report.documents,
+        report.seconds,
+    )
 
 
 def _damaged(data_dir: Path, error: BaseException) -> int:
@@ -302,8 +368,11 @@ def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace,
     processes = args.processes or free_cores(busy=0)
     with IndexBuilder(data_dir, processes=processes) as builder:
         if client is not None:
-            queue = ItemQueue(client, args.queue)
+            share = _share(builder, client, args.queue, args.partitions, data_dir)
+            queue = ItemQueue(client, args.queue, None if share is None else share.partitions)
             queue.acquire()
+            if share is not None:
+                logger.info("Draining partitions %s of the crawl's frontier into %s", share, data_dir)
             if args.follow:
                 importlib.import_module("indexer.linkmatrix")  # numpy and scipy now, not in finalize's time
             try:
@@ -311,18 +380,29 @@ def _index(data_dir: Path, client: redis.Redis | None, args: argparse.Namespace,
             finally:
                 queue.release()
         if args.command == "finalize" or stop.crawl_over:
-            report = builder.finalize(personalization=args.personalization)
-            logger.info(
-                "Index ready: %d documents (%d pages, %d known by anchor text only), "
-                "%d links, PageRank over %d nodes; finalized in %.2f s",
-                report.documents,
-                report.pages,
-                report.anchor_only,
-                report.links,
-                report.documents,
-                report.seconds,
-            )
+            _ready(builder.finalize(personalization=args.personalization))
     return 0
+
+
+def _share(builder: IndexBuilder, client: redis.Redis, queue: str, asked: str | None, data_dir: Path) -> Share | None:
+    """The partitions this indexer drains (None: every one): ``--partitions``,
+    else the share ``data_dir`` holds; recorded there (:mod:`indexer.share`)."""
+    prefix = queue.rsplit(":", 1)[0]
+    count = partitions_of(client, prefix).count
+    share = None
+    if asked is not None:
+        if client.get(f"{prefix}:partitions") is None:
+            raise OtherShare(
+                f"--partitions: no crawl has recorded its partitions in this Redis yet ({prefix}:partitions): "
+                "start the crawl first"
+            )
+        try:
+            share = parse_share(asked, count)
+        except ValueError as exc:
+            raise OtherShare(str(exc)) from None
+    share = record_share(builder.store, share, count, str(data_dir))
+    builder.store.commit()
+    return share
 
 
 def _purge(data_dir: Path, args: argparse.Namespace) -> int:

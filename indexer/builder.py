@@ -53,7 +53,7 @@ from indexer.store import PageStore
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["IndexBuilder", "IndexBusy", "FinalizeReport", "anchor_text"]
+__all__ = ["IndexBuilder", "IndexBusy", "FinalizeReport", "anchor_state", "anchor_text"]
 
 # An anchor text repeated by many pages says more than one said once, but
 # with diminishing returns (and a stable document, as counts grow).
@@ -428,19 +428,7 @@ class IndexBuilder:
             wanted = {aliases.get(url, url) for url in targets}
             names = wanted | {alias for alias, url in aliases.items() if url in wanted}
             rows = self.graph.inbound(names)
-        state = _AnchorState(crawled, gone, aliases)
-        for source, target, text in rows:
-            source = aliases.get(source, source)
-            target = aliases.get(target, target)
-            if source == target or source not in crawled or target in gone:
-                continue
-            if purged and purged.reason(target):
-                continue
-            state.inbound[target].append(text)
-            state.sources[target].add(source)
-            if source not in members:
-                state.public[target].append(text)
-        return state
+        return anchor_state(rows, crawled, gone, aliases, members, [purged] if purged else [])
 
     def _write_anchors(self, state: _AnchorState, urls: Iterable[str] | None = None) -> int:
         """Rewrite the anchor documents of ``urls`` (None: every URL the
@@ -536,6 +524,35 @@ class _AnchorState:
     inbound: defaultdict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     sources: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     public: defaultdict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # texts on public pages
+
+
+def anchor_state(
+    rows: Iterable[tuple[str, str, str]],
+    crawled: set[str],
+    gone: set[str],
+    aliases: dict[str, str],
+    members: set[str],
+    purged: Iterable[Blacklist],
+) -> _AnchorState:
+    """The inbound anchor texts and linking pages of the targets of ``rows``
+    (``(source, target, anchor text)``): aliases mapped to the page they
+    stand for, only links out of ``crawled`` pages, none into ``gone`` or
+    ``purged`` ones. Also for several data directories' links read as one
+    graph (:mod:`indexer.federation`)."""
+    rules = list(purged)
+    state = _AnchorState(crawled, gone, aliases)
+    for source, target, text in rows:
+        source = aliases.get(source, source)
+        target = aliases.get(target, target)
+        if source == target or source not in crawled or target in gone:
+            continue
+        if any(blacklist.reason(target) for blacklist in rules):
+            continue
+        state.inbound[target].append(text)
+        state.sources[target].add(source)
+        if source not in members:
+            state.public[target].append(text)
+    return state
 
 
 _WORD = re.compile(r"[a-z]{3,24}")

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
     from indexer.linkmatrix import LinkMatrix
 
-__all__ = ["LinkGraph", "pagerank", "LINKS_FILE", "MATRIX_FILE"]
+__all__ = ["LinkGraph", "links_matrix", "pagerank", "LINKS_FILE", "MATRIX_FILE"]
 
 # In the graph directory (DATA_DIR/graph): the links and PageRank, and the
 # matrix PageRank last ran on.
@@ -169,6 +169,39 @@ def pagerank(
     weights = None if personalization is None else personalization_weights(ids, personalization)
     scores = matrix.pagerank(DAMPING if damping is None else damping, personalization=weights)
     return dict(zip(ids, scores.tolist(), strict=False))
+
+
+def links_matrix(
+    sources: np.ndarray,
+    targets: np.ndarray,
+    ids: Mapping[str, int],
+    pages: Collection[str],
+    aliases: Mapping[str, str],
+    gone: Collection[str],
+) -> LinkMatrix:
+    """The graph PageRank runs on, from links between node ids (``ids``
+    names the URLs of ``pages``, ``gone`` and ``aliases``, both sides):
+    aliases merged into the page they stand for, only links out of crawled
+    ``pages``, none into ``gone`` pages; the nodes are the crawled pages and
+    the pages they link to. One data directory's graph
+    (:meth:`LinkGraph.derive_matrix`), or several read as one
+    (:mod:`indexer.federation`)."""
+    import numpy as np
+
+    from indexer.linkmatrix import LinkMatrix
+
+    size = 1 + max(int(sources.max(initial=0)), int(targets.max(initial=0)), max(ids.values(), default=0))
+    canonical = np.arange(size)
+    canonical[[ids[alias] for alias in aliases]] = [ids[page] for page in aliases.values()]
+    sources, targets = canonical[sources], canonical[targets]
+    del canonical
+    page_ids = np.array([ids[url] for url in pages], dtype=np.int64)
+    crawled = np.zeros(size, dtype=bool)
+    crawled[page_ids] = True
+    missing = np.zeros(size, dtype=bool)
+    missing[[ids[url] for url in gone]] = True
+    keep = crawled[sources] & ~missing[targets]
+    return LinkMatrix.from_edges(sources[keep], targets[keep], nodes=page_ids)
 
 
 class LinkGraph:
@@ -387,26 +420,15 @@ class LinkGraph:
         Derived afresh at every ``finalize``, so it always agrees with the
         stored links, whatever replaced them since.
         """
-        import numpy as np
-
-        from indexer.linkmatrix import LinkMatrix
-
         sources, targets = self.link_arrays()
         ids = self.node_ids({*pages, *gone, *aliases, *aliases.values()})
-        size = 1 + max(int(sources.max(initial=0)), int(targets.max(initial=0)), max(ids.values(), default=0))
-        canonical = np.arange(size)
-        canonical[[ids[alias] for alias in aliases]] = [ids[page] for page in aliases.values()]
-        sources, targets = canonical[sources], canonical[targets]
-        del canonical
-        page_ids = np.array([ids[url] for url in pages], dtype=np.int64)
-        crawled = np.zeros(size, dtype=bool)
-        crawled[page_ids] = True
-        missing = np.zeros(size, dtype=bool)
-        missing[[ids[url] for url in gone]] = True
-        keep = crawled[sources] & ~missing[targets]
-        matrix = LinkMatrix.from_edges(sources[keep], targets[keep], nodes=page_ids)
+        matrix = links_matrix(sources, targets, ids, pages, aliases, gone)
         matrix.save(self.matrix_path)
         return matrix
+
+    def nodes(self) -> Iterator[tuple[int, str]]:
+        """Every node's id and URL."""
+        yield from self.db.execute("SELECT id, url FROM nodes")
 
     def matrix(self) -> LinkMatrix:
         """The graph PageRank last ran on (saved by ``finalize``).

@@ -7,6 +7,8 @@ that the search page's home shows the same numbers.
 from __future__ import annotations
 
 import datetime
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,8 +42,12 @@ class IndexStats:
         return asdict(self)
 
 
-def collect(data_dir: str | Path) -> IndexStats:
-    """The numbers of ``data_dir``'s index (:class:`indexer.layout.IndexMissing` if there is none)."""
+def collect(data_dir: str | Path | Sequence[str | Path]) -> IndexStats:
+    """The numbers of ``data_dir``'s index (:class:`indexer.layout.IndexMissing`
+    if there is none), or of several directories' read as one index (each
+    URL in one of them: :mod:`indexer.federation`)."""
+    if not isinstance(data_dir, (str, Path)):
+        return _together([collect(each) for each in data_dir])
     data_dir = Path(data_dir)
     layout = Layout(data_dir)
     crawled, anchor_only, segments = _documents(layout)
@@ -56,6 +62,36 @@ def collect(data_dir: str | Path) -> IndexStats:
     if (graph_dir(data_dir) / LINKS_FILE).exists():
         stats.top_pagerank = _top_ranked(graph_dir(data_dir))
     return stats
+
+
+def _together(parts: list[IndexStats]) -> IndexStats:
+    """Several directories' numbers as one index's: counts summed, sites and
+    languages merged, the best ranked of all."""
+    sites: dict[str, dict[str, Any]] = {}
+    languages: Counter[str] = Counter()
+    for part in parts:
+        for site in part.sites:
+            merged = sites.setdefault(site["host"], {"host": site["host"], "pages": 0, "last_fetch": ""})
+            merged["pages"] += site["pages"]
+            merged["last_fetch"] = max(merged["last_fetch"], site["last_fetch"])
+        languages.update({language["lang"]: language["pages"] for language in part.languages})
+    crawled = sum(part.crawled for part in parts)
+    anchor_only = sum(part.anchor_only for part in parts)
+    return IndexStats(
+        documents=crawled + anchor_only,
+        crawled=crawled,
+        anchor_only=anchor_only,
+        sites=sorted(sites.values(), key=lambda site: (-site["pages"], site["host"])),
+        languages=[
+            {"lang": lang, "pages": pages} for lang, pages in sorted(languages.items(), key=lambda x: (-x[1], x[0]))
+        ],
+        bytes_on_disk=sum(part.bytes_on_disk for part in parts),
+        segments=sum(part.segments for part in parts),
+        last_commit=max(part.last_commit for part in parts),
+        top_pagerank=sorted(
+            (top for part in parts for top in part.top_pagerank), key=lambda top: (-top["pagerank"], top["url"])
+        )[:TOP_RANKED],
+    )
 
 
 def _documents(layout: Layout) -> tuple[int, int, int]:

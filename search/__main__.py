@@ -1,6 +1,6 @@
 """``python -m search``: search a data directory from the command line.
 
-python -m search --data DIR [--json] [-n 10] [--page P] [--explain] [--anchor-only rank|last|hide]
+python -m search --data DIR [--data DIR...] [--json] [-n 10] [--page P] [--explain] [--anchor-only rank|last|hide]
                  [--members-snippet short|none] QUERY...
 """
 
@@ -27,7 +27,7 @@ from crawler.version import add_version_option, typed_command  # noqa: E402
 from indexer.output import emit  # noqa: E402
 from search.display import marked  # noqa: E402
 from search.engine import Result, Results, SearchEngine, SearchError, page_language  # noqa: E402
-from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options  # noqa: E402
+from search.options import DEFAULT_N, add_data_option, add_engine_options, data_dirs, engine_options  # noqa: E402
 
 
 def render(results: Results, explain: bool = False, color: bool = False) -> str:
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        with SearchEngine(args.data, **engine_options(args)) as engine:
+        with SearchEngine(data_dirs(args), **engine_options(args)) as engine:
             results = engine.search(
                 " ".join(args.query),
                 n=args.n,

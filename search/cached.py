@@ -92,8 +92,9 @@ class Copy:
 class ArchiveIndex:
     """Where each URL's latest archived response starts, across the archive's files."""
 
-    def __init__(self, directory: str | Path) -> None:
-        self.directory = Path(directory)
+    def __init__(self, *directories: str | Path) -> None:
+        """The archives in ``directories`` (a data directory's, or several: each crawl node's)."""
+        self.directories = [Path(directory) for directory in directories]
         self._lock = threading.Lock()
         # file -> (size and mtime when read, {url: (date, offset, members only)})
         self._files: dict[Path, tuple[tuple[int, float], dict[str, tuple[str, int, bool]]]] = {}
@@ -126,10 +127,13 @@ class ArchiveIndex:
         return None if best is None or best[3] else (best[1], best[2])
 
     def _refresh(self) -> None:
-        if not self.directory.is_dir():
-            self._files.clear()
-            return
-        present = {path for path in self.directory.iterdir() if path.name.endswith((".warc.gz", ".warc"))}
+        present = {
+            path
+            for directory in self.directories
+            if directory.is_dir()
+            for path in directory.iterdir()
+            if path.name.endswith((".warc.gz", ".warc"))
+        }
         for gone in set(self._files) - present:
             del self._files[gone]
         for path in present:

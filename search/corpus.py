@@ -16,13 +16,15 @@ others link to them with, and scores both with one set of statistics:
 
 So K shards of pages score exactly as one index of the same pages, and a
 page's score is the same BM25F over its fields as if its anchor text were a
-field of its own document.
+field of its own document. The shards may be in several data directories
+(indexers that drained disjoint partitions of one crawl,
+:mod:`indexer.share`): they are read as one index all the same.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,19 +94,38 @@ class CorpusBM25F(BM25F):
 
 
 class Corpus:
-    """Every index part of a data directory, open for searching."""
+    """Every index part of a data directory, or of several, open for searching."""
 
-    def __init__(self, data_dir: str | Path, options: dict[str, Any]) -> None:
+    def __init__(self, data_dir: str | Path | Sequence[str | Path], options: dict[str, Any]) -> None:
         """``options``: the BM25F parameters (``B``, ``K1``, ``<field>_B``)."""
-        self.layout = Layout(Path(data_dir))
+        dirs = [data_dir] if isinstance(data_dir, (str, Path)) else list(data_dir)
+        self.layouts = [Layout(Path(each)) for each in dirs]
         self.options = options
-        self.pages, self.anchors = self.layout.open()
-        self._anchor_dirs = self.layout.anchor_dirs()
+        self.pages, self.anchors = self._open()
+        self._anchor_dirs = self._every_anchor_dir()
         self.schema = self.pages[0].schema
         self._searcher: Any = None
         self._top_docs: TopDocs | None = None
         self._anchors_from = 0
         self._generations: tuple[int, ...] = ()
+
+    def _open(self) -> tuple[list[Any], list[Any]]:
+        """Every directory's page shards, then every directory's anchor shards."""
+        pages: list[Any] = []
+        anchors: list[Any] = []
+        try:
+            for layout in self.layouts:
+                found = layout.open()
+                pages += found[0]
+                anchors += found[1]
+        except BaseException:
+            for index in [*pages, *anchors]:
+                index.close()
+            raise
+        return pages, anchors
+
+    def _every_anchor_dir(self) -> list[Path]:
+        return [path for layout in self.layouts for path in layout.anchor_dirs()]
 
     def _indexes(self) -> list[Any]:
         return [*self.pages, *self.anchors]
@@ -115,10 +136,10 @@ class Corpus:
 
     def searcher(self) -> Any:
         """A searcher over every part at its latest commit (reopened only when one changed)."""
-        anchor_dirs = self.layout.anchor_dirs()
+        anchor_dirs = self._every_anchor_dir()
         if anchor_dirs != self._anchor_dirs or len(self.anchors) != len(anchor_dirs):
             # Created since, or the anchor index of earlier versions moved into shards.
-            self.pages, self.anchors = self.layout.open()
+            self.pages, self.anchors = self._open()
             self._anchor_dirs = anchor_dirs
             self._generations = ()
         generations = self.generations()

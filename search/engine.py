@@ -37,6 +37,7 @@ from indexer.store import PageStore
 from search import ranking
 from search.candidates import DEPTH, Request, Retrieval, filters
 from search.corpus import Corpus
+from search.directories import Graphs, Stores, joined
 from search.features import Ranker, field_scores
 from search.parsing import STRICT, QueryParser
 from search.results import (
@@ -92,12 +93,13 @@ class SearchEngine:
 
     def __init__(
         self,
-        data_dir: str | Path,
+        data_dir: str | Path | Sequence[str | Path],
         anchor_only: str | None = None,
         anchor_min_sources: int | None = None,
         members_snippet: str | None = None,
     ) -> None:
-        """Open ``data_dir``'s index; ``anchor_only`` (``rank``, ``last`` or
+        """Open ``data_dir``'s index (or several directories', read as one
+        index: :mod:`search.directories`); ``anchor_only`` (``rank``, ``last`` or
         ``hide``) and ``anchor_min_sources`` say where pages known only by
         anchor text go, ``members_snippet`` (``short`` or ``none``) what a
         members-only page's snippet may show (defaults: ``SEARCH_ANCHOR_ONLY``,
@@ -112,11 +114,14 @@ class SearchEngine:
         self.anchor_min_sources = (
             defaults.SEARCH_ANCHOR_MIN_SOURCES if anchor_min_sources is None else anchor_min_sources
         )
-        self.data_dir = Path(data_dir)
+        self.data_dirs = [Path(each) for each in ([data_dir] if isinstance(data_dir, (str, Path)) else data_dir)]
+        self.data_dir = self.data_dirs[0]
         self.corpus = self._open_corpus()
         try:
-            self.store = _open_optional(PageStore, pages_path(self.data_dir))
-            self.graph = _open_optional(LinkGraph, graph_dir(self.data_dir), LINKS_FILE)
+            self.store = joined([_open_optional(PageStore, pages_path(each)) for each in self.data_dirs], Stores)
+            self.graph = joined(
+                [_open_optional(LinkGraph, graph_dir(each), LINKS_FILE) for each in self.data_dirs], Graphs
+            )
             self.personalization = stored_personalization(self.store) if self.store is not None else {}
         except CORRUPTION as exc:
             if not is_corruption(exc):
@@ -147,14 +152,18 @@ class SearchEngine:
         """The index's parts as one corpus, scored with the ranking's parameters."""
         options = {"B": ranking.B, "K1": ranking.K1, **{f"{name}_B": value for name, value in ranking.FIELD_B.items()}}
         try:
-            return Corpus(self.data_dir, options)
+            return Corpus(self.data_dirs, options)
         except (OtherFormat, IndexDamaged) as exc:
             raise SearchError(str(exc)) from None
         except CORRUPTION as exc:
             raise self._damaged(exc) from None
-        except IndexBeingBuilt:
+        except IndexBeingBuilt as exc:  # first: an index being built is missing too
+            if len(self.data_dirs) > 1:
+                raise SearchError(f"{exc}: try again in a few seconds") from None
             raise SearchError(f"the index in {self.data_dir} is being built: try again in a few seconds") from None
-        except IndexMissing:
+        except IndexMissing as exc:
+            if len(self.data_dirs) > 1:
+                raise SearchError(f"{exc}: each --data must be a data directory with an index") from None
             raise SearchError(f"no index in {self.data_dir}: {how_to_fill(self.data_dir)}") from None
 
     def empty(self) -> SearchError | None:

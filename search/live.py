@@ -12,6 +12,7 @@ import gc
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,14 +39,16 @@ class LiveEngine:
 
     CACHED = 256
 
-    def __init__(self, data_dir: str | Path, **options: Any) -> None:
-        """``options`` go to every :class:`SearchEngine` opened (``anchor_only``, ``members_snippet``)."""
-        self.data_dir = Path(data_dir)
+    def __init__(self, data_dir: str | Path | Sequence[str | Path], **options: Any) -> None:
+        """``data_dir``: one directory, or several read as one index;
+        ``options`` go to every :class:`SearchEngine` opened (``anchor_only``, ``members_snippet``)."""
+        self.data_dirs = [Path(each) for each in ([data_dir] if isinstance(data_dir, (str, Path)) else data_dir)]
+        self.data_dir = self.data_dirs[0]
         self.options = options
         self._lock = threading.Lock()
         self._answers: OrderedDict[tuple[str, int, int, tuple[str, ...], bool], Results] = OrderedDict()
         self._about: IndexStats | None = None
-        self.engine = SearchEngine(self.data_dir, **options)
+        self.engine = SearchEngine(self.data_dirs, **options)
         self.generation = self.engine.generation()
         self.reopened = 0
 
@@ -92,7 +95,7 @@ class LiveEngine:
             self._refresh()
             if self._about is None:
                 try:
-                    self._about = stats.collect(self.data_dir)
+                    self._about = stats.collect(self.data_dirs)
                 except (IndexMissing, OSError) + CORRUPTION as exc:
                     logger.warning("Cannot read what the index holds: %s", exc)
                     return None
@@ -114,7 +117,7 @@ class LiveEngine:
             generation = self.engine.generation()
             if generation == self.generation:
                 return
-            fresh = SearchEngine(self.data_dir, **self.options)
+            fresh = SearchEngine(self.data_dirs, **self.options)
         except (SearchError, OSError) as exc:  # mid-commit, or the index moved away
             logger.warning("Keeping the open index: %s", exc)
             return

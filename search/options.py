@@ -1,7 +1,7 @@
 """The options ``python -m search`` and ``python -m search.web`` both take, defined once.
 
 A search from the command line and one from the page must open the same
-engine the same way: the data directory, how pages known only by links to
+engine the same way: the data directory (or several, read as one index), how pages known only by links to
 them rank, what a members-only page's snippet may show. Their defaults are
 read from ``crawler/settings.py`` when a parser is built, never at import,
 and an engine given ``None`` reads the same settings itself.
@@ -15,7 +15,7 @@ from typing import TypedDict
 from crawler import settings as defaults
 from search.engine import ANCHOR_POLICIES, MEMBERS_SNIPPETS
 
-__all__ = ["DEFAULT_N", "EngineOptions", "add_data_option", "add_engine_options", "engine_options"]
+__all__ = ["DEFAULT_N", "EngineOptions", "add_data_option", "add_engine_options", "data_dirs", "engine_options"]
 
 # Results per page: the command's ``-n`` and the page's ``n`` when not given.
 DEFAULT_N = 10
@@ -29,8 +29,23 @@ class EngineOptions(TypedDict):
 
 
 def add_data_option(parser: argparse.ArgumentParser) -> None:
-    """``--data``: the data directory searched (default: ``DATA_DIR``)."""
-    parser.add_argument("--data", default=defaults.DATA_DIR, help=f"data directory (default: {defaults.DATA_DIR})")
+    """``--data``: the data directory searched (default: ``DATA_DIR``), or
+    several, read as one index (:func:`data_dirs`)."""
+    parser.add_argument(
+        "--data",
+        action="append",
+        help=f"data directory (default: {defaults.DATA_DIR}); more than once: directories read as one index",
+    )
+
+
+def data_dirs(args: argparse.Namespace) -> list[str]:
+    """The directories ``--data`` names, each once, in order (``DATA_DIR`` if none).
+
+    >>> data_dirs(argparse.Namespace(data=["a", "b", "a"])), data_dirs(argparse.Namespace(data=None)) == [
+    ...     defaults.DATA_DIR]
+    (['a', 'b'], True)
+    """
+    return list(dict.fromkeys(args.data or [defaults.DATA_DIR]))
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:

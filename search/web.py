@@ -28,7 +28,7 @@ import re
 import socket
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -42,7 +42,7 @@ from search.cached import CSP, ArchiveIndex, query_words, read_copy, render_copy
 from search.engine import MAX_QUERY_CHARS, DamagedIndex, Results, SearchError
 from search.front import Front
 from search.live import LiveEngine
-from search.options import DEFAULT_N, add_data_option, add_engine_options, engine_options
+from search.options import DEFAULT_N, add_data_option, add_engine_options, data_dirs, engine_options
 from search.page import FAVICON, KEYS_SCRIPT, Params, render_opensearch, render_page
 from search.translations import accepted_languages
 from search.wording import LANGUAGES, interface_language
@@ -358,7 +358,7 @@ class SearchServer:
         self.engine = engine
         self.log_requests = log_requests
         self.allowed_hosts = frozenset(_host_name(host) for host in allowed_hosts)
-        self.archive = ArchiveIndex(archive_dir(engine.data_dir))
+        self.archive = ArchiveIndex(*(archive_dir(data_dir) for data_dir in engine.data_dirs))
         self.socket = listener if listener is not None else listen(*address)
         self.server_address = self.socket.getsockname()
         self.front = Front(
@@ -436,7 +436,7 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def make_server(
-    data_dir: str | Path,
+    data_dir: str | Path | Sequence[str | Path],
     host: str = "127.0.0.1",
     port: int = 8080,
     log_requests: bool = True,
@@ -495,6 +495,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no line per request on stderr")
     add_engine_options(parser)
     args = parser.parse_args(argv)
+    data = data_dirs(args)
     workers = args.workers if args.workers is not None else _default_workers()
     if workers < 1:
         parser.error(f"--workers must be 1 or more, not {workers}")
@@ -505,16 +506,16 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         **engine_options(args),
     }
     if workers > 1:
-        return _serve_in_processes(args.data, args.host, args.port, workers, options)
+        return _serve_in_processes(data, args.host, args.port, workers, options)
     try:
-        server = make_server(args.data, args.host, args.port, **options)
+        server = make_server(data, args.host, args.port, **options)
     except SearchError as exc:
         print(f"search: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"search: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    print(f"Serving search for {args.data} at {server.url}", flush=True)
+    print(f"Serving search for {', '.join(data)} at {server.url}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -533,7 +534,7 @@ def _default_workers() -> int:
     return max(1, int(configured)) if configured is not None else free_cores(busy=0)
 
 
-def _serve_in_processes(data: str, host: str, port: int, workers: int, options: dict[str, Any]) -> int:
+def _serve_in_processes(data: list[str], host: str, port: int, workers: int, options: dict[str, Any]) -> int:
     """``workers`` processes (:mod:`search.prefork`), each with its own
     engine, answering from one socket; the parent supervises them."""
     from search.prefork import WorkerFailed, Workers
@@ -556,7 +557,7 @@ def _serve_in_processes(data: str, host: str, port: int, workers: int, options: 
 
     def serving() -> None:
         logger.info("%d search processes", workers)
-        print(f"Serving search for {data} at {_url(listener.getsockname())}", flush=True)
+        print(f"Serving search for {', '.join(data)} at {_url(listener.getsockname())}", flush=True)
 
     try:
         Workers(listener, workers, serve).run(serving)

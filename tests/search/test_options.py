@@ -10,7 +10,7 @@ import pytest
 from crawler import settings
 from search import web
 from search.__main__ import main as search_main
-from search.options import add_data_option, add_engine_options, engine_options
+from search.options import add_data_option, add_engine_options, data_dirs, engine_options
 
 
 def _help(main, capsys: pytest.CaptureFixture[str]) -> str:
@@ -46,7 +46,8 @@ def test_the_defaults_named_are_the_settings_when_the_command_starts(monkeypatch
     monkeypatch.setattr(settings, "DATA_DIR", "elsewhere")
     text = " ".join(_parser().format_help().split())
     assert "(default: SEARCH_ANCHOR_ONLY, last)" in text and "data directory (default: elsewhere)" in text
-    assert _parser().parse_args([]).data == "elsewhere"
+    assert data_dirs(_parser().parse_args([])) == ["elsewhere"]
+    assert data_dirs(_parser().parse_args(["--data", "a", "--data", "b"])) == ["a", "b"]
 
 
 def test_options_not_given_leave_the_engine_its_settings() -> None:
