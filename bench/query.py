@@ -56,7 +56,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
@@ -95,6 +95,7 @@ class Index:
     english: str  # the CLI's queries
     chinese: str
     about: str = ""
+    more: list[Path] = field(default_factory=list)  # other data directories read as one index with ``data``
 
 
 # --- the indexes and their queries ---------------------------------------------------
@@ -259,7 +260,8 @@ def plain_in_process(index: Index) -> list[float]:
 
 
 def ours_web_api(index: Index) -> list[float]:
-    with _web_server(index.data) as base:
+    more = [option for data in index.more for option in ("--data", str(data))]
+    with _web_server(index.data, *more) as base:
         parts = urlsplit(base)
         connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
 

@@ -1,6 +1,7 @@
 """The whole pipeline at scale: crawl, item queue, indexer, finalize and search on a web of N pages.
 
     python -m bench.scale [N ...] [--profile] [--json FILE] [--keep DIR]        (default: 10000)
+    python -m bench.scale N --nodes 2 [--indexers 2]      the several-machines recipe, on one machine
 
 Each size is a web of N pages over N / 100 sites on loopback
 (:mod:`bench.scaleweb`: 20-100 KB of HTML and 20-150 links a page, written
@@ -36,6 +37,17 @@ one size to the next (the exponent ``e`` of ``N^e``):
   profiled run is slower by py-spy's share of the CPU.
 
 Then the goals for 100,000 and 1,000,000 pages beside the figures measured.
+
+``--nodes K`` runs docs/several-machines.md's recipe instead, every part a
+process of its own on this machine: K crawl nodes (``INDEX_WITH_CRAWL=0``,
+each with a data directory of its own for its archive) and the indexer
+(``python -m indexer --follow``) beside them; with ``--indexers M`` above 1,
+M indexers each drain their share of the frontier's partitions
+(``--partitions i/M``, the frontier made with 2 x M partitions) into a data
+directory of their own, ``python -m indexer finalize --data ...`` makes them
+one index, and the queries go to ``python -m search.web`` given every
+directory. The whole command then runs from the first node's start to the
+end of that finalize.
 """
 
 from __future__ import annotations
@@ -54,6 +66,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +76,7 @@ import redis
 
 from bench import query, scaleweb
 from bench.dedup_memory import bare_redis
+from crawler.connection import partitions_of
 from crawler.datadir import archive_dir, graph_dir, index_dir, pages_files, pages_path
 from indexer.store import PageStore
 from search.eval import percentile
@@ -166,6 +180,7 @@ class Figures:
     top: list[tuple[str, float]] = field(default_factory=list)  # the profile's busiest frames
     p50: float = float("nan")
     p95: float = float("nan")
+    setup: str = ""  # "" (one crawl, its indexer beside it) or the recipe's: "2 nodes, 2 indexers"
     finished: str = ""  # local time the run ended
     load: list[float] = field(default_factory=list)  # the load average then: 1, 5 and 15 minutes
 
@@ -196,12 +211,16 @@ def role_of(command: list[str], parent_role: str | None) -> str | None:
     ('indexer', 'writers')
     >>> role_of(["python", "-c", "from multiprocessing..."], "crawl"), role_of(["py-spy", "record", "--"], None)
     ('extract', None)
+    >>> role_of(["python", "-m", "indexer", "--follow"], None)  # a process of its own (--nodes)
+    'indexer'
     """
     if parent_role == "indexer":
         return "writers"  # forked: the indexer's command line
     module = command[1:3]
+    if module == ["-m", "indexer"]:
+        return "indexer"
     if parent_role == "crawl":
-        return "indexer" if module == ["-m", "indexer"] else "extract"
+        return "extract"
     return "crawl" if module == ["-m", "scrapy"] else None
 
 
@@ -220,8 +239,8 @@ def _peak_of(pid: int) -> int:
 class Watch:
     """Samples the crawl's process tree, Redis and the item queue every SAMPLE_SECONDS."""
 
-    def __init__(self, root: int, client: redis.Redis, items_key: str = "web:items") -> None:
-        self.root, self.client, self.items_key = root, client, items_key
+    def __init__(self, roots: list[int], client: redis.Redis, items_key: str = "web:items") -> None:
+        self.roots, self.client, self.items_key = roots, client, items_key
         self.redis_pid = int(client.info("server")["process_id"])
         self.roles: dict[int, str] = {}
         self.cpu: dict[int, float] = {}
@@ -244,11 +263,13 @@ class Watch:
             self.sample()
 
     def _tree(self) -> Iterator[tuple[psutil.Process, str]]:
-        try:
-            root = psutil.Process(self.root)
-            found = [root, *root.children(recursive=True)]
-        except psutil.Error:
-            return
+        found = []
+        for pid in list(self.roots):
+            try:
+                root = psutil.Process(pid)
+                found += [root, *root.children(recursive=True)]
+            except psutil.Error:
+                continue
         for process in found:
             try:
                 parent = process.ppid()
@@ -278,7 +299,9 @@ class Watch:
             self.peak[process.pid] = max(self.peak.get(process.pid, 0), _peak_of(process.pid))
         self.together = max(self.together, resident)
         try:
-            self.queue_max = max(self.queue_max, int(self.client.llen(self.items_key)))
+            partitions = partitions_of(self.client)
+            queued = sum(int(self.client.llen(partitions.key(self.items_key, n))) for n in partitions)
+            self.queue_max = max(self.queue_max, queued)
         except redis.RedisError:
             pass
 
@@ -339,7 +362,7 @@ def _crawl(web: scaleweb.ScaleWeb, served: scaleweb.Served, work: Path, profile:
         started = time.monotonic()
         with (work / "crawl.log").open("w") as log:
             process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
-            with Watch(process.pid, client) as watch:
+            with Watch([process.pid], client) as watch:
                 status = process.wait(timeout=max(1800, web.pages))
                 watch.sample()
         figures.seconds = time.monotonic() - started
@@ -357,6 +380,83 @@ def _crawl(web: scaleweb.ScaleWeb, served: scaleweb.Served, work: Path, profile:
         figures.stages = stages(lines, watch.cpu)
         figures.top = top_frames(lines)
     return figures
+
+
+def _recipe_command(kind: str, number: int, work: Path, url: str, seeds: Path, indexers: int) -> list[str]:
+    """A crawl node's or an indexer's command line in the several-machines recipe."""
+    if kind == "node":
+        settings = {"INDEX_WITH_CRAWL": "0", "FRONTIER_PARTITIONS": str(2 * indexers) if indexers > 1 else "1"}
+        command = crawl_command(seeds, work / f"node-{number}", url)
+        for name, value in settings.items():
+            command += ["-s", f"{name}={value}"]
+        return command
+    command = [sys.executable, "-m", "indexer", "--data", str(work / f"index-{number}"), "--redis", url, "--follow"]
+    return command + (["--partitions", f"{number}/{indexers}"] if indexers > 1 else [])
+
+
+def _recipe(
+    web: scaleweb.ScaleWeb, served: scaleweb.Served, work: Path, nodes: int, indexers: int
+) -> tuple[Figures, list[Path]]:
+    """The several-machines recipe on this machine: ``nodes`` crawl nodes and
+    ``indexers`` indexers, each a process of its own, then (several indexers)
+    their directories finalized as one index; the figures and those directories."""
+    figures = Figures(web.pages, setup=f"{nodes} nodes, {indexers} indexer{'s' if indexers > 1 else ''}")
+    seeds = work / "seeds.txt"
+    seeds.write_text("\n".join(web.seeds(served.port)) + "\n")
+    directories = [work / f"index-{number}" for number in range(1, indexers + 1)]
+    with bare_redis() as client, ExitStack() as stack:
+        url = "unix://{}?db=0".format(client.connection_pool.connection_kwargs["path"])
+        cpu = _children_cpu()
+        started = time.monotonic()
+        processes: list[tuple[str, subprocess.Popen[bytes]]] = []
+
+        def start(kind: str, number: int) -> None:
+            log = stack.enter_context((work / f"{kind}-{number}.log").open("w"))
+            command = _recipe_command(kind, number, work, url, seeds, indexers)
+            processes.append((f"{kind}-{number}", subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log)))
+
+        start("node", 1)
+        # An indexer of a share waits for the frontier to record its partitions.
+        deadline = time.monotonic() + 120
+        while indexers > 1 and not client.exists("web:partitions"):
+            if time.monotonic() > deadline or processes[0][1].poll() is not None:
+                raise RuntimeError(f"the first node recorded no partitions; its log: {work / 'node-1.log'}")
+            time.sleep(0.1)
+        for number in range(2, nodes + 1):
+            start("node", number)
+        for number in range(1, indexers + 1):
+            start("indexer", number)
+        with Watch([process.pid for _, process in processes], client) as watch:
+            failed = [(name, process.wait(timeout=max(1800, web.pages))) for name, process in processes]
+            watch.sample()
+        finalize_seconds = max(_finalized(work / f"indexer-{n}.log") for n in range(1, indexers + 1))
+        if not any(status for _, status in failed) and indexers > 1:
+            together = [sys.executable, "-m", "indexer", "finalize"]
+            for directory in directories:
+                together += ["--data", str(directory)]
+            begun = time.monotonic()
+            with (work / "finalize.log").open("w") as log:
+                failed.append(("finalize", subprocess.run(together, cwd=ROOT, stdout=log, stderr=log).returncode))
+            finalize_seconds += time.monotonic() - begun
+        figures.seconds = time.monotonic() - started
+        figures.cpu = {"total": _children_cpu() - cpu, **watch.by_role(watch.cpu)}
+        memory = client.info("memory")
+        figures.redis_peak, figures.redis_bytes = int(memory["used_memory_peak"]), int(memory["used_memory"])
+    for name, status in failed:
+        if status:
+            raise RuntimeError(f"{name} failed (status {status}); its log: {work / name}.log")
+    figures.finalize_seconds = finalize_seconds
+    figures.peak_rss = {**watch.by_role(watch.peak), "together": watch.together}
+    figures.queue_max = watch.queue_max
+    _read_arrivals(figures, served.arrivals())
+    return figures, directories
+
+
+def _finalized(log: Path) -> float:
+    """The seconds an indexer's log says its finalize took (0: none)."""
+    figures = Figures(0, finalize_seconds=0.0)
+    _read_log(figures, log.read_text())
+    return figures.finalize_seconds
 
 
 def _read_log(figures: Figures, log: str) -> None:
@@ -381,29 +481,36 @@ def _size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
 
 
-def _read_data(figures: Figures, data: Path) -> None:
+def _read_data(figures: Figures, directories: list[Path], archives: list[Path]) -> None:
+    """Disk per part, pages and their text, over every directory (the
+    archives: those of the directories the crawl wrote)."""
     figures.disk = {
-        "archive": _size(archive_dir(data)),
-        "page store": sum(_size(path) for path in pages_files(data)),
-        "index": _size(index_dir(data)),
-        "link graph": _size(graph_dir(data)),
+        "archive": sum(_size(archive_dir(data)) for data in archives),
+        "page store": sum(_size(path) for data in directories for path in pages_files(data)),
+        "index": sum(_size(index_dir(data)) for data in directories),
+        "link graph": sum(_size(graph_dir(data)) for data in directories),
     }
-    with PageStore(pages_path(data), readonly=True) as store:
-        for page in store.pages():
-            figures.indexed += 1
-            figures.text_bytes += len((page.get("title") or "").encode()) + len((page.get("text") or "").encode())
+    for data in directories:
+        with PageStore(pages_path(data), readonly=True) as store:
+            for page in store.pages():
+                figures.indexed += 1
+                text = len((page.get("title") or "").encode()) + len((page.get("text") or "").encode())
+                figures.text_bytes += text
 
 
-def _query(figures: Figures, data: Path) -> None:
+def _query(figures: Figures, data: list[Path]) -> None:
     queries = query.synthetic_queries(figures.pages)
     english = next(q for q in queries if len(q.split()) == 2 and '"' not in q)
     chinese = next(q for q in queries if not q.isascii())
-    times = query.ours_web_api(query.Index("scale", data, queries, english, chinese))
+    times = query.ours_web_api(query.Index("scale", data[0], queries, english, chinese, more=data[1:]))
     figures.p50, figures.p95 = percentile(times, 50), percentile(times, 95)
 
 
-def measure(n: int, profile: bool = False, log: Any = print, keep: Path | None = None) -> Figures:
-    """Crawl, index and query a web of ``n`` pages; with ``keep``, its data directory is moved there.
+def measure(
+    n: int, profile: bool = False, log: Any = print, keep: Path | None = None, nodes: int = 0, indexers: int = 1
+) -> Figures:
+    """Crawl, index and query a web of ``n`` pages; with ``keep``, its data directory is moved there
+    (with ``nodes``, the several-machines recipe: its indexers' directories).
 
     A kept data directory lets the index, page store and link graph be
     measured again (``python -m indexer rebuild --data DIR --force``)
@@ -414,15 +521,26 @@ def measure(n: int, profile: bool = False, log: Any = print, keep: Path | None =
     # Kept when the run fails, for its log; the data of a run that worked is removed.
     work = Path(tempfile.mkdtemp(prefix="bench-scale-", dir=scaleweb.CACHE))
     with scaleweb.serve(web, root) as served:
-        log(f"Crawling {n:,} pages over {web.sites:,} sites (scrapy crawl web, the indexer beside it)...")
-        figures = _crawl(web, served, work, profile)
-    _read_data(figures, work / "data")
+        if nodes:
+            log(f"Crawling {n:,} pages over {web.sites:,} sites ({nodes} crawl nodes, {indexers} indexer(s))...")
+            figures, directories = _recipe(web, served, work, nodes, indexers)
+            archives = [work / f"node-{number}" for number in range(1, nodes + 1)]
+        else:
+            log(f"Crawling {n:,} pages over {web.sites:,} sites (scrapy crawl web, the indexer beside it)...")
+            figures = _crawl(web, served, work, profile)
+            directories = archives = [work / "data"]
+    _read_data(figures, directories, archives)
     log(f"  crawled and indexed in {figures.seconds:.0f} s; querying through the web API...")
-    _query(figures, work / "data")
+    _query(figures, directories)
     figures.finished, figures.load = time.strftime("%Y-%m-%d %H:%M"), [round(x, 2) for x in os.getloadavg()]
     if keep is not None:
         keep.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(work / "data", keep)
+        if len(directories) == 1:
+            shutil.move(directories[0], keep)
+        else:
+            keep.mkdir()
+            for directory in directories:
+                shutil.move(directory, keep / directory.name)
         log(f"  its data directory is kept in {keep}")
     if not os.environ.get("BENCH_SCALE_KEEP"):
         shutil.rmtree(work, ignore_errors=True)
@@ -621,10 +739,11 @@ def goals_table(results: list[Figures]) -> list[str]:
 def report(results: list[Figures], profile: bool) -> list[str]:
     lines = [
         "scale: scrapy crawl web on generated webs of N pages over N/100 loopback sites (nginx), every feature "
-        f"on, the indexer beside the crawl, finalize, 200 web API queries; {os.cpu_count()} CPUs"
+        f"on, the indexer beside the crawl (or the several-machines recipe named beside a size), finalize, "
+        f"200 web API queries; {os.cpu_count()} CPUs"
         + (" (profiled with py-spy: slower by its share)" if profile else ""),
         *(
-            f"  {f.pages:,} pages: ended {f.finished or '?'}, load average then "
+            f"  {f.pages:,} pages{f' ({f.setup})' if f.setup else ''}: ended {f.finished or '?'}, load average then "
             + (" / ".join(f"{x:.2f}" for x in f.load) or "?")
             for f in results
         ),
@@ -681,7 +800,23 @@ def main(argv: list[str] | None = None) -> None:
         metavar="FILE",
         help="print the table of runs saved with --json (of other days, or other machines) instead of running",
     )
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=0,
+        metavar="K",
+        help="the several-machines recipe: K crawl nodes and the indexer, each a process of its own",
+    )
+    parser.add_argument(
+        "--indexers",
+        type=int,
+        default=1,
+        metavar="M",
+        help="with --nodes: M indexers, each its share of the partitions, finalized together",
+    )
     args = parser.parse_args(argv)
+    if args.nodes < 0 or args.indexers < 1 or (args.indexers > 1 and not args.nodes) or (args.nodes and args.profile):
+        parser.error("--nodes takes 1 or more; --indexers 1 or more, above 1 only with --nodes; not with --profile")
     if args.keep is not None:
         taken = [args.keep / str(n) for n in args.sizes or SIZES if (args.keep / str(n)).exists()]
         if taken:
@@ -692,7 +827,8 @@ def main(argv: list[str] | None = None) -> None:
     results = []
     try:
         for n in sorted(args.sizes or SIZES):
-            results.append(measure(n, args.profile, keep=args.keep / str(n) if args.keep else None))
+            kept = args.keep / str(n) if args.keep else None
+            results.append(measure(n, args.profile, keep=kept, nodes=args.nodes, indexers=args.indexers))
     except (RuntimeError, OSError, subprocess.SubprocessError, http.client.HTTPException) as exc:
         print(f"scale: could not run: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", flush=True)
         if not results:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import doctest
 import re
 from collections import deque
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import lxml.html
@@ -102,6 +103,19 @@ def test_processes_are_told_apart_by_command_and_parent() -> None:
     assert role_of(indexer, "indexer") == "writers"
     assert role_of(["/v/python", "-c", "from multiprocessing.spawn import spawn_main"], "crawl") == "extract"
     assert role_of(["py-spy", "record", "--", *crawl], None) is None
+    # The several-machines recipe: an indexer started on its own, its writers forked.
+    assert role_of(indexer[:-1], None) == "indexer"
+
+
+def test_the_recipe_runs_nodes_without_their_indexer_and_indexers_on_their_shares(tmp_path: Path) -> None:
+    node = bench.scale._recipe_command("node", 2, tmp_path, "redis://r", tmp_path / "seeds", 2)
+    assert ["-s", "INDEX_WITH_CRAWL=0"] == node[-4:-2] and node[-1] == "FRONTIER_PARTITIONS=4"
+    assert f"DATA_DIR={tmp_path / 'node-2'}" in node
+    indexer = bench.scale._recipe_command("indexer", 2, tmp_path, "redis://r", tmp_path / "seeds", 2)
+    data = str(tmp_path / "index-2")
+    assert indexer[1:] == ["-m", "indexer", "--data", data, "--redis", "redis://r", "--follow", "--partitions", "2/2"]
+    alone = bench.scale._recipe_command("indexer", 1, tmp_path, "redis://r", tmp_path / "seeds", 1)
+    assert "--partitions" not in alone and alone[-1] == "--follow"
 
 
 def test_profiled_samples_are_shared_out_as_the_measured_cpu() -> None:
