@@ -260,7 +260,19 @@ class LinkGraph:
         pairs: the same pair twice is one row counted twice."""
         source = self._id(src)
         self._drop_out_links(source)
-        counts = Counter((self._id(dst), self._anchor_id(anchor or "")) for dst, anchor in links)
+        # Counted by text, then each distinct pair numbered (in the order
+        # they first come, as link by link): a page repeats links (a menu,
+        # "see also"), and most numbers are known, read without a call.
+        ids, anchor_ids = self._ids, self._anchor_ids
+        counts: dict[tuple[int, int], int] = {}
+        for (dst, anchor), count in Counter((dst, anchor or "") for dst, anchor in links).items():
+            target = ids.get(dst)
+            if target is None:
+                target = self._id(dst)
+            text = anchor_ids.get(anchor)
+            if text is None:
+                text = self._anchor_id(anchor)
+            counts[target, text] = count
         self.db.executemany(
             "INSERT INTO links (dst, src, anchor, count) VALUES (?, ?, ?, ?)",
             ((dst, source, anchor, count) for (dst, anchor), count in counts.items()),

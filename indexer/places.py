@@ -23,7 +23,7 @@ from typing import Protocol
 
 from crawler.sites import same_site
 
-__all__ = ["LISTED", "outline", "heading_path", "listings", "hubs_of", "hub_place", "HubPlaces"]
+__all__ = ["LISTED", "outline", "heading_path", "listings", "Listings", "hubs_of", "hub_place", "HubPlaces"]
 
 # Headings a place goes down to, and the hubs whose text is remembered.
 _MAX_LEVELS = 4
@@ -74,7 +74,7 @@ def outline(text: str, sections: Sequence[Sequence[str]]) -> list[tuple[int, lis
 
 
 def heading_path(
-    headings: list[tuple[int, list[str]]], text: str, anchors: Sequence[str], listed: Sequence[int] | None = None
+    headings: list[tuple[int, list[str]]], text: str, anchors: Sequence[str], listed: _Counts | None = None
 ) -> list[str] | None:
     """The headings a link stands under in a page, of its ``outline``
     ``headings``: of the places its texts (``anchors``) are found in
@@ -96,7 +96,8 @@ def heading_path(
         while at >= 0:
             under = bisect.bisect_left(starts, at) - 1
             path = headings[under][1] if under >= 0 else []
-            if (listed is None or listed[under + 1] >= LISTED) and (best is None or len(path) > len(best)):
+            # The listing counted last: only where a place would be chosen.
+            if (best is None or len(path) > len(best)) and (listed is None or listed[under + 1] >= LISTED):
                 best = path
             at = _whole(text, anchor, at + 1)
     return best
@@ -150,6 +151,71 @@ def listings(headings: list[tuple[int, list[str]]], text: str, anchors: Iterable
     return counts
 
 
+class Listings:
+    """What :func:`listings` counts, each part of the page counted when it
+    is first asked for: a hub's text is searched for each of its links'
+    texts, and the parts that a page listed in it asks about are a fourth
+    of a hub's text on Python's documentation.
+
+    >>> text = "Intro. Commands git-add(1) git-mv(1) git-rm(1) Notes see git-add(1)."
+    >>> listed = Listings(outline(text, [["a", "Commands", "h2"], ["b", "Notes", "h2"]]), text,
+    ...                   ["git-add(1)", "git-mv(1)", "git-rm(1)"])
+    >>> listed[1], listed[2], listed[0]
+    (3, 1, 0)
+    """
+
+    def __init__(self, headings: list[tuple[int, list[str]]], text: str, anchors: Iterable[str]) -> None:
+        self._text = text
+        self._bounds = [0, *(at for at, _ in headings), len(text)]
+        self._anchors: list[str] = []
+        overlapping: list[str] = []
+        for anchor in set(anchors):
+            if anchor:
+                (overlapping if _overlaps_itself(anchor) else self._anchors).append(anchor)
+        # A text that may stand twice overlapping ("a a" in "a a a") is
+        # counted where listings' search from the start finds it.
+        self._base = listings(headings, text, overlapping) if overlapping else None
+        self._counts: dict[int, int] = {}
+
+    def __getitem__(self, part: int) -> int:
+        count = self._counts.get(part)
+        if count is None:
+            start, end = self._bounds[part], self._bounds[part + 1]
+            count = sum(1 for anchor in self._anchors if _whole_before(self._text, anchor, start, end) >= 0)
+            count += self._base[part] if self._base is not None else 0
+            self._counts[part] = count
+        return count
+
+
+class _Counts(Protocol):
+    def __getitem__(self, part: int) -> int: ...
+
+
+def _overlaps_itself(phrase: str) -> bool:
+    """Whether two places of ``phrase`` in a text may overlap: it ends as it begins.
+
+    >>> _overlaps_itself("a a"), _overlaps_itself("git-add(1)"), _overlaps_itself("1.1")
+    (True, False, True)
+    """
+    first = phrase[0]
+    at = phrase.find(first, 1)
+    while at > 0:
+        if phrase.startswith(phrase[at:]):
+            return True
+        at = phrase.find(first, at + 1)
+    return False
+
+
+def _whole_before(text: str, phrase: str, start: int, end: int) -> int:
+    """Where ``phrase`` stands in ``text`` as whole words, from ``start``
+    and before ``end``; -1 when it does not."""
+    stop = end + len(phrase) - 1
+    at = text.find(phrase, start, stop)
+    while at >= 0 and not _alone(text, phrase, at):
+        at = text.find(phrase, at + 1, stop)
+    return at
+
+
 def hub_place(title: str, headings: list[str]) -> list[str]:
     """A linked page's place: its hub's ``title``, then the ``headings``
     the link stands under in the hub, but for one that only names the hub
@@ -198,7 +264,7 @@ class HubPlaces:
     def __init__(self, graph: _Graph, store: _Store) -> None:
         self.graph = graph
         self.store = store
-        self._hubs: OrderedDict[str, tuple[str, str, list[tuple[int, list[str]]], list[int]]] = OrderedDict()
+        self._hubs: OrderedDict[str, tuple[str, str, list[tuple[int, list[str]]], Listings]] = OrderedDict()
 
     def place_of(self, url: str) -> list[str]:
         """The place of ``url`` as its hub tells it; [] without one: of the
@@ -220,7 +286,7 @@ class HubPlaces:
                 return hub_place(known[0], path)
         return []
 
-    def _hub(self, url: str) -> tuple[str, str, list[tuple[int, list[str]]], list[int]] | None:
+    def _hub(self, url: str) -> tuple[str, str, list[tuple[int, list[str]]], Listings] | None:
         known = self._hubs.get(url)
         if known is None:
             page = self.store.get(url)
@@ -229,7 +295,7 @@ class HubPlaces:
                 return None
             headings = outline(*body)
             texts = (" ".join(text.split()) for _, text in self.graph.outbound(url))
-            known = (str(page.get("title") or ""), body[0], headings, listings(headings, body[0], filter(None, texts)))
+            known = (str(page.get("title") or ""), body[0], headings, Listings(headings, body[0], filter(None, texts)))
             self._hubs[url] = known
             if len(self._hubs) > _CACHED_HUBS:
                 self._hubs.popitem(last=False)

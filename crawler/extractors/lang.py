@@ -109,12 +109,16 @@ def contained_languages(text: str, lang: str) -> list[str]:
     []
     >>> contained_languages("Tea is grown on the hills. " * 3 + "西湖龙井是中国著名的绿茶。" * 20, "en")
     ['zh']
+    >>> contained_languages("Tea is grown on the hills. " * 800, "en")
+    []
     """
     sample = text[:_CONTAINED_SAMPLE]
     if not sample.strip():
         return []
     primary = lang.split("-")[0]
     cjk_page = primary in _CJK_PRIMARIES
+    if not cjk_page and _CJK.search(sample) is None:
+        return []  # no sentence of it can be in another script: one search, not one a sentence
     other = 0
     for sentence in _SENTENCE_END.split(sample):
         has_cjk = _CJK.search(sentence) is not None

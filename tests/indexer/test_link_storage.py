@@ -161,3 +161,31 @@ def test_a_directory_of_format_2_is_refused_with_the_rebuild_named(tmp_path: Pat
         f"search: {data} was written by an older version of Lantern (data format 2; this version "
         f"reads format {DATA_FORMAT}): run `python -m indexer rebuild --data {data}` to rebuild it from its archive"
     ]
+
+
+def test_links_numbered_in_the_order_they_come_and_a_missing_text_is_an_empty_one(tmp_path: Path) -> None:
+    graph = LinkGraph(tmp_path / "graph")
+    try:
+        graph.set_links(
+            "http://a.test/",
+            [
+                ("http://a.test/c", "sea"),
+                ("http://a.test/b", None),
+                ("http://a.test/c", "sea"),
+                ("http://a.test/b", ""),
+            ],  # type: ignore[list-item]
+        )
+        graph.set_links("http://a.test/b", [("http://a.test/d", "quay"), ("http://a.test/c", "sea")])
+        graph.commit()
+        nodes = graph.db.execute("SELECT url FROM nodes ORDER BY id").fetchall()
+        texts = graph.db.execute("SELECT text FROM anchors ORDER BY id").fetchall()
+        counts = sorted(graph.links())
+    finally:
+        graph.close()
+    assert [url for (url,) in nodes] == [f"http://a.test/{name}" for name in ("", "c", "b", "d")]
+    assert [text for (text,) in texts] == ["sea", "", "quay"]
+    assert counts == sorted(
+        [("http://a.test/", "http://a.test/c", "sea")] * 2
+        + [("http://a.test/", "http://a.test/b", "")] * 2
+        + [("http://a.test/b", "http://a.test/d", "quay"), ("http://a.test/b", "http://a.test/c", "sea")]
+    )
