@@ -43,10 +43,12 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import random
 import re
 import selectors
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -259,9 +261,14 @@ def plain_in_process(index: Index) -> list[float]:
             ix.close()
 
 
-def ours_web_api(index: Index) -> list[float]:
+def ours_web_api(index: Index, timeout: float = 60.0, startup: list[float] | None = None) -> list[float]:
+    """Each query's milliseconds through the web API, one at a time; the
+    server's seconds from its start to its first line are appended to ``startup``."""
     more = [option for data in index.more for option in ("--data", str(data))]
-    with _web_server(index.data, *more) as base:
+    started = time.monotonic()
+    with _web_server(index.data, *more, timeout=timeout) as base:
+        if startup is not None:
+            startup.append(time.monotonic() - started)
         parts = urlsplit(base)
         connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
 
@@ -306,6 +313,14 @@ def ours_web_concurrent(index: Index, clients: int = CLIENTS, same: bool = False
     return [a * 1000 for a in answers if a is not None], sum(1 for a in answers if a is None)
 
 
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    """Kill a server and the worker processes it started (its session)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 @contextmanager
 def _web_server(data: Path, *options: str, timeout: float = 60.0) -> Iterator[str]:
     """``python -m search.web`` on a free port (and ``options``); its base URL once it says it serves."""
@@ -315,6 +330,7 @@ def _web_server(data: Path, *options: str, timeout: float = 60.0) -> Iterator[st
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # its worker processes too are stopped with it
     )
     try:
         assert process.stdout is not None
@@ -324,9 +340,10 @@ def _web_server(data: Path, *options: str, timeout: float = 60.0) -> Iterator[st
         line = process.stdout.readline() if ready else ""
         match = _SERVING.search(line.strip())
         if not match:
-            process.kill()
+            _kill_group(process)
             _, err = process.communicate(timeout=10)
-            raise RuntimeError(f"search.web did not start ({line.strip()!r}):\n{err[-2000:]}")
+            said = repr(line.strip()) if ready else f"nothing in {timeout:.0f} s"
+            raise RuntimeError(f"search.web did not start ({said}):\n{err[-2000:]}")
         yield match.group(1)
     finally:
         if process.poll() is None:
@@ -334,7 +351,7 @@ def _web_server(data: Path, *options: str, timeout: float = 60.0) -> Iterator[st
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                process.kill()
+                _kill_group(process)
                 process.wait()
         for stream in (process.stdout, process.stderr):
             if stream is not None:

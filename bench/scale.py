@@ -86,6 +86,7 @@ SIZES = (10_000,)
 BENCH_SIZES = (10_000, 30_000)  # make bench's; 100,000 on demand (about half an hour)
 SAMPLE_SECONDS = 0.25
 QUEUE_MAX = 2000  # INDEX_QUEUE_MAX's default, which the crawl runs with
+SERVER_START_TIMEOUT = 900.0  # seconds search.web may take to say it serves
 SETTINGS = {
     "DOWNLOAD_DELAY": "0",
     "CONCURRENT_REQUESTS": "32",
@@ -178,6 +179,7 @@ class Figures:
     cpu: dict[str, float] = field(default_factory=dict)  # seconds, by role, and "total"
     stages: dict[str, float] = field(default_factory=dict)  # CPU seconds by stage (profiled)
     top: list[tuple[str, float]] = field(default_factory=list)  # the profile's busiest frames
+    server_start: float = float("nan")  # seconds from search.web's start to its serving line
     p50: float = float("nan")
     p95: float = float("nan")
     setup: str = ""  # "" (one crawl, its indexer beside it) or the recipe's: "2 nodes, 2 indexers"
@@ -502,7 +504,10 @@ def _query(figures: Figures, data: list[Path]) -> None:
     queries = query.synthetic_queries(figures.pages)
     english = next(q for q in queries if len(q.split()) == 2 and '"' not in q)
     chinese = next(q for q in queries if not q.isascii())
-    times = query.ours_web_api(query.Index("scale", data[0], queries, english, chinese, more=data[1:]))
+    startup: list[float] = []
+    index = query.Index("scale", data[0], queries, english, chinese, more=data[1:])
+    times = query.ours_web_api(index, timeout=SERVER_START_TIMEOUT, startup=startup)
+    figures.server_start = startup[0]
     figures.p50, figures.p95 = percentile(times, 50), percentile(times, 95)
 
 
@@ -531,7 +536,10 @@ def measure(
             directories = archives = [work / "data"]
     _read_data(figures, directories, archives)
     log(f"  crawled and indexed in {figures.seconds:.0f} s; querying through the web API...")
-    _query(figures, directories)
+    try:
+        _query(figures, directories)
+    except (RuntimeError, OSError, http.client.HTTPException) as exc:  # the crawl's figures are kept
+        log(f"  the queries could not run: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
     figures.finished, figures.load = time.strftime("%Y-%m-%d %H:%M"), [round(x, 2) for x in os.getloadavg()]
     if keep is not None:
         keep.parent.mkdir(parents=True, exist_ok=True)
@@ -667,6 +675,7 @@ def rows_of(figures: Figures) -> list[tuple[str, float, str]]:
         ("index + page store + graph / text", figures.stored_over_text(), "{:.2f}"),
         ("finalize, s", figures.finalize_seconds, "{:.1f}"),
         ("finalize / whole command", figures.finalize_seconds / figures.seconds * 100, "{:.1f}%"),
+        ("search.web start-up, s", figures.server_start, "{:.1f}"),
         ("web API p50, ms", figures.p50, "{:.1f}"),
         ("web API p95, ms", figures.p95, "{:.1f}"),
         ("CPU ms/page, every process", 1000 * figures.cpu.get("total", 0) / pages, "{:.1f}"),
