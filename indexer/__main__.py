@@ -237,16 +237,16 @@ def _drain(data_dir: Path, args: argparse.Namespace) -> int:
         return 2
 
 
+# What a stats or a finalize of several directories may meet, each said in one line (:func:`_refused`).
+_STATS_REFUSED: tuple[type[BaseException], ...] = (IndexMissing, IndexDamaged, *CORRUPTION)
+_FINALIZE_REFUSED: tuple[type[BaseException], ...] = (IndexBusy, *CORRUPTION)
+
+
 def _stats(data_dirs: list[Path], as_json: bool) -> int:
     try:
         found = stats.collect(data_dirs)
-    except (IndexMissing, IndexDamaged) as exc:
-        print(f"indexer: {exc}", file=sys.stderr)
-        return 2
-    except CORRUPTION as exc:
-        if not is_corruption(exc):
-            raise
-        return _damaged(data_dirs[0], exc)
+    except _STATS_REFUSED as exc:
+        return _refused(data_dirs[0], exc)
     shown = ", ".join(map(str, data_dirs))
     emit(json.dumps(found.to_json(), ensure_ascii=False) if as_json else stats.render(found, shown))
     return 0
@@ -260,15 +260,21 @@ def _finalize_together(data_dirs: list[Path], personalization: dict[str, float] 
             return 2
     try:
         report = finalize_together(data_dirs, personalization)
-    except IndexBusy as exc:
-        print(f"indexer: {exc}", file=sys.stderr)
-        return 2
-    except CORRUPTION as exc:
-        if not is_corruption(exc):
-            raise
-        return _damaged(data_dirs[0], exc)
+    except _FINALIZE_REFUSED as exc:
+        return _refused(data_dirs[0], exc)
     _ready(report, f" over {len(data_dirs)} directories")
     return 0
+
+
+def _refused(data_dir: Path, exc: BaseException) -> int:
+    """The exit status of a command the index refused, its reason said in
+    one line (damage: how to rebuild); an error that is no damage goes on."""
+    if isinstance(exc, CORRUPTION) and not isinstance(exc, (IndexMissing, IndexDamaged, IndexBusy)):
+        if not is_corruption(exc):
+            raise exc
+        return _damaged(data_dir, exc)
+    print(f"indexer: {exc}", file=sys.stderr)
+    return 2
 
 
 def _ready(report: FinalizeReport, where: str = "") -> None:
