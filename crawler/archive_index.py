@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,7 +174,8 @@ def write_index(path: Path) -> int:
     archive of a crawl older than its indexes, or one whose index was
     lost); the number of responses it holds. Damaged stretches are skipped
     as search skips them. It is written whole under another name, then
-    renamed: a reader never sees it half done."""
+    renamed: a reader never sees it half done. It is as readable as its
+    file (it names every URL the file holds), whatever the umask."""
     lines = []
     for found in responses(path, Reading()):
         if isinstance(found, Damage):
@@ -183,6 +185,7 @@ def write_index(path: Path) -> int:
     index = index_of(path)
     partial = index.with_name(f".{index.name}.partial")
     partial.write_text("".join(lines), encoding="ascii")
+    os.chmod(partial, stat.S_IMODE(path.stat().st_mode))
     os.replace(partial, index)
     return len(lines)
 

@@ -208,6 +208,10 @@ def test_archive_index_writes_the_missing_indexes_of_an_older_archive(crawled, t
     assert "Indexed 1 WARC file(s)" in done.stdout and "0 already had" in done.stdout
     assert index_of(archive_dir(data) / warc.name).read_bytes() == index.read_bytes()  # as the crawl wrote it
     assert not [path.name for path in archive_dir(data).iterdir() if ".partial" in path.name]
+    (archive_dir(data) / warc.name).chmod(0o600)
+    index_of(archive_dir(data) / warc.name).unlink()  # lost: written again, as private as its file
+    assert subprocess.run(command, capture_output=True, timeout=120).returncode == 0
+    assert index_of(archive_dir(data) / warc.name).stat().st_mode & 0o777 == 0o600
 
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "Indexed 0 WARC file(s)" in again.stdout and "1 already had" in again.stdout
