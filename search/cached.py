@@ -145,10 +145,10 @@ class ArchiveIndex:
             stat = path.stat()
             stamp = (stat.st_size, stat.st_mtime)
             known = self._files.get(path)
-            if known is None or stamp[0] < known.stamp[0] or known.reading.read_to == 0:
-                known = self._files[path] = _indexed(path)  # new, or not the file it was
-            elif known.stamp == stamp:
+            if known is not None and known.stamp == stamp:
                 continue
+            if known is None or stamp[0] < known.stamp[0] or known.reading.read_to == 0:
+                known = self._files[path] = _indexed(path)  # new, not the file it was, or read whole each time
             known.stamp = stamp
             _read_on(path, known)
 

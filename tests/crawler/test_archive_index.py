@@ -5,6 +5,7 @@ gives a wrong one."""
 
 from __future__ import annotations
 
+import gzip
 import shutil
 import subprocess
 import sys
@@ -220,3 +221,20 @@ def test_archive_index_writes_the_missing_indexes_of_an_older_archive(crawled, t
 
     missing = subprocess.run([*command[:-1], str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=120)
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "no archive" in missing.stderr
+
+
+def test_an_uncompressed_file_is_read_once_and_whole_again_when_it_changes(tmp_path: Path, scanned: Scanned) -> None:
+    """Its records' ends are not known, so it cannot be read on: read whole, but only when it changed."""
+    with ArchiveWriter(tmp_path / "written", max_bytes=10**9) as writer:
+        writer.write(_fetch("http://a.test/0.html"))
+        writer.write(_fetch("http://a.test/1.html"))
+    (warc,) = (tmp_path / "written").glob("*.warc.gz")
+    plain = tmp_path / "archive" / "older.warc"
+    plain.parent.mkdir()
+    plain.write_bytes(gzip.decompress(warc.read_bytes()))
+    index = ArchiveIndex(plain.parent)
+    assert index.locate("http://a.test/1.html") is not None and scanned.records == 7
+    assert index.locate("http://a.test/0.html") is not None and scanned.records == 7  # not read again
+    with open(plain, "ab") as stream:
+        stream.write(b"\r\n")
+    assert index.locate("http://a.test/0.html") is not None and scanned.records == 14
