@@ -3,12 +3,15 @@
     python -m crawler seed   [--data DIR | --redis URL] URL...   add seeds (also to a running crawl)
     python -m crawler status [--data DIR | --redis URL]          queue, seen URLs, items waiting
     python -m crawler reset  [--data DIR | --redis URL] [--all]  forget the crawl (--all: the index too)
+    python -m crawler archive-index [--data DIR]                 index the archive's WARC files that have none
 
 Without ``--redis`` these act on the embedded Redis of ``DIR``: the running
 crawl's server if there is one, otherwise one started for the command. A
 data directory of another format, or a frontier of another format, is
 refused (:mod:`crawler.datadir`, :class:`crawler.frontier.OtherFrontier`),
-but ``reset`` empties a frontier of any format.
+but ``reset`` empties a frontier of any format. ``archive-index`` needs no
+Redis: it writes the index beside each WARC file of an older crawl's
+archive (:mod:`crawler.archive_index`), which search then starts from.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ import redis
 from scrapy import Request
 
 from crawler import settings as defaults
+from crawler.archive_index import index_archive
 from crawler.connection import client_for
 from crawler.datadir import (
     OtherFormat,
     access_mode,
+    archive_dir,
     check_format,
     claim_format,
     create_with,
@@ -199,7 +204,14 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         add_version_option(command)
         _add_where_options(command, after_command=True)
     reset_parser.add_argument("--all", action="store_true", help="also remove the index")
+    index_parser = commands.add_parser("archive-index", help="index the archive's WARC files that have no index")
+    add_version_option(index_parser)
+    index_parser.add_argument(
+        "--data", default=argparse.SUPPRESS, help=f"data directory (default: {defaults.DATA_DIR})"
+    )
     args = parser.parse_args(argv)
+    if args.command == "archive-index":
+        return _index_archive(args.data)
     if args.command == "status" and not args.redis and not redis_dir(args.data).exists():
         # A misspelt --data must not come back as an idle crawl, nor leave a directory behind.
         print(
@@ -219,6 +231,21 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, ValueError, RuntimeError) as exc:
         print(f"crawler: {exc}", file=sys.stderr)
         return 2
+
+
+def _index_archive(data_dir: str) -> int:
+    """``archive-index``: the missing index of each WARC file of ``data_dir``'s archive written."""
+    archive = archive_dir(data_dir)
+    if not archive.is_dir():
+        print(f"crawler: no archive in {data_dir}: check --data", file=sys.stderr)
+        return 2
+    try:
+        written, responses, had = index_archive(archive)
+    except OSError as exc:
+        print(f"crawler: cannot index the archive in {archive}: {exc}", file=sys.stderr)
+        return 2
+    print(f"Indexed {written} WARC file(s) in {archive} ({responses:,} responses); {had} already had their index.")
+    return 0
 
 
 def _add_where_options(parser: argparse.ArgumentParser, after_command: bool = False) -> None:

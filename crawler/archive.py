@@ -40,10 +40,14 @@ __all__ = [
     "ArchiveWriter",
     "Damage",
     "Fetch",
+    "INDEX_SUFFIX",
+    "IndexedResponse",
     "REDACTED",
     "ROLES",
     "decode_body",
     "escaped",
+    "index_line",
+    "index_of",
     "joined_headers",
     "scan",
 ]
@@ -55,6 +59,8 @@ ROLES = ("page", "robots", "sitemap", "probe")
 REDACTED = "[redacted]"
 
 _SUFFIX = ".warc.gz"
+#: The file beside each WARC file that says where its responses are (:func:`index_line`).
+INDEX_SUFFIX = ".cdxj"
 _NAME = re.compile(r"^(?P<writer>lantern-\d{20}-.+-\d+)-(?P<serial>\d{5,})\.warc\.gz$")
 _DATE = "%Y-%m-%dT%H:%M:%S.%fZ"
 _GZIP_MAGIC = b"\x1f\x8b\x08"  # a gzip member's first bytes (deflate)
@@ -172,6 +178,13 @@ class ArchiveWriter:
     The response comes last, so a crawl killed while writing leaves at worst an
     incomplete last fetch, which a reader skips and counts.
 
+    Beside each file, ``<file>.cdxj`` gets a line for each fetch once the
+    file holds it whole (:func:`index_line`): where its response starts, so
+    that search finds a cached copy without reading the file. It is written
+    after the file is flushed, so it never names a record the file does not
+    hold; a crawl killed between the two leaves it a fetch short, and a
+    reader reads the file from where its index ends.
+
     Files are named ``lantern-<process start, UTC>-<host>-<pid>-<serial>.warc.gz``
     and created exclusively, so several crawl processes may share one
     directory. Reading merges every writer's files by ``WARC-Date``
@@ -197,6 +210,7 @@ class ArchiveWriter:
         self.files: list[Path] = []
         self._serial = 0
         self._file: BinaryIO | None = None
+        self._index: BinaryIO | None = None
         self._warc = _Writer(io.BytesIO(), warc_version="1.1")
 
     def _open(self) -> BinaryIO:
@@ -210,6 +224,7 @@ class ArchiveWriter:
                 continue
             self.files.append(path)
             self._file = out
+            self._index = self._open_index(path)
             self._warc.out = out
             self._warc.write_record(
                 self._warc.create_warcinfo_record(
@@ -266,18 +281,58 @@ class ArchiveWriter:
             warc_headers_dict=dict(concurrent),
         )
         try:
-            for record in (request, info, response):
-                warc.write_record(record)
+            warc.write_record(request)
+            warc.write_record(info)
+            response_at = out.tell()
+            warc.write_record(response)
             out.flush()  # whole records reach the file: a killed crawl leaves them readable
         except OSError:
             self._close_file()  # a half-written record ends this file; the next write opens another
             raise
+        self._indexed(
+            IndexedResponse(
+                fetch.url, date, response_at, out.tell(), fetch.members_only, fetch.status, _media_type(fetch.headers)
+            )
+        )
         written = out.tell() - start
         if out.tell() >= self.max_bytes:
             self._close_file()
         return written
 
+    def _open_index(self, path: Path) -> BinaryIO | None:
+        try:
+            return open(index_of(path), "wb")
+        except OSError as exc:
+            logger.warning("Cannot write the index of %s (%s): its readers will read the file", path.name, exc)
+            return None
+
+    def _indexed(self, response: IndexedResponse) -> None:
+        """The file's index told of a fetch the file now holds whole. An
+        index that cannot be written is given up (the file is not): its
+        readers read on where it ends."""
+        if self._index is None:
+            return
+        try:
+            self._index.write(index_line(response, self.files[-1].name).encode("ascii"))
+            self._index.flush()
+        except OSError as exc:
+            logger.warning(
+                "Cannot write the index of %s (%s): its readers will read the rest of the file",
+                self.files[-1].name,
+                exc,
+            )
+            self._close_index()
+
+    def _close_index(self) -> None:
+        if self._index is not None:
+            index, self._index = self._index, None
+            try:
+                index.close()
+            except OSError:
+                pass  # what it holds is a prefix of the truth; its readers stop at a broken line
+
     def _close_file(self) -> None:
+        self._close_index()
         if self._file is not None:
             out, self._file = self._file, None
             out.close()
@@ -290,6 +345,70 @@ class ArchiveWriter:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+@dataclass
+class IndexedResponse:
+    """Where one fetch's response is in its WARC file, as the file's index
+    (``<file>.cdxj``) says: its gzip member from ``offset`` to ``end``,
+    which ends the fetch (the response is its last record)."""
+
+    url: str
+    date: str  # its WARC-Date
+    offset: int
+    end: int
+    members_only: bool = False
+    status: int = 0
+    mime: str = ""
+
+
+def index_of(path: Path) -> Path:
+    """The index beside a WARC file.
+
+    >>> index_of(Path("archive/a.warc.gz")).name
+    'a.warc.gz.cdxj'
+    """
+    return path.with_name(path.name + INDEX_SUFFIX)
+
+
+_SPACE = re.compile(r"\s")
+
+
+def index_line(response: IndexedResponse, filename: str) -> str:
+    """One line of a WARC file's index, in the shape of pywb's CDXJ: a key,
+    the 14-digit timestamp, and a JSON object with the fields pywb reads
+    (``url``, ``mime``, ``status``, ``offset``, ``length``, ``filename``)
+    and ours: ``date`` (the WARC-Date whole, which orders a URL's fetches)
+    and ``members-only`` (a page fetched with credentials; never the
+    credentials). Our key is the URL itself (not pywb's SURT: no package
+    for it here), and lines come in the order of the file, not sorted: an
+    index of our own, which pywb does not read, in a shape it would.
+
+    >>> line = index_line(IndexedResponse("http://a.test/x y", "2026-12-07T11:53:48.5Z", 10, 90, True), "a.warc.gz")
+    >>> line.partition("{")[0]
+    'http://a.test/x%20y 20261207115348 '
+    >>> json.loads(line.partition(" ")[2].partition(" ")[2])["length"]
+    80
+    """
+    key = _SPACE.sub(lambda space: f"%{ord(space.group()):02X}", response.url)
+    fields: dict[str, Any] = {
+        "url": response.url,
+        "mime": response.mime,
+        "status": str(response.status),
+        "offset": response.offset,
+        "length": response.end - response.offset,
+        "filename": filename,
+        "date": response.date,
+    }
+    if response.members_only:
+        fields["members-only"] = True
+    return f"{key} {re.sub(r'[^0-9]', '', response.date)[:14]} {json.dumps(fields)}\n"
+
+
+def _media_type(headers: list[tuple[str, str]]) -> str:
+    """A response's media type, as pywb's index keeps it (without parameters)."""
+    value = next((value for name, value in headers if name.lower() == "content-type"), "")
+    return value.split(";")[0].strip().lower()
 
 
 def _status_line(status: int) -> str:
@@ -370,24 +489,26 @@ class _Unreadable(Exception):
         self.why = why
 
 
-def scan(path: Path) -> Iterator[tuple[int, int, Any] | Damage]:
+def scan(path: Path, start: int = 0) -> Iterator[tuple[int, int, Any] | Damage]:
     """Every WARC record of a file, with the offsets where its gzip member
     starts and ends, and a :class:`Damage` for each stretch between records
-    that holds none.
+    that holds none; from offset ``start`` on (a member's first byte: where
+    an earlier reading, or the file's index, left off).
 
     Each record is its own gzip member (as the crawl writes them, and as
     the WARC standard recommends), decompressed and checked (its CRC) on its
     own before it is parsed: a damaged member costs its own record, and
     reading resumes at the next member that holds a record. A record must be
     read before the next one is asked for. A file that is not gzip-compressed
-    is read as it is, up to its first bad bytes.
+    is read as it is, up to its first bad bytes, from its start whatever
+    ``start`` says (its records' end offsets are not known).
     """
     with open(path, "rb") as stream:
         size = os.fstat(stream.fileno()).st_size
         if stream.read(len(_GZIP_MAGIC)) != _GZIP_MAGIC:
             yield from _plain_records(path, stream, size)
             return
-        position, damage = 0, None
+        position, damage = start, None
         while position < size:
             try:
                 end, data = _inflate(stream, position)

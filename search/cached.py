@@ -4,9 +4,9 @@ As Google's first system kept its repository, every response the crawl
 fetched is in ``DATA_DIR/archive`` (:mod:`crawler.archive`). The search page
 offers a result's latest archived copy:
 
-- found through :class:`ArchiveIndex`, which reads each archive file once
-  (again only when it grew) and remembers where each URL's latest response
-  starts;
+- found through :class:`ArchiveIndex`, which reads each archive file's
+  index, and the file where its index ends (on from there when it grew),
+  and remembers where each URL's latest response starts;
 - decoded as the crawl's spider saw it (``Content-Encoding`` undone, to the
   crawl's size limit; the character set as the crawl read it);
 - never for a page that said ``noarchive`` (``<meta name="robots">``,
@@ -42,6 +42,8 @@ import lxml.html
 import nh3
 from warcio.archiveiterator import ArchiveIterator
 
+from crawler.archive import Damage, IndexedResponse
+from crawler.archive_index import Reading, read_index, responses
 from search.display import shown
 
 __all__ = ["ArchiveIndex", "Copy", "read_copy", "render_copy", "query_words", "CSP"]
@@ -69,9 +71,6 @@ _ATTRIBUTES = {
 # An XML declaration, which lxml refuses in a decoded string (an XHTML page's first line).
 _XML_DECLARATION = re.compile(r"\A\ufeff?\s*<\?xml\b[^>]*>")
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
-# The metadata line of a page fetched with credentials (crawler/archive.py).
-_MEMBERS_ONLY = b"lantern-members-only: true"
-_METADATA_BYTES = 64 * 1024  # a metadata record is a few lines; its redirect chain at most ten URLs
 
 
 @dataclass
@@ -90,14 +89,20 @@ class Copy:
 
 
 class ArchiveIndex:
-    """Where each URL's latest archived response starts, across the archive's files."""
+    """Where each URL's latest archived response starts, across the archive's files.
+
+    Each file is read once: what its index (``<file>.cdxj``, written by the
+    crawl) says, then the file itself from where the index ends, with the
+    damage-tolerant reading of :func:`crawler.archive_index.responses`. A
+    file that grew (the running crawl's) is read on from where the last
+    reading ended; one without an index (an older crawl's) is read whole.
+    """
 
     def __init__(self, *directories: str | Path) -> None:
         """The archives in ``directories`` (a data directory's, or several: each crawl node's)."""
         self.directories = [Path(directory) for directory in directories]
         self._lock = threading.Lock()
-        # file -> (size and mtime when read, {url: (date, offset, members only)})
-        self._files: dict[Path, tuple[tuple[int, float], dict[str, tuple[str, int, bool]]]] = {}
+        self._files: dict[Path, _ArchiveFile] = {}
 
     def warm(self) -> None:
         """Read the archive's files now, before the first copy is asked
@@ -120,8 +125,8 @@ class ArchiveIndex:
         with self._lock:
             self._refresh()
             best: tuple[str, Path, int, bool] | None = None
-            for path, (_, urls) in self._files.items():
-                found = urls.get(url)
+            for path, known in self._files.items():
+                found = known.latest.get(url)
                 if found is not None and (best is None or found[0] > best[0]):
                     best = (found[0], path, found[1], found[2])
         return None if best is None or best[3] else (best[1], best[2])
@@ -139,44 +144,52 @@ class ArchiveIndex:
         for path in present:
             stat = path.stat()
             stamp = (stat.st_size, stat.st_mtime)
-            if path not in self._files or self._files[path][0] != stamp:
-                self._files[path] = (stamp, _responses(path))
+            known = self._files.get(path)
+            if known is not None and known.stamp == stamp:
+                continue
+            if known is None or stamp[0] < known.stamp[0] or known.reading.read_to == 0:
+                known = self._files[path] = _indexed(path)  # new, not the file it was, or read whole each time
+            known.stamp = stamp
+            _read_on(path, known)
 
 
-def _responses(path: Path) -> dict[str, tuple[str, int, bool]]:
-    """Each URL's latest complete response in one file: its date, offset, and
-    whether it was fetched with credentials (its metadata record, written
-    before it, says so). A damaged record is skipped, and the records after
-    it are found (:func:`crawler.archive.scan`)."""
-    from crawler.archive import Damage, scan
+@dataclass
+class _ArchiveFile:
+    """What search knows of one archive file: its size and time when last
+    read, each URL's latest complete response in it (date, offset, members
+    only), and how far it was read."""
 
-    found: dict[str, tuple[str, int, bool]] = {}
-    members: set[str] = set()  # record ids of the responses of members-only pages
-    # After damage, until the next fetch's request: a response whose metadata
-    # may be lost, so whether it was members only is not known.
-    unsure = False
+    stamp: tuple[int, float]
+    latest: dict[str, tuple[str, int, bool]]
+    reading: Reading
+
+
+def _indexed(path: Path) -> _ArchiveFile:
+    """What a file's index says of it (nothing, without one)."""
+    known = _ArchiveFile((0, 0.0), {}, Reading())
+    for response in read_index(path):
+        _found(known.latest, response)
+        known.reading.read_to = response.end
+    return known
+
+
+def _read_on(path: Path, known: _ArchiveFile) -> None:
+    """Read ``path`` from where ``known`` ends: its responses added, a
+    damaged record skipped and the records after it found."""
     try:
-        for entry in scan(path):
-            if isinstance(entry, Damage):
-                logger.warning("Reading %s for cached copies: skipping %s", path.name, entry)
-                unsure = True
-                continue
-            offset, _, record = entry
-            if record.rec_type == "request":
-                unsure = False
-            elif record.rec_type == "metadata":
-                if _MEMBERS_ONLY in record.raw_stream.read(_METADATA_BYTES):
-                    members.add(record.rec_headers.get_header("WARC-Concurrent-To") or "")
-                continue
-            if record.rec_type != "response" or unsure:
-                continue
-            url = record.rec_headers.get_header("WARC-Target-URI") or ""
-            date = record.rec_headers.get_header("WARC-Date") or ""
-            if url and (url not in found or date >= found[url][0]):
-                found[url] = (date, offset, record.rec_headers.get_header("WARC-Record-ID") in members)
+        for found in responses(path, known.reading):
+            if isinstance(found, Damage):
+                logger.warning("Reading %s for cached copies: skipping %s", path.name, found)
+            else:
+                _found(known.latest, found)
     except Exception as exc:
         logger.warning("Reading %s for cached copies stopped early: %s", path.name, exc)
-    return found
+
+
+def _found(latest: dict[str, tuple[str, int, bool]], response: IndexedResponse) -> None:
+    """``response`` kept if it is its URL's latest (the later of two of one date: written after)."""
+    if response.url not in latest or response.date >= latest[response.url][0]:
+        latest[response.url] = (response.date, response.offset, response.members_only)
 
 
 def read_copy(path: Path, offset: int) -> Copy | None:

@@ -36,8 +36,11 @@ def test_credentials_are_redacted_and_the_mark_kept(tmp_path: Path) -> None:
     with ArchiveWriter(tmp_path / "archive", max_bytes=10**9) as writer:
         for url, mark in ((members, True), (public, False)):
             writer.write(fetch_of(*_exchange(url, mark)))
-    raw = b"".join(gzip.decompress(path.read_bytes()) for path in (tmp_path / "archive").iterdir())
+    raw = b"".join(gzip.decompress(path.read_bytes()) for path in (tmp_path / "archive").glob("*.warc.gz"))
     assert TOKEN.encode() not in raw.replace(f"Set-Cookie: sid={TOKEN}".encode(), b"")  # the public page's own
+    (index,) = (tmp_path / "archive").glob("*.warc.gz.cdxj")  # the file's index: the mark, no credentials
+    assert TOKEN.encode() not in index.read_bytes()
+    assert [b'"members-only": true' in line for line in index.read_bytes().splitlines()] == [True, False]
     fetches = {fetch.url: fetch for _, fetch in ArchiveReader(tmp_path / "archive")}
     archived = fetches[members]
     assert archived.members_only and not fetches[public].members_only
