@@ -37,6 +37,12 @@ logger = logging.getLogger(__name__)
 # browser's is under 2 KiB.
 HEAD_BYTES = 64 * 1024
 _END_OF_HEAD = (b"\r\n", b"\n")
+# After a refusal, what the client still sends is read and dropped for at
+# most this long, and this much, before the connection closes: closing a
+# socket with unread bytes resets it, and a reset can take the refusal
+# with it before the client has read it (a "lingering close").
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 256 * 1024
 
 # What answers a request: its head (request line and headers, the blank
 # line included) and the client's address in, the whole response out.
@@ -132,6 +138,8 @@ class Front:
             writer.write(response)
             async with asyncio.timeout(self.request_timeout):  # a client that does not read is not waited for
                 await writer.drain()
+            if not isinstance(head, bytes):
+                await self._linger(reader, writer)
             finished = True
         except (ConnectionError, TimeoutError) as exc:
             logger.debug("Client %s: %s", client, type(exc).__name__)
@@ -140,6 +148,18 @@ class Front:
                 writer.close()  # once the rest of the answer is sent
             else:
                 writer.transport.abort()
+
+    async def _linger(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Say no more is coming, then drop what the client still sends, within bounds."""
+        if writer.can_write_eof():
+            writer.write_eof()
+        dropped = 0
+        try:
+            async with asyncio.timeout(min(LINGER_SECONDS, self.request_timeout)):
+                while dropped < LINGER_BYTES and (chunk := await reader.read(16 * 1024)):
+                    dropped += len(chunk)
+        except TimeoutError:
+            pass
 
     async def _head(self, reader: asyncio.StreamReader) -> bytes | HTTPStatus | None:
         """The request's head, read whole within the bound; or why not: 408
