@@ -22,7 +22,7 @@ PageRank saw, loaded in a fraction of a second even at millions of links.
 NetworkX remains the way to look at it (:meth:`LinkGraph.to_networkx`) and
 the reference its scores are tested against. At a million pages and ten
 million links, NetworkX takes two minutes and 4 GiB for PageRank (half a
-minute to build its graph); the saved matrix loads in 0.06 s and PageRank
+minute to build its graph); the saved matrix loads in a third of a second and PageRank
 over it takes a few seconds in 300 MiB (``python -m bench.pagerank``).
 
 numpy and scipy are imported when PageRank or the matrix is needed: search

@@ -20,7 +20,6 @@ import os
 import pickle
 import sqlite3
 import struct
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from whoosh import index as whoosh_index
 from whoosh.index import EmptyIndexError
 
 from crawler.datadir import check_format, index_dir
+from indexer.packing import UNPACK_ERRORS
 
 __all__ = [
     "Layout",
@@ -94,7 +94,7 @@ class DamagedData(ValueError):
 # an OperationalError, and transient).
 CORRUPTION: tuple[type[BaseException], ...] = (
     EOFError,
-    zlib.error,
+    *UNPACK_ERRORS,
     struct.error,
     pickle.UnpicklingError,
     whoosh_index.IndexError,

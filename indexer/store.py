@@ -1,4 +1,4 @@
-"""The page store: every extracted page, zlib-compressed, in SQLite.
+"""The page store: every extracted page, compressed, in SQLite.
 
 The index holds what ranking needs; the store holds the page itself (the
 Google paper's repository, ARCHITECTURE.md, item 31), so that snippets can
@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from crawler.items import PageItem
 from indexer._sqlite import connect, rows_in
+from indexer.packing import FIRST_TRAINING, Packer
 from indexer.schema import language_tag
 
 __all__ = ["PageStore", "STORED_FIELDS"]
@@ -33,6 +33,13 @@ __all__ = ["PageStore", "STORED_FIELDS"]
 # the rest are columns. A page's links are the link graph's (indexer.graph),
 # kept there alone: here they had been a third of the store.
 STORED_FIELDS = ("description", "keywords", "headings", "emphasis", "text")
+# A page's sections are compressed when their JSON is longer than this
+# (most pages' are "[]", or a heading or two).
+_SHORT_SECTIONS = 64
+# Pages stored before the store's first dictionary that are compressed
+# again with it: those of a new store (an older store's pages stay as
+# they were, read as before).
+_REPACKED = 2 * FIRST_TRAINING
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS pages (
@@ -81,6 +88,11 @@ CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS dictionaries (
+    id INTEGER PRIMARY KEY,
+    pages INTEGER NOT NULL,
+    data BLOB NOT NULL
+);
 """
 
 
@@ -93,11 +105,11 @@ _ADDED_COLUMNS = (
     # kinds were), and the bytes of its body (NULL: not known).
     ("kind", "TEXT NOT NULL DEFAULT ''"),
     ("size", "INTEGER"),
-    # The page's sections again (JSON), read without its text: a search
-    # looks at the headings of many pages and shows the text of a few
-    # (NULL: stored before; read from the page's data).
+    # The page's sections again (JSON, compressed unless short), read
+    # without its text: a search looks at the headings of many pages and
+    # shows the text of a few (NULL: stored before; read from the page's data).
     ("sections", "TEXT"),
-    # The page's text, zlib-compressed UTF-8, out of the page's data: a
+    # The page's text, compressed UTF-8 (indexer.packing), out of the page's data: a
     # result's snippet is cut from it without decompressing and parsing the
     # page's links and other fields (NULL: stored before; the text is in
     # the page's data).
@@ -125,6 +137,26 @@ class PageStore:
         self._sections = "sections" in columns
         # The text and sections columns, as :meth:`bodies` reads them (NULL: a store from before).
         self._columns = ", ".join(name if name in columns else "NULL" for name in ("text", "sections"))
+        self._packer = self._opened_packer(readonly)
+        # Pages stored before this store had a dictionary, compressed again once it has.
+        self._unpacked: list[str] = []
+
+    def _opened_packer(self, readonly: bool) -> Packer:
+        """The packer of this store: for its writer, where its dictionaries stand."""
+        if readonly:
+            return Packer(self._dictionary)
+        newest = self.db.execute("SELECT data, pages FROM dictionaries ORDER BY pages DESC LIMIT 1").fetchone()
+        stored = int(self.db.execute("SELECT count(*) FROM pages").fetchone()[0])
+        if newest is None:
+            return Packer(self._dictionary, stored)
+        return Packer(self._dictionary, stored, bytes(newest[0]), int(newest[1]))
+
+    def _dictionary(self, number: int) -> bytes | None:
+        try:
+            row = self.db.execute("SELECT data FROM dictionaries WHERE id = ?", (number,)).fetchone()
+        except sqlite3.OperationalError:  # a store opened read-only from before the table
+            return None
+        return None if row is None else bytes(row[0])
 
     def close(self) -> None:
         self.db.close()
@@ -144,7 +176,10 @@ class PageStore:
         text = data.pop("text")
         if not isinstance(text, str):  # no text: the data says so, as in a row from before the text column
             data["text"] = text
-        blob = zlib.compress(json.dumps(data, ensure_ascii=False).encode(), 3)
+        pack = self._packer.pack
+        raw = text.encode() if isinstance(text, str) else None
+        blob = pack(json.dumps(data, ensure_ascii=False).encode())
+        sections = json.dumps(item.get("sections") or [], ensure_ascii=False)
         self.db.execute(
             "INSERT OR REPLACE INTO pages (url, host, title, lang, status, depth, fetched, data, members_only,"
             " kind, size, sections, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -160,13 +195,36 @@ class PageStore:
                 int(bool(item.get("members_only"))),
                 item.get("kind") or "",
                 item.get("size"),
-                json.dumps(item.get("sections") or [], ensure_ascii=False),
-                zlib.compress(text.encode(), 3) if isinstance(text, str) else None,
+                pack(sections.encode()) if len(sections) > _SHORT_SECTIONS else sections,
+                None if raw is None else pack(raw),
             ),
         )
+        self._stored(item["url"], raw)
         # A page fetched under its own URL is no longer anybody's alias.
         self.db.execute("DELETE FROM aliases WHERE alias = ?", (item["url"],))
         self.db.execute("DELETE FROM gone WHERE url = ?", (item["url"],))
+
+    def _stored(self, url: str, text: bytes | None) -> None:
+        """Count a page stored; once the first dictionary is trained, the
+        pages stored before it are compressed again with it."""
+        if not self._packer.has_dictionary() and len(self._unpacked) < _REPACKED:
+            self._unpacked.append(url)
+        trained = self._packer.stored_one(text or b"")
+        if trained is None:
+            return
+        self.db.execute(
+            "INSERT OR REPLACE INTO dictionaries (id, pages, data) VALUES (?, ?, ?)",
+            (trained.dict_id, self._packer.stored, trained.dict_content),
+        )
+        earlier, self._unpacked = self._unpacked, []
+        repack = self._packer.repack
+        for url, blob, text_blob, sections in rows_in(
+            self.db, "SELECT url, data, text, sections FROM pages WHERE url IN", earlier
+        ):
+            self.db.execute(
+                "UPDATE pages SET data = ?, text = ?, sections = ? WHERE url = ?",
+                (repack(blob), repack(text_blob), repack(sections), url),
+            )
 
     def mark_gone(self, url: str, status: int | None) -> None:
         """``url`` answered with an error: no document, not even from anchors."""
@@ -179,12 +237,12 @@ class PageStore:
 
     def get(self, url: str) -> dict[str, Any] | None:
         row = self.db.execute(f"SELECT {self._row} FROM pages WHERE url = ?", (url,)).fetchone()
-        return None if row is None else _page(row)
+        return None if row is None else self._page(row)
 
     def pages(self) -> Iterator[dict[str, Any]]:
         cursor = self.db.execute(f"SELECT {self._row} FROM pages ORDER BY url")
         for row in cursor:
-            yield _page(row)
+            yield self._page(row)
 
     def bodies(self, urls: Iterable[str]) -> dict[str, tuple[str, list[list[str]]]]:
         """Body text and sections (``[id, text]``) of each stored page among
@@ -197,7 +255,7 @@ class PageStore:
             if text is None or sections is None:
                 older.append(url)
             else:
-                found[url] = (zlib.decompress(text).decode(), json.loads(sections))
+                found[url] = (self._packer.unpack(text).decode(), self._sections_of(sections))
         if older:
             found.update(self._from_data(older))
         return found
@@ -212,7 +270,7 @@ class PageStore:
             if sections is None:
                 older.append(url)
             else:
-                found[url] = json.loads(sections)
+                found[url] = self._sections_of(sections)
         if older:
             found.update((url, sections) for url, (_, sections) in self._from_data(older).items())
         return found
@@ -223,12 +281,32 @@ class PageStore:
         found: dict[str, tuple[str, list[list[str]]]] = {}
         query = f"SELECT url, data, {self._columns} FROM pages WHERE url IN"
         for url, blob, text, sections in rows_in(self.db, query, urls):
-            data = json.loads(zlib.decompress(blob))
+            data = json.loads(self._packer.unpack(blob))
             found[url] = (
-                data.get("text") or "" if text is None else zlib.decompress(text).decode(),
-                data.get("sections") or [] if sections is None else json.loads(sections),
+                data.get("text") or "" if text is None else self._packer.unpack(text).decode(),
+                data.get("sections") or [] if sections is None else self._sections_of(sections),
             )
         return found
+
+    def _page(self, row: tuple[Any, ...]) -> dict[str, Any]:
+        url, host, title, lang, status, depth, fetched, blob, members_only, kind, size, text, sections = row
+        page = json.loads(self._packer.unpack(blob))
+        if text is not None:
+            page["text"] = self._packer.unpack(text).decode()
+        if sections is not None:
+            page["sections"] = self._sections_of(sections)
+        page.update(url=url, host=host, title=title, lang=lang, status=status, depth=depth, fetched=fetched)
+        if members_only:
+            page["members_only"] = True
+        if kind:
+            page["kind"] = kind
+        if size is not None:
+            page["size"] = size
+        return page
+
+    def _sections_of(self, column: str | bytes) -> list[list[str]]:
+        """A page's sections from their column: JSON, compressed unless short."""
+        return json.loads(self._packer.unpack(column) if isinstance(column, bytes) else column)
 
     def hosts(self) -> set[str]:
         """The hosts (with a port other than the default) that pages were crawled from."""
@@ -400,20 +478,3 @@ class PageStore:
                 args = (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1))
             found.update(value for (value,) in self.db.execute(query, args))
         return found
-
-
-def _page(row: tuple[Any, ...]) -> dict[str, Any]:
-    url, host, title, lang, status, depth, fetched, blob, members_only, kind, size, text, sections = row
-    page = json.loads(zlib.decompress(blob))
-    if text is not None:
-        page["text"] = zlib.decompress(text).decode()
-    if sections is not None:
-        page["sections"] = json.loads(sections)
-    page.update(url=url, host=host, title=title, lang=lang, status=status, depth=depth, fetched=fetched)
-    if members_only:
-        page["members_only"] = True
-    if kind:
-        page["kind"] = kind
-    if size is not None:
-        page["size"] = size
-    return page

@@ -17,7 +17,6 @@ import sqlite3
 import subprocess
 import sys
 import urllib.parse
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from indexer.layout import stored_documents
+from indexer.packing import UNPACK_ERRORS, Packer
 from tests import browser
 from tests.commands import ROOT, crawl, run
 from tests.members_site import ADMIN_PAGES, COOKIE, PASSWORD, TOKEN, USER, MembersSite, serve_members
@@ -177,7 +177,7 @@ def test_credentials_go_to_their_area_only(crawled: Crawled) -> None:
 
 
 def _readable(path: Path) -> bytes:
-    """A file's bytes, and what they hold compressed: gzip members, SQLite's zlib blobs."""
+    """A file's bytes, and what they hold compressed: gzip members, SQLite's compressed blobs."""
     raw = path.read_bytes()
     parts = [raw]
     if raw[:2] == b"\x1f\x8b":
@@ -185,13 +185,17 @@ def _readable(path: Path) -> bytes:
     if raw.startswith(b"SQLite format 3"):
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+            tables = [table for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            # The page store's blobs: zlib's, or zstd's with one of its dictionaries.
+            dictionaries = dict(db.execute("SELECT id, data FROM dictionaries")) if "dictionaries" in tables else {}
+            packer = Packer(dictionaries.get)
+            for table in tables:
                 for row in db.execute(f'SELECT * FROM "{table}"'):
                     for value in row:
                         if isinstance(value, bytes):
                             try:
-                                parts.append(zlib.decompress(value))
-                            except zlib.error:
+                                parts.append(packer.unpack(value))
+                            except UNPACK_ERRORS:
                                 parts.append(value)
                         elif isinstance(value, str):
                             parts.append(value.encode())
