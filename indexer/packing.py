@@ -152,4 +152,8 @@ class Packer:
 
     def _use(self, dictionary: zstd.ZstdDict) -> None:
         self._known[dictionary.dict_id] = dictionary
-        self._compressor = zstd.ZstdCompressor(LEVEL, zstd_dict=dictionary)
+        # With a checksum of the content (4 bytes), as zlib's: a changed byte is an error, not a wrong text.
+        self._compressor = zstd.ZstdCompressor(
+            options={zstd.CompressionParameter.compression_level: LEVEL, zstd.CompressionParameter.checksum_flag: 1},
+            zstd_dict=dictionary,
+        )

@@ -7,9 +7,12 @@ import random
 import sqlite3
 import zlib
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from crawler.datadir import pages_path
-from indexer.packing import FIRST_TRAINING, GROWTH, Packer, is_packed_with_dictionary
+from indexer.packing import FIRST_TRAINING, GROWTH, UNPACK_ERRORS, Packer, is_packed_with_dictionary
 from indexer.store import PageStore
 from tests.items import page
 
@@ -24,7 +27,7 @@ _BOILERPLATE = (
 )
 
 
-def _pages(count: int, seed: int = 7) -> list[dict[str, object]]:
+def _pages(count: int, seed: int = 7) -> list[Any]:
     """Pages of one site: a shared opening sentence and a few hundred words of its vocabulary."""
     rng = random.Random(seed)
     pages = []
@@ -37,10 +40,10 @@ def _pages(count: int, seed: int = 7) -> list[dict[str, object]]:
     return pages
 
 
-def _stored(path: Path, pages: list[dict[str, object]]) -> None:
+def _stored(path: Path, pages: list[Any]) -> None:
     with PageStore(path) as store:
         for item in pages:
-            store.put(item, "ferry.test")  # type: ignore[arg-type]
+            store.put(item, "ferry.test")
         store.commit()
 
 
@@ -63,8 +66,8 @@ def test_a_store_of_many_pages_keeps_their_text_smaller_than_zlib_did_and_reads_
     assert sum(len(text) for _, _, text, _ in columns) < 0.8 * zlib_bytes
     with PageStore(path, readonly=True) as store:
         read = {item["url"]: item for item in store.pages()}
-        assert all(read[item["url"]]["text"] == item["text"] for item in pages)  # type: ignore[index]
-        assert all(read[item["url"]]["sections"] == item["sections"] for item in pages)  # type: ignore[index]
+        assert all(read[item["url"]]["text"] == item["text"] for item in pages)
+        assert all(read[item["url"]]["sections"] == item["sections"] for item in pages)
         some = [str(item["url"]) for item in pages[::37]]
         assert store.bodies(some) == {str(item["url"]): (item["text"], item["sections"]) for item in pages[::37]}
 
@@ -104,7 +107,7 @@ def test_a_store_from_before_reads_as_it_did_and_learns_from_the_pages_that_foll
     db.commit()
     db.close()
     new = [dict(item, url=f"http://ferry.test/new/{k}") for k, item in enumerate(_pages(FIRST_TRAINING + 10, seed=2))]
-    _stored(path, new)  # type: ignore[arg-type]
+    _stored(path, new)
     columns = {url: text for url, _, text, _ in _columns(path)}
     assert not any(is_packed_with_dictionary(columns[str(item["url"])]) for item in old)  # left as they were
     assert all(is_packed_with_dictionary(columns[str(item["url"])]) for item in new)
@@ -136,6 +139,21 @@ def test_a_crawl_of_many_sites_trains_a_new_dictionary_as_it_grows_and_reads_eve
 def test_pages_too_small_to_learn_from_are_stored_and_read_without_a_dictionary(tmp_path: Path) -> None:
     pages = [page(f"http://tiny.test/{k}", "T", "ok") for k in range(FIRST_TRAINING + 5)]
     path = pages_path(tmp_path)
-    _stored(path, pages)  # type: ignore[arg-type]
+    _stored(path, pages)
     with PageStore(path, readonly=True) as store:
         assert [p["text"] for p in store.pages()] == ["ok"] * len(pages)
+
+
+def test_a_byte_changed_in_a_compressed_text_is_an_error_not_a_wrong_text() -> None:
+    stored: dict[int, bytes] = {}
+    packer = Packer(stored.get)
+    texts = [str(item["text"]).encode() for item in _pages(FIRST_TRAINING)]
+    for text in texts:
+        trained = packer.stored_one(text)
+        if trained is not None:
+            stored[trained.dict_id] = trained.dict_content
+    blob = bytearray(packer.pack(texts[0]))
+    assert is_packed_with_dictionary(bytes(blob))
+    blob[len(blob) // 2] ^= 0x5A
+    with pytest.raises(UNPACK_ERRORS):
+        packer.unpack(bytes(blob))
