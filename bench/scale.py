@@ -431,7 +431,9 @@ def _recipe(
         with Watch([process.pid for _, process in processes], client) as watch:
             failed = [(name, process.wait(timeout=max(1800, web.pages))) for name, process in processes]
             watch.sample()
-        finalize_seconds = max(_finalized(work / f"indexer-{n}.log") for n in range(1, indexers + 1))
+        finalize_seconds = max(
+            finalize_seconds_of((work / f"indexer-{n}.log").read_text()) or 0.0 for n in range(1, indexers + 1)
+        )
         if not any(status for _, status in failed) and indexers > 1:
             together = [sys.executable, "-m", "indexer", "finalize"]
             for directory in directories:
@@ -454,19 +456,18 @@ def _recipe(
     return figures, directories
 
 
-def _finalized(log: Path) -> float:
-    """The seconds an indexer's log says its finalize took (0: none)."""
-    figures = Figures(0, finalize_seconds=0.0)
-    _read_log(figures, log.read_text())
-    return figures.finalize_seconds
-
-
-def _read_log(figures: Figures, log: str) -> None:
+def finalize_seconds_of(log: str) -> float | None:
+    """The seconds an indexer's log says its (last) finalize took (None: none)."""
     import re
 
     finalized = re.findall(r"finalized in ([0-9.]+) s", log)
-    if finalized:
-        figures.finalize_seconds = float(finalized[-1])
+    return float(finalized[-1]) if finalized else None
+
+
+def _read_log(figures: Figures, log: str) -> None:
+    seconds = finalize_seconds_of(log)
+    if seconds is not None:
+        figures.finalize_seconds = seconds
 
 
 def _read_arrivals(figures: Figures, times: list[float]) -> None:
