@@ -33,7 +33,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from crawler import settings as defaults
@@ -65,7 +65,8 @@ _MAX_ANCHOR_TEXTS = 200
 # changed since the last rewrite, every few seconds, are half the web or
 # more (a page links to some 60), and the links into all of them at once
 # grew with the crawl: 180,000 rows at 3,000 pages, most of the indexer's
-# peak memory. A thousand URLs of 60 inbound links each: some 20 MiB.
+# peak memory (930 MiB at 30,000 pages). A thousand URLs of 60 inbound
+# links each: some 20 MiB.
 _ANCHOR_CHUNK = 1000
 # The crawl's bounds when an item carries none.
 _DEFAULT_REVISIT = (
@@ -418,42 +419,30 @@ class IndexBuilder:
         targets, self._dirty = self._dirty, set()
         self._unsettled |= targets
         ordered = sorted(targets)
-        aliases = self.store.aliases()
+        pages = self._stored_pages()
         written = 0
         for start in range(0, len(ordered), _ANCHOR_CHUNK):
             chunk = set(ordered[start : start + _ANCHOR_CHUNK])
-            state = self._anchor_state_of(chunk, aliases)
-            written += self._write_anchors(state, chunk | {aliases.get(url, url) for url in chunk})
+            wanted = {pages.aliases.get(url, url) for url in chunk}
+            names = wanted | {alias for alias, url in pages.aliases.items() if url in wanted}
+            state = self._anchor_state(self.graph.inbound(names), pages)
+            written += self._write_anchors(state, chunk | wanted)
         return written
 
-    def _anchor_state_of(self, targets: set[str], aliases: dict[str, str]) -> _AnchorState:
-        """:meth:`_anchor_state` of some ``targets`` only, from their inbound links
-        and what the store says of the pages at either end of them only (not
-        of every page: beside a crawl, this runs every few seconds)."""
-        wanted = {aliases.get(url, url) for url in targets}
-        names = wanted | {alias for alias, url in aliases.items() if url in wanted}
-        rows = self.graph.inbound(names)
-        urls = wanted | {aliases.get(source, source) for source, _, _ in rows}
-        marks = self.store.marks(urls)
-        members = {url for url, (_, _, members_only) in marks.items() if members_only}
-        purged = self._purged()
-        return anchor_state(rows, set(marks), self.store.gone(urls), aliases, members, [purged] if purged else [])
+    def _stored_pages(self) -> _StoredPages:
+        """What the page store says of every URL that the anchor documents depend on."""
+        store = self.store
+        return _StoredPages(store.urls(), store.gone(), store.aliases(), store.members_only())
 
-    def _anchor_state(self, links: bool = True) -> _AnchorState:
-        """The inbound anchor texts and linking pages of every URL (none
-        without ``links``: the store's pages only), from the stored links:
-        aliases mapped to the page they stand for, only links out of crawled
-        pages, none into gone or purged pages."""
+    def _anchor_state(self, rows: Iterable[tuple[str, str, str]], pages: _StoredPages | None = None) -> _AnchorState:
+        """The inbound anchor texts and linking pages of the targets of
+        ``rows`` (stored links), by what the store says of their ends
+        (``pages``, read now if not given): aliases mapped to the page they
+        stand for, only links out of crawled pages, none into gone or purged
+        pages."""
+        pages = pages or self._stored_pages()
         purged = self._purged()
-        rows = self.graph.links() if links else ()
-        return anchor_state(
-            rows,
-            self.store.urls(),
-            self.store.gone(),
-            self.store.aliases(),
-            self.store.members_only(),
-            [purged] if purged else [],
-        )
+        return anchor_state(rows, pages.crawled, pages.gone, pages.aliases, pages.members, [purged] if purged else [])
 
     def _write_anchors(self, state: _AnchorState, urls: Iterable[str] | None = None) -> int:
         """Rewrite the anchor documents of ``urls`` (None: every URL the
@@ -513,10 +502,10 @@ class IndexBuilder:
                 # Committed with PageRank below: writer processes analyse
                 # them while this process computes it.
                 rewritten = self._write_dirty_anchors()
-                state = self._anchor_state(links=False)  # the crawled, gone and aliased URLs only
+                state = self._anchor_state(())  # the crawled, gone and aliased URLs only
             else:
                 self._dirty.clear()
-                state = self._anchor_state()
+                state = self._anchor_state(self.graph.links())
                 rewritten = self._write_anchors(state)
             self.graph.forget_unused_anchors()
             # The same links as the anchors above, as a matrix of node ids.
@@ -539,6 +528,13 @@ class IndexBuilder:
             links=matrix.link_count(),
             seconds=time.monotonic() - started,
         )
+
+
+class _StoredPages(NamedTuple):
+    crawled: set[str]
+    gone: set[str]
+    aliases: dict[str, str]
+    members: set[str]  # crawled with a site owner's credentials
 
 
 @dataclass

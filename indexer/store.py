@@ -174,11 +174,8 @@ class PageStore:
         self.db.execute("DELETE FROM revisits WHERE url = ?", (url,))
         self.db.execute("INSERT OR REPLACE INTO gone (url, status) VALUES (?, ?)", (url, status))
 
-    def gone(self, urls: Iterable[str] | None = None) -> set[str]:
-        """The URLs marked gone (among ``urls``)."""
-        if urls is None:
-            return {url for (url,) in self.db.execute("SELECT url FROM gone")}
-        return {url for (url,) in rows_in(self.db, "SELECT url FROM gone WHERE url IN", urls)}
+    def gone(self) -> set[str]:
+        return {url for (url,) in self.db.execute("SELECT url FROM gone")}
 
     def get(self, url: str) -> dict[str, Any] | None:
         row = self.db.execute(f"SELECT {self._row} FROM pages WHERE url = ?", (url,)).fetchone()
