@@ -19,7 +19,7 @@ import pytest
 
 import bench.scale
 import bench.scaleweb
-from bench.scale import Figures, growth, role_of, stage_of, stages, verdicts
+from bench.scale import Figures, growth, role_of, role_peaks, stage_of, stages, verdicts
 from bench.scaleweb import MAX_BYTES, MAX_LINKS, MIN_BYTES, MIN_LINKS, PORT_MARK, ScaleWeb, nginx_config
 
 pytestmark = pytest.mark.slow
@@ -105,6 +105,15 @@ def test_processes_are_told_apart_by_command_and_parent() -> None:
     assert role_of(["py-spy", "record", "--", *crawl], None) is None
     # The several-machines recipe: an indexer started on its own, its writers forked.
     assert role_of(indexer[:-1], None) == "indexer"
+
+
+def test_a_role_peaks_at_what_its_processes_hold_at_once() -> None:
+    """Merge processes one after another are never resident together: their
+    role's peak is the most they held at once, or one process's own peak."""
+    roles = {10: "indexer", 11: "writers", 12: "writers", 13: "writers"}
+    own = {10: 700, 11: 300, 12: 280, 13: 120}
+    assert role_peaks(roles, own, {"indexer": 650, "writers": 330}) == {"indexer": 700, "writers": 330}
+    assert role_peaks(roles, own, {"indexer": 650, "writers": 250})["writers"] == 300
 
 
 def test_the_recipe_runs_nodes_without_their_indexer_and_indexers_on_their_shares(tmp_path: Path) -> None:
