@@ -152,11 +152,16 @@ class PageStore:
         return Packer(self._dictionary, stored, bytes(newest[0]), int(newest[1]))
 
     def _dictionary(self, number: int) -> bytes | None:
-        try:
-            row = self.db.execute("SELECT data FROM dictionaries WHERE id = ?", (number,)).fetchone()
-        except sqlite3.OperationalError:  # a store opened read-only from before the table
-            return None
+        row = self._one("SELECT data FROM dictionaries WHERE id = ?", number)
         return None if row is None else bytes(row[0])
+
+    def _one(self, query: str, *args: Any) -> tuple[Any, ...] | None:
+        """The row ``query`` finds (None: none, or its table is not in this
+        store, one from before it opened read-only)."""
+        try:
+            return self.db.execute(query, args).fetchone()
+        except sqlite3.OperationalError:
+            return None
 
     def close(self) -> None:
         self.db.close()
@@ -321,10 +326,7 @@ class PageStore:
 
     def meta(self, key: str) -> str | None:
         """A fact the indexer keeps about the data directory (None: never set)."""
-        try:
-            row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        except sqlite3.OperationalError:  # a store opened read-only from before the table
-            return None
+        row = self._one("SELECT value FROM meta WHERE key = ?", key)
         return None if row is None else str(row[0])
 
     def set_meta(self, key: str, value: str) -> None:
