@@ -15,19 +15,7 @@ and reader, a field writer, a postings writer and reader, a terms reader;
   this halved the index;
 - :mod:`~indexer.codec.blocks`: posting lists, their blocks packed in
   arrays (:class:`PackedBlock`) instead of a pickled tuple;
-- :mod:`~indexer.codec.perdoc`: stored fields, and columns read in place;
-- :mod:`~indexer.codec.term_index`: the term index (``.trm``), its terms
-  in order with their entries, found by hash or by order, some 8 bytes a
-  term besides its key and entry where Whoosh's hash file spent 36.
-
-Each segment's codec is pickled in the index's table of contents, and
-its readers are the codec's. A segment written before the compact term
-index has a codec pickled without ``term_index``: it reads the class's,
-:data:`~indexer.codec.terms.WHOOSH_HASH_FILE`. The terms reader tells the
-formats apart by the file's first bytes all the same (a segment Whoosh's
-own writer made is in Whoosh's), so an index of either, or of both, reads
-without a rebuild, and its merged segments are written in the compact
-format, by a new codec.
+- :mod:`~indexer.codec.perdoc`: stored fields, and columns read in place.
 
 Writing: :class:`FastText`, Whoosh's ``TEXT`` field whose ``index()`` takes
 its terms and positions from :class:`indexer.analysis.TermPositions` (one
@@ -62,8 +50,7 @@ from indexer.codec.perdoc import STORED_FIELDS, PerDocReader, PerDocWriter, Stor
 from indexer.codec.pool import GroupedPool
 from indexer.codec.positions import CompactPositions
 from indexer.codec.postings import LeafMatcher, PostingsWriter
-from indexer.codec.term_index import VERSION as TERM_INDEX_VERSION
-from indexer.codec.terms import WHOOSH_HASH_FILE, TermsReader
+from indexer.codec.terms import TermsReader
 from indexer.codec.upstream import WHOOSH_VERSION
 from indexer.codec.writer import Writer
 from indexer.layout import DamagedPostings
@@ -91,25 +78,10 @@ INLINE_LIMIT = 32
 
 
 class Codec(W3Codec):
-    """Whoosh 3's codec with this package's writers and readers.
+    """Whoosh 3's codec with this package's writers and readers."""
 
-    ``term_index``: the format its segments' term index is written in,
-    the compact format's version, or ``WHOOSH_HASH_FILE`` (what segments
-    were written in before it: only to write such a segment on purpose).
-    """
-
-    # A codec pickled before the compact term index has none of its own.
-    term_index = WHOOSH_HASH_FILE
-
-    def __init__(
-        self,
-        blocklimit: int = 128,
-        compression: int = 3,
-        inlinelimit: int = INLINE_LIMIT,
-        term_index: int = TERM_INDEX_VERSION,
-    ) -> None:
+    def __init__(self, blocklimit: int = 128, compression: int = 3, inlinelimit: int = INLINE_LIMIT) -> None:
         super().__init__(blocklimit=blocklimit, compression=compression, inlinelimit=inlinelimit)
-        self.term_index = term_index
 
     def field_writer(self, storage: Any, segment: Any) -> Any:
         return FieldWriter(self, storage, segment)

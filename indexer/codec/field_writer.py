@@ -1,18 +1,14 @@
 """Whoosh 3's field writer (the term index and the postings file of a
 segment), writing a pool's grouped postings a term at a time: a term of a
-few postings straight to its entry. The term index is written in the
-format the codec names (``Codec.term_index``): the compact one
-(:mod:`indexer.codec.term_index`), or Whoosh's hash file, as segments
-written before it are."""
+few postings straight to its entry."""
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
 from typing import Any
 
-from whoosh.codec.whoosh3 import W3Codec, W3FieldWriter
-from whoosh.filedb.filetables import OrderedHashWriter
+from whoosh.codec.whoosh3 import W3FieldWriter
+from whoosh.filedb.filetables import md5_hash
 from whoosh.filedb.structfile import StructFile
 from whoosh.system import pack_ushort
 from whoosh.util.numeric import byte_to_length
@@ -21,8 +17,7 @@ from indexer.codec.entries import CompactTermInfo, inlined_entry, single_entry
 from indexer.codec.files import AppendOnlyFile
 from indexer.codec.perdoc import length_bytes
 from indexer.codec.pool import Grouped
-from indexer.codec.term_index import VERSION, TermIndexWriter
-from indexer.codec.terms import KEY_VALUE_LENGTHS, WHOOSH_HASH_FILE, term_hash
+from indexer.codec.terms import KEY_VALUE_LENGTHS, term_hash
 
 __all__ = ["FieldWriter"]
 
@@ -57,45 +52,21 @@ class _Lengths:
 
 
 class FieldWriter(W3FieldWriter):
-    """Whoosh 3's field writer: its files written in order, the term index
-    in the codec's format, and the postings of a
+    """Whoosh 3's field writer: its files written in order, the term
+    index's hash made from the digest's bytes, and the postings of a
     :class:`indexer.codec.pool.GroupedPool` written a term at a time."""
 
-    def __init__(self, codec: Any, storage: Any, segment: Any) -> None:
-        # Whoosh's, but for the term index's writer, chosen by the codec.
-        self._codec = codec
-        self._storage = storage
-        self._segment = segment
-        self._fieldname: Any = None
-        self._fieldid: Any = None
-        self._btext: Any = None
-        self._fieldobj: Any = None
-        self._format: Any = None
-        terms = self._create_file(W3Codec.TERMS_EXT)
-        self._add_entry: Callable[[bytes, bytes], None]
-        if codec.term_index == VERSION:
-            self._tindex: Any = TermIndexWriter(terms)
-            self._add_entry = self._tindex.add
-        elif codec.term_index == WHOOSH_HASH_FILE:
-            self._tindex = OrderedHashWriter(terms)
-            self._tindex.hashfn = term_hash  # the same hash, from the digest's bytes
-            self._add_entry = self._add_to_hash_file
-        else:
-            raise ValueError(f"no term index format {codec.term_index!r}")
-        self._fieldmap: dict[str, int] = {}
-        self._tindex.extras["fieldmap"] = self._fieldmap
-        self._postfile = self._create_file(W3Codec.POSTS_EXT)
-        self._postwriter: Any = None
-        self._infield = False
-        self.is_closed = False
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self._tindex.hashfn is md5_hash:
+            self._tindex.hashfn = term_hash
 
     def _create_file(self, ext: str) -> StructFile:
         return AppendOnlyFile(super()._create_file(ext))
 
-    def _add_to_hash_file(self, key: bytes, entry: bytes) -> None:
-        """``OrderedHashWriter.add`` of a term index in Whoosh's hash file (the
-        same bytes), in one write: a term of a few postings costs little
-        else."""
+    def _add_entry(self, key: bytes, entry: bytes) -> None:
+        """``OrderedHashWriter.add`` of the term index (the same bytes), in one
+        write: a term of a few postings costs little else."""
         terms = self._tindex
         if key <= terms.lastkey:
             raise ValueError(f"Keys must increase: {terms.lastkey!r}..{key!r}")

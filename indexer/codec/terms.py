@@ -1,11 +1,5 @@
-"""The terms reader: a segment's term index read and searched in place,
-in either of its formats, which the file's first bytes tell apart: the
-compact one (:mod:`indexer.codec.term_index`), which segments are written
-in, and Whoosh's hash file (``OrderedHashWriter``'s, tagged ``HSH3``),
-which segments written before it are in (and those Whoosh's own writer
-makes): those read as they did, and a merge writes their terms in the
-compact format. The entries are :mod:`indexer.codec.entries`'.
-"""
+"""The term index: Whoosh's hash file of term entries, read and searched in
+place (the entries are :mod:`indexer.codec.entries`')."""
 
 from __future__ import annotations
 
@@ -15,19 +9,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from whoosh.codec.whoosh3 import W3FieldCursor, W3TermsReader
-from whoosh.filedb.filetables import FileFormatError, OrderedHashReader, md5_hash
+from whoosh.filedb.filetables import md5_hash
 from whoosh.reading import TermNotFound
 
 from indexer.codec.entries import CompactTermInfo
-from indexer.codec.term_index import TAG, TermIndex
 
-__all__ = ["KEY_VALUE_LENGTHS", "WHOOSH_HASH_FILE", "open_term_index", "term_hash", "TermsReader"]
-
-# The term index format of Whoosh's hash file, as a codec names the one it
-# writes (the compact format's is its version, term_index.VERSION).
-WHOOSH_HASH_FILE = 0
-# What a term index in Whoosh's hash file begins with.
-_HASH_FILE_TAG = b"HSH3"
+__all__ = ["KEY_VALUE_LENGTHS", "term_hash", "TermsReader"]
 
 # What the term index writes before a key and its entry: their lengths.
 KEY_VALUE_LENGTHS = struct.Struct("!ii")
@@ -45,6 +32,10 @@ def term_hash(key: bytes) -> int:
     return int.from_bytes(hashlib.md5(key, usedforsecurity=False).digest()[-4:], "big")
 
 
+# A hash table slot of Whoosh's hash files: the key's hash, where its item is.
+_SLOT = struct.Struct("!Iq")
+
+
 def _hash_get(table: Any, key: bytes) -> bytes | None:
     """``table.get(key)``: the first value of ``key`` in a Whoosh hash file
     (None if it has none), found by the same probe of the same slots in
@@ -54,7 +45,7 @@ def _hash_get(table: Any, key: bytes) -> bytes | None:
     each word in each part of the index."""
     buf = getattr(table.dbfile, "_buf", None)
     if buf is None or table.hashfn is not md5_hash:
-        return OrderedHashReader.get(table, key)
+        return table.get(key)
     keyhash = term_hash(key)
     start, slots = table.tables[keyhash & 255]
     if not slots:
@@ -76,25 +67,6 @@ def _hash_get(table: Any, key: bytes) -> bytes | None:
     return None
 
 
-class _HashFile(OrderedHashReader):
-    """A term index in Whoosh's hash file, its look-ups by :func:`_hash_get`."""
-
-    def get(self, key: bytes, default: Any = None) -> Any:
-        found = _hash_get(self, key)
-        return default if found is None else found
-
-
-def open_term_index(dbfile: Any, length: int) -> Any:
-    """The term index in ``dbfile``, read by the reader of its format: a
-    :class:`~indexer.codec.term_index.TermIndex`, or Whoosh's hash file."""
-    tag = bytes(dbfile.get(0, len(TAG)))
-    if tag == TAG:
-        return TermIndex(dbfile, length)
-    if tag == _HASH_FILE_TAG:
-        return _HashFile(dbfile, length)
-    raise FileFormatError(f"not a term index: it begins with {tag!r}")
-
-
 # Term entries a segment's terms reader keeps decoded (and terms it lacks).
 _KEPT_INFOS = 4096
 
@@ -106,16 +78,8 @@ class TermsReader(W3TermsReader):
     scoring a phrase of it, its IDF), each a look-up in the hash table of
     every segment's terms (some 20 us in Python)."""
 
-    def __init__(self, codec: Any, dbfile: Any, length: int, postfile: Any) -> None:
-        # Whoosh's, but for the term index's reader, chosen by its format.
-        self._codec = codec
-        self._dbfile = dbfile
-        self._tindex = open_term_index(dbfile, length)
-        self._fieldmap = self._tindex.extras["fieldmap"]
-        self._postfile = postfile
-        self._fieldunmap = [None] * len(self._fieldmap)
-        for fieldname, number in self._fieldmap.items():
-            self._fieldunmap[number] = fieldname
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
         self._infos: dict[tuple[str, bytes], Any] = {}
 
     def _entry(self, fieldname: str, tbytes: bytes) -> Any:
@@ -125,7 +89,7 @@ class TermsReader(W3TermsReader):
         infos = self._infos
         if key in infos:
             return infos[key]
-        data = self._tindex.get(self._keycoder(fieldname, tbytes))
+        data = _hash_get(self._tindex, self._keycoder(fieldname, tbytes))
         found = None if data is None else CompactTermInfo.from_bytes(data)
         if len(infos) >= _KEPT_INFOS:
             infos.clear()
